@@ -1,0 +1,49 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Other architectures: no user-space counter reads; timestamps are
+ * CLOCK_MONOTONIC_RAW nanoseconds, read out of line so that this header
+ * needs no POSIX feature macros. Included by <upmc/read.h> only.
+ */
+#ifndef UPMC_READ_H_INSIDE
+#error "include <upmc/upmc.h>, not an arch header"
+#endif
+#ifndef UPMC_ARCH_GENERIC_H
+#define UPMC_ARCH_GENERIC_H
+
+#include <stdint.h>
+
+#define UPMC_ARCH_NAME          "generic"
+#define UPMC_ARCH_READ_INSN     "none"
+#define UPMC_ARCH_HAS_USER_READ 0
+#define UPMC_ARCH_TICKS_ARE_NS  1
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+UPMC_API uint64_t upmc_generic_now_ns(void);
+#ifdef __cplusplus
+}
+#endif
+
+/* Never called: the library does not enable user reads on this arch. */
+static inline uint64_t upmc_arch_read_counter(uint32_t hw_index)
+{
+	(void)hw_index;
+	return 0;
+}
+
+static inline uint64_t upmc_arch_timestamp(void)
+{
+	return upmc_generic_now_ns();
+}
+
+static inline uint64_t upmc_arch_timestamp_serialized(void)
+{
+	uint64_t t;
+	upmc_barrier();
+	t = upmc_generic_now_ns();
+	upmc_barrier();
+	return t;
+}
+
+#endif /* UPMC_ARCH_GENERIC_H */

@@ -1,0 +1,131 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * x86 user-space reads: rdpmc, rdtsc, lfence. Included by <upmc/read.h> only.
+ */
+#ifndef UPMC_READ_H_INSIDE
+#error "include <upmc/upmc.h>, not an arch header"
+#endif
+#ifndef UPMC_ARCH_X86_H
+#define UPMC_ARCH_X86_H
+
+#include <stdint.h>
+
+#define UPMC_ARCH_NAME          "x86"
+#define UPMC_ARCH_READ_INSN     "rdpmc"
+#define UPMC_ARCH_HAS_USER_READ 1
+#define UPMC_ARCH_TICKS_ARE_NS  0
+
+/* hw_index is the page's index - 1; fixed counters carry bit 30. */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t hw_index)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw_index));
+	return lo | (uint64_t)hi << 32;
+}
+
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return lo | (uint64_t)hi << 32;
+}
+
+/*
+ * For region boundaries: the first lfence waits for earlier instructions to
+ * finish, the second keeps later ones from starting before the read. The
+ * same sequence at both ends of a region makes its cost a constant bias.
+ */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp_serialized(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
+	return lo | (uint64_t)hi << 32;
+}
+
+static inline void upmc_arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
+{
+	__asm__ __volatile__("cpuid"
+	                     : "=a"(r[0]), "=b"(r[1]), "=c"(r[2]), "=d"(r[3])
+	                     : "a"(leaf), "c"(sub));
+}
+
+/* "GenuineIntel", "AuthenticAMD", ... into v[13]. */
+static inline void upmc_arch_vendor(char v[13])
+{
+	uint32_t r[4];
+	int i;
+
+	upmc_arch_cpuid(0, 0, r);
+	for (i = 0; i < 4; i++) {
+		v[i] = (char)(r[1] >> 8 * i);
+		v[4 + i] = (char)(r[3] >> 8 * i);
+		v[8 + i] = (char)(r[2] >> 8 * i);
+	}
+	v[12] = '\0';
+}
+
+static inline uint32_t upmc_arch_max_leaf(uint32_t base)
+{
+	uint32_t r[4];
+
+	upmc_arch_cpuid(base, 0, r);
+	return r[0];
+}
+
+/* The TSC ticks at a constant rate in every P-, C- and T-state. */
+static inline int upmc_arch_invariant_tsc(void)
+{
+	uint32_t r[4];
+
+	if (upmc_arch_max_leaf(0x80000000u) < 0x80000007u)
+		return 0;
+	upmc_arch_cpuid(0x80000007u, 0, r);
+	return (r[3] >> 8) & 1;
+}
+
+/* CPUID says a hypervisor runs this CPU. */
+static inline int upmc_arch_hypervisor(void)
+{
+	uint32_t r[4];
+
+	upmc_arch_cpuid(1, 0, r);
+	return (r[2] >> 31) & 1;
+}
+
+/* General-purpose counters per core as CPUID reports them (0: none). */
+static inline int upmc_arch_gp_counters(void)
+{
+	char v[13];
+	uint32_t r[4];
+
+	upmc_arch_vendor(v);
+	if (v[0] == 'G' && upmc_arch_max_leaf(0) >= 0xa) { /* Intel: leaf 0xa */
+		upmc_arch_cpuid(0xa, 0, r);
+		return (r[0] & 0xff) ? (int)((r[0] >> 8) & 0xff) : 0;
+	}
+	if (v[0] == 'A' || v[0] == 'H') { /* AMD, Hygon */
+		if (upmc_arch_max_leaf(0x80000000u) >= 0x80000022u) {
+			upmc_arch_cpuid(0x80000022u, 0, r); /* PerfMonV2 */
+			if (r[0] & 1)
+				return (int)(r[1] & 0xf);
+		}
+		upmc_arch_cpuid(0x80000001u, 0, r);
+		return (r[2] >> 23) & 1 ? 6 : 4; /* PerfCtrExtCore */
+	}
+	return 0;
+}
+
+/* Intel fixed-function counters (instructions, cycles, ref-cycles, ...). */
+static inline int upmc_arch_fixed_counters(void)
+{
+	char v[13];
+	uint32_t r[4];
+
+	upmc_arch_vendor(v);
+	if (v[0] != 'G' || upmc_arch_max_leaf(0) < 0xa)
+		return 0;
+	upmc_arch_cpuid(0xa, 0, r);
+	return (r[0] & 0xff) > 1 ? (int)(r[3] & 0x1f) : 0;
+}
+
+#endif /* UPMC_ARCH_X86_H */

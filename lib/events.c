@@ -1,0 +1,245 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Event specs: "cycles,instructions:u,task-clock". perf's generic hardware,
+ * cache and software names, with the modifiers :u, :k and :uk.
+ */
+#include <ctype.h>
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+#include "internal.h"
+
+struct named {
+	const char *name;
+	uint32_t type;
+	uint64_t config;
+};
+
+/* perf's numbering (PERF_COUNT_HW_*, PERF_COUNT_SW_*), with its aliases. */
+static const struct named plain_events[] = {
+	{"cycles", UPMC_TYPE_HARDWARE, 0},
+	{"cpu-cycles", UPMC_TYPE_HARDWARE, 0},
+	{"instructions", UPMC_TYPE_HARDWARE, 1},
+	{"cache-references", UPMC_TYPE_HARDWARE, 2},
+	{"cache-misses", UPMC_TYPE_HARDWARE, 3},
+	{"branches", UPMC_TYPE_HARDWARE, 4},
+	{"branch-instructions", UPMC_TYPE_HARDWARE, 4},
+	{"branch-misses", UPMC_TYPE_HARDWARE, 5},
+	{"bus-cycles", UPMC_TYPE_HARDWARE, 6},
+	{"stalled-cycles-frontend", UPMC_TYPE_HARDWARE, 7},
+	{"stalled-cycles-backend", UPMC_TYPE_HARDWARE, 8},
+	{"ref-cycles", UPMC_TYPE_HARDWARE, 9},
+	{"cpu-clock", UPMC_TYPE_SOFTWARE, 0},
+	{"task-clock", UPMC_TYPE_SOFTWARE, 1},
+	{"page-faults", UPMC_TYPE_SOFTWARE, 2},
+	{"faults", UPMC_TYPE_SOFTWARE, 2},
+	{"context-switches", UPMC_TYPE_SOFTWARE, 3},
+	{"cs", UPMC_TYPE_SOFTWARE, 3},
+	{"cpu-migrations", UPMC_TYPE_SOFTWARE, 4},
+	{"migrations", UPMC_TYPE_SOFTWARE, 4},
+	{"minor-faults", UPMC_TYPE_SOFTWARE, 5},
+	{"major-faults", UPMC_TYPE_SOFTWARE, 6},
+	{"alignment-faults", UPMC_TYPE_SOFTWARE, 7},
+	{"emulation-faults", UPMC_TYPE_SOFTWARE, 8},
+};
+#define N_PLAIN (sizeof(plain_events) / sizeof(plain_events[0]))
+
+/* Generic cache events: <cache>-<op>s and <cache>-<op>-misses. */
+static const char *const caches[] = {"L1-dcache", "L1-icache", "LLC",  "dTLB",
+                                     "iTLB",      "branch",    "node"};
+static const char *const cache_ops[] = {"load", "store", "prefetch"};
+#define N_CACHES    (sizeof(caches) / sizeof(caches[0]))
+#define N_CACHE_OPS (sizeof(cache_ops) / sizeof(cache_ops[0]))
+#define N_CACHE     (N_CACHES * N_CACHE_OPS * 2)
+#define N_NAMES     (N_PLAIN + N_CACHE)
+
+/* Known name number i (0 <= i < N_NAMES) into buf; its event into ev. */
+static void known_event(unsigned i, char *buf, size_t size, struct named *ev)
+{
+	unsigned cache, op, miss;
+
+	if (i < N_PLAIN) {
+		*ev = plain_events[i];
+		upmc_format(buf, size, "%s", ev->name);
+		return;
+	}
+	i -= (unsigned)N_PLAIN;
+	miss = i % 2;
+	op = i / 2 % N_CACHE_OPS;
+	cache = i / 2 / N_CACHE_OPS;
+	upmc_format(buf, size, miss ? "%s-%s-misses" : "%s-%ss", caches[cache], cache_ops[op]);
+	ev->name = NULL;
+	ev->type = UPMC_TYPE_HW_CACHE;
+	/* perf's cache encoding: id | op << 8 | result << 16 */
+	ev->config = cache | op << 8 | (uint64_t)miss << 16;
+}
+
+static int lookup(const char *name, struct named *ev)
+{
+	char buf[UPMC_NAME_MAX];
+	unsigned i;
+
+	for (i = 0; i < N_NAMES; i++) {
+		known_event(i, buf, sizeof(buf), ev);
+		if (!strcasecmp(buf, name))
+			return 0;
+	}
+	return -ENOENT;
+}
+
+/* Case-insensitive Levenshtein distance of two short strings. */
+static unsigned edit_distance(const char *a, const char *b)
+{
+	unsigned row[UPMC_NAME_MAX + 1];
+	size_t la = strlen(a), lb = strlen(b), i, j;
+
+	if (la > UPMC_NAME_MAX || lb > UPMC_NAME_MAX)
+		return UPMC_NAME_MAX;
+	for (j = 0; j <= lb; j++)
+		row[j] = (unsigned)j;
+	for (i = 1; i <= la; i++) {
+		unsigned diag = row[0];
+		row[0] = (unsigned)i;
+		for (j = 1; j <= lb; j++) {
+			unsigned up = row[j];
+			unsigned cost = tolower((unsigned char)a[i - 1]) !=
+			                tolower((unsigned char)b[j - 1]);
+			unsigned best = diag + cost;
+			if (up + 1 < best)
+				best = up + 1;
+			if (row[j - 1] + 1 < best)
+				best = row[j - 1] + 1;
+			row[j] = best;
+			diag = up;
+		}
+	}
+	return row[lb];
+}
+
+void upmc_closest_names(const char *name, char *out, size_t size)
+{
+	char best[3][UPMC_NAME_MAX] = {"", "", ""};
+	unsigned dist[3] = {~0u, ~0u, ~0u};
+	char buf[UPMC_NAME_MAX];
+	struct named ev;
+	unsigned i, k;
+
+	for (i = 0; i < N_NAMES; i++) {
+		unsigned d;
+		known_event(i, buf, sizeof(buf), &ev);
+		d = edit_distance(name, buf);
+		for (k = 0; k < 3 && d >= dist[k]; k++)
+			;
+		if (k == 3)
+			continue;
+		memmove(&dist[k + 1], &dist[k], (2 - k) * sizeof(dist[0]));
+		memmove(best[k + 1], best[k], (2 - k) * sizeof(best[0]));
+		dist[k] = d;
+		memcpy(best[k], buf, sizeof(buf));
+	}
+	upmc_format(out, size, "'%s', '%s' or '%s'", best[0], best[1], best[2]);
+}
+
+/* ":u", ":k", ":uk" (or ":ku"); anything else is an error. */
+static int apply_modifiers(const char *mods, const char *whole, struct upmc_event *ev)
+{
+	int user = 0, kernel = 0;
+	const char *p;
+
+	for (p = mods; *p; p++) {
+		if (*p == 'u' && !user)
+			user = 1;
+		else if (*p == 'k' && !kernel)
+			kernel = 1;
+		else
+			return upmc_fail(-EINVAL,
+			                 "event '%s': unknown modifier ':%s' (use :u, :k or :uk)",
+			                 whole, mods);
+	}
+	if (!user && !kernel)
+		return upmc_fail(-EINVAL, "event '%s': empty modifier after ':'", whole);
+	ev->exclude_user = !user;
+	ev->exclude_kernel = !kernel;
+	return 0;
+}
+
+/*
+ * Default privilege level: user space only, or both with UPMC_OPT_KERNEL.
+ * Context switches and migrations happen inside the kernel, so counting
+ * them in user mode only would read a silent 0: they count both.
+ */
+static void default_levels(struct upmc_event *ev, unsigned flags)
+{
+	int kernel_only_event = ev->type == UPMC_TYPE_SOFTWARE && (ev->config == 3 || ev->config == 4);
+
+	ev->exclude_user = 0;
+	ev->exclude_kernel = !(flags & UPMC_OPT_KERNEL) && !kernel_only_event;
+}
+
+/* One comma-separated item (already trimmed) into ev. */
+static int parse_item(const char *item, unsigned flags, struct upmc_event *ev)
+{
+	char base[UPMC_NAME_MAX];
+	const char *colon = strchr(item, ':');
+	size_t len = colon ? (size_t)(colon - item) : strlen(item);
+	struct named known;
+
+	if (strlen(item) >= UPMC_NAME_MAX)
+		return upmc_fail(-ENAMETOOLONG, "event name '%.40s...' is too long (at most %d characters)",
+		                 item, UPMC_NAME_MAX - 1);
+	memcpy(base, item, len);
+	base[len] = '\0';
+	if (lookup(base, &known) < 0) {
+		char close[3 * UPMC_NAME_MAX + 16];
+		upmc_closest_names(base, close, sizeof(close));
+		return upmc_fail(-ENOENT, "event '%s' unknown; did you mean %s?", base, close);
+	}
+	memset(ev, 0, sizeof(*ev));
+	upmc_format(ev->name, sizeof(ev->name), "%s", item);
+	ev->type = known.type;
+	ev->config = known.config;
+	default_levels(ev, flags);
+	return colon ? apply_modifiers(colon + 1, item, ev) : 0;
+}
+
+int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max)
+{
+	unsigned n = 0;
+	const char *p = spec;
+
+	if (!spec)
+		return upmc_fail(-EINVAL, "event spec is NULL");
+	for (;;) {
+		char item[UPMC_NAME_MAX + 1];
+		const char *end = strchr(p, ',');
+		size_t len = end ? (size_t)(end - p) : strlen(p);
+		int err;
+
+		while (len && isspace((unsigned char)*p))
+			p++, len--;
+		while (len && isspace((unsigned char)p[len - 1]))
+			len--;
+		if (!len && !end && !n)
+			return upmc_fail(-EINVAL, "event spec is empty: name at least one event, "
+			                          "e.g. 'cycles,instructions'");
+		if (!len)
+			return upmc_fail(-EINVAL, "event spec '%s' has an empty item at position %u",
+			                 spec, n + 1);
+		if (n == max)
+			return upmc_fail(-E2BIG, "event spec has more than %u events, the most one set holds",
+			                 max);
+		if (len > UPMC_NAME_MAX)
+			len = UPMC_NAME_MAX; /* parse_item() reports it */
+		memcpy(item, p, len);
+		item[len] = '\0';
+		err = parse_item(item, flags, &events[n]);
+		if (err < 0)
+			return err;
+		n++;
+		if (!end)
+			return (int)n;
+		p = end + 1;
+	}
+}

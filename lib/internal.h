@@ -1,0 +1,56 @@
+/* SPDX-License-Identifier: MIT */
+/* Private to the library: events, set state, errors. */
+#ifndef UPMC_INTERNAL_H
+#define UPMC_INTERNAL_H
+
+#include <stdarg.h>
+#include <stddef.h>
+#include <stdint.h>
+#include <upmc/upmc.h>
+
+#define UPMC_NAME_MAX   64
+#define UPMC_REASON_MAX 320
+
+/* Event types, numbered as perf numbers them (PERF_TYPE_*). */
+#define UPMC_TYPE_HARDWARE 0
+#define UPMC_TYPE_SOFTWARE 1
+#define UPMC_TYPE_HW_CACHE 3
+
+/* One event of a spec, resolved. */
+struct upmc_event {
+	char name[UPMC_NAME_MAX]; /* as written, modifiers included */
+	uint32_t type;            /* UPMC_TYPE_* */
+	uint64_t config;
+	unsigned exclude_user : 1;
+	unsigned exclude_kernel : 1;
+};
+
+struct upmc_counter {
+	struct upmc_event event;
+	int path; /* enum upmc_path */
+	char reason[UPMC_REASON_MAX];
+};
+
+struct upmc_set_state {
+	struct upmc_counter counter[UPMC_MAX_COUNTERS];
+	char summary[UPMC_REASON_MAX + 96];
+	void *os; /* the OS layer's own data */
+};
+
+/* Parses spec into at most max events; returns how many, or -errno. */
+int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max);
+
+/* The n known event names closest to name, joined as "'a', 'b' or 'c'". */
+void upmc_closest_names(const char *name, char *out, size_t size);
+
+/* Records a sentence for upmc_last_error() and returns err (a -errno). */
+int upmc_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+
+/* snprintf that never overflows and always terminates. */
+void upmc_format(char *buf, size_t size, const char *fmt, ...)
+	__attribute__((format(printf, 3, 4)));
+
+/* Calibrated factors for timestamp ticks (measured once per process). */
+void upmc_clock_calibrated(struct upmc_clock *clock);
+
+#endif /* UPMC_INTERNAL_H */

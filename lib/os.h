@@ -1,0 +1,35 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The private interface every OS layer implements (the .c files of os/<os>). The build
+ * links exactly one of them; the simulated kernel in tests/ is another.
+ */
+#ifndef UPMC_OS_H
+#define UPMC_OS_H
+
+#include "internal.h"
+
+/*
+ * Opens set->state->counter[0..set->n-1] for the calling thread and starts
+ * them. Sets set->page[], set->user_read and each counter's path and
+ * reason. On failure returns -errno after upmc_fail() and leaves nothing
+ * open.
+ */
+int upmc_os_open(struct upmc_set *set, unsigned flags);
+
+/* Stops and releases what upmc_os_open() made. */
+void upmc_os_close(struct upmc_set *set);
+
+/*
+ * Reads the whole set through the kernel: values[i] for every counter
+ * (UPMC_NOT_COUNTED where it did not count); enabled and running may be
+ * NULL. Returns set->n, or -errno after upmc_fail().
+ */
+int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running);
+
+/* The kernel's timestamp-to-ns factors, when it publishes them; -ENOTSUP if not. */
+int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock);
+
+/* CLOCK_MONOTONIC_RAW (or the OS's closest) in ns: the calibration reference. */
+uint64_t upmc_os_monotonic_ns(void);
+
+#endif /* UPMC_OS_H */

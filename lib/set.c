@@ -1,0 +1,239 @@
+/* SPDX-License-Identifier: MIT */
+/* Set lifecycle, descriptions and the out-of-line read paths. */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os.h"
+
+/* The public part and the private state, freed together. */
+struct set_block {
+	struct upmc_set set;
+	struct upmc_set_state state;
+};
+
+#define KNOWN_FLAGS                                                                              \
+	(UPMC_OPT_KERNEL | UPMC_OPT_TIME_ONLY | UPMC_OPT_FORCE_SYSCALL |                          \
+	 UPMC_OPT_REQUIRE_USER_READ)
+
+static int read_options(const struct upmc_options *opts, unsigned *flags)
+{
+	*flags = 0;
+	if (!opts)
+		return 0;
+	if (opts->size < offsetof(struct upmc_options, flags) + sizeof(opts->flags))
+		return upmc_fail(-EINVAL, "upmc_options.size is %zu: set it to sizeof(struct upmc_options)",
+		                 opts->size);
+	if (opts->flags & ~KNOWN_FLAGS)
+		return upmc_fail(-EINVAL, "upmc_options.flags has unknown bits 0x%x",
+		                 opts->flags & ~KNOWN_FLAGS);
+	if ((opts->flags & UPMC_OPT_FORCE_SYSCALL) && (opts->flags & UPMC_OPT_REQUIRE_USER_READ))
+		return upmc_fail(-EINVAL, "UPMC_OPT_FORCE_SYSCALL and UPMC_OPT_REQUIRE_USER_READ "
+		                          "contradict each other");
+	*flags = opts->flags;
+	return 0;
+}
+
+static struct upmc_set *set_alloc(unsigned n)
+{
+	struct set_block *b = calloc(1, sizeof(*b));
+
+	if (!b)
+		return NULL;
+	b->set.n = n;
+	b->set.state = &b->state;
+	return &b->set;
+}
+
+static void set_clock(struct upmc_set *set)
+{
+	if (upmc_os_kernel_clock(set, &set->clock) < 0)
+		upmc_clock_calibrated(&set->clock);
+}
+
+static const char *first_reason(const struct upmc_set *set, int path)
+{
+	unsigned i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->state->counter[i].path == path)
+			return set->state->counter[i].reason;
+	return "";
+}
+
+static void set_summary(struct upmc_set *set)
+{
+	char *out = set->state->summary;
+	size_t size = sizeof(set->state->summary);
+	unsigned count[4] = {0}, i;
+	const char *why;
+
+	for (i = 0; i < set->n; i++)
+		count[set->state->counter[i].path]++;
+	if (!set->n) {
+		upmc_format(out, size, "timer only, no counters");
+		return;
+	}
+	if (count[UPMC_PATH_USER] == set->n) {
+		upmc_format(out, size, "%u counter%s, user-space %s", set->n, set->n > 1 ? "s" : "",
+		            UPMC_ARCH_READ_INSN);
+		return;
+	}
+	if (count[UPMC_PATH_UNAVAILABLE] == set->n) {
+		upmc_format(out, size, "time only: %s", first_reason(set, UPMC_PATH_UNAVAILABLE));
+		return;
+	}
+	why = count[UPMC_PATH_UNAVAILABLE] ? first_reason(set, UPMC_PATH_UNAVAILABLE)
+	                                   : first_reason(set, UPMC_PATH_SYSCALL);
+	upmc_format(out, size, "%u counters: %u user-space %s, %u by syscall, %u unavailable; %s",
+	            set->n, count[UPMC_PATH_USER], UPMC_ARCH_READ_INSN, count[UPMC_PATH_SYSCALL],
+	            count[UPMC_PATH_UNAVAILABLE], why);
+}
+
+UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upmc_options *opts)
+{
+	struct upmc_event events[UPMC_MAX_COUNTERS];
+	struct upmc_set *set;
+	unsigned flags, i;
+	int n, err;
+
+	if (!out)
+		return upmc_fail(-EINVAL, "upmc_open: the set pointer is NULL");
+	*out = NULL;
+	err = read_options(opts, &flags);
+	if (err < 0)
+		return err;
+	n = upmc_parse_spec(spec, flags, events, UPMC_MAX_COUNTERS);
+	if (n < 0)
+		return n;
+	set = set_alloc((unsigned)n);
+	if (!set)
+		return upmc_fail(-ENOMEM, "out of memory allocating a set");
+	for (i = 0; i < set->n; i++)
+		set->state->counter[i].event = events[i];
+	err = upmc_os_open(set, flags);
+	if (err < 0) {
+		free(set);
+		return err;
+	}
+	if ((flags & UPMC_OPT_REQUIRE_USER_READ) && !set->user_read) {
+		for (i = 0; i < set->n && set->state->counter[i].path == UPMC_PATH_USER; i++)
+			;
+		err = upmc_fail(-EPERM, "counter '%s' cannot be read from user space: %s",
+		                set->state->counter[i].event.name, set->state->counter[i].reason);
+		upmc_close(set);
+		return err;
+	}
+	set_clock(set);
+	set_summary(set);
+	*out = set;
+	return 0;
+}
+
+UPMC_API int upmc_open_timer(struct upmc_set **out)
+{
+	struct upmc_set *set;
+
+	if (!out)
+		return upmc_fail(-EINVAL, "upmc_open_timer: the set pointer is NULL");
+	set = set_alloc(0);
+	if (!set)
+		return upmc_fail(-ENOMEM, "out of memory allocating a set");
+	set_clock(set);
+	set_summary(set);
+	*out = set;
+	return 0;
+}
+
+UPMC_API void upmc_close(struct upmc_set *set)
+{
+	if (!set)
+		return;
+	if (set->n)
+		upmc_os_close(set);
+	free(set); /* the whole struct set_block */
+}
+
+static int check_index(const struct upmc_set *set, unsigned i, const char *what)
+{
+	if (!set)
+		return upmc_fail(-EINVAL, "%s: the set is NULL", what);
+	if (i >= set->n)
+		return upmc_fail(-EINVAL, "%s: counter %u does not exist (the set has %u)", what, i,
+		                 set->n);
+	return 0;
+}
+
+UPMC_API const char *upmc_counter_name(const struct upmc_set *set, unsigned i)
+{
+	return check_index(set, i, "upmc_counter_name") < 0 ? NULL
+	                                                    : set->state->counter[i].event.name;
+}
+
+UPMC_API int upmc_counter_path(const struct upmc_set *set, unsigned i)
+{
+	int err = check_index(set, i, "upmc_counter_path");
+
+	return err < 0 ? err : set->state->counter[i].path;
+}
+
+UPMC_API const char *upmc_counter_reason(const struct upmc_set *set, unsigned i)
+{
+	return check_index(set, i, "upmc_counter_reason") < 0 ? NULL
+	                                                      : set->state->counter[i].reason;
+}
+
+UPMC_API const char *upmc_summary(const struct upmc_set *set)
+{
+	if (!set) {
+		upmc_fail(-EINVAL, "upmc_summary: the set is NULL");
+		return NULL;
+	}
+	return set->state->summary;
+}
+
+UPMC_API int upmc_clock_source(const struct upmc_set *set)
+{
+	if (!set)
+		return upmc_fail(-EINVAL, "upmc_clock_source: the set is NULL");
+	return set->clock.source;
+}
+
+UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
+{
+	if (!set || !values)
+		return upmc_fail(-EINVAL, "upmc_read: the set or the values array is NULL");
+	if (!set->n)
+		return 0;
+	return upmc_os_read(set, values, NULL, NULL);
+}
+
+UPMC_API UPMC_COLD int upmc_read_counter_slow(struct upmc_set *set, unsigned i, uint64_t *value)
+{
+	uint64_t values[UPMC_MAX_COUNTERS];
+	int err = check_index(set, i, "upmc_read_counter");
+
+	if (err < 0)
+		return err;
+	if (!value)
+		return upmc_fail(-EINVAL, "upmc_read_counter: the value pointer is NULL");
+	err = upmc_os_read(set, values, NULL, NULL);
+	if (err < 0)
+		return err;
+	*value = values[i];
+	return 0;
+}
+
+UPMC_API UPMC_COLD int upmc_read_times_slow(struct upmc_set *set, uint64_t *enabled,
+                                            uint64_t *running)
+{
+	uint64_t values[UPMC_MAX_COUNTERS];
+	int err;
+
+	if (!set || !enabled || !running)
+		return upmc_fail(-EINVAL, "upmc_read_times: an argument is NULL");
+	if (!set->n)
+		return upmc_fail(-ENODATA, "upmc_read_times: a timer-only set has no counters");
+	err = upmc_os_read(set, values, enabled, running);
+	return err < 0 ? err : 0;
+}

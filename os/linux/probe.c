@@ -1,0 +1,225 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "os/linux/probe.h"
+
+static void root_path(char *buf, size_t size, const char *path)
+{
+	const char *root = getenv("UPMC_FS_ROOT");
+
+	upmc_format(buf, size, "%s%s", root ? root : "", path);
+}
+
+int upmc_linux_read_int(const char *path, int *value)
+{
+	char full[512];
+	FILE *f;
+	int ok;
+
+	root_path(full, sizeof(full), path);
+	f = fopen(full, "re");
+	if (!f)
+		return -errno;
+	ok = fscanf(f, "%d", value) == 1;
+	fclose(f);
+	return ok ? 0 : -EINVAL;
+}
+
+static int read_or(const char *path, int fallback)
+{
+	int v;
+
+	return upmc_linux_read_int(path, &v) < 0 ? fallback : v;
+}
+
+/* The CPU's own PMUs, as the kernel names them on x86 and arm64. */
+static int is_core_pmu(const char *name)
+{
+	return !strcmp(name, "cpu") || !strcmp(name, "cpu_core") || !strcmp(name, "cpu_atom") ||
+	       !strncmp(name, "armv8_", 6) || !strncmp(name, "armv9_", 6) ||
+	       !strncmp(name, "apple_", 6);
+}
+
+static void find_core_pmus(struct upmc_linux_probe *p)
+{
+	char dir[512];
+	struct dirent *e;
+	DIR *d;
+
+	root_path(dir, sizeof(dir), "/sys/bus/event_source/devices");
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d)) && p->n_core < UPMC_LINUX_MAX_CORE_PMUS)
+		if (is_core_pmu(e->d_name))
+			upmc_format(p->core[p->n_core++], sizeof(p->core[0]), "%s", e->d_name);
+	closedir(d);
+}
+
+static int cpuinfo_has_hypervisor(void)
+{
+	char path[512], line[4096];
+	int found = 0;
+	FILE *f;
+
+	root_path(path, sizeof(path), "/proc/cpuinfo");
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
+	fclose(f);
+	return found;
+}
+
+void upmc_linux_probe(struct upmc_linux_probe *p)
+{
+	char path[128];
+	unsigned i;
+
+	memset(p, 0, sizeof(*p));
+	p->paranoid = read_or("/proc/sys/kernel/perf_event_paranoid", -1);
+	p->user_access = read_or("/proc/sys/kernel/perf_user_access", -1);
+	p->nmi_watchdog = read_or("/proc/sys/kernel/nmi_watchdog", -1);
+	p->hypervisor = cpuinfo_has_hypervisor();
+	p->privileged = geteuid() == 0;
+	find_core_pmus(p);
+	p->rdpmc = -1;
+	for (i = 0; i < p->n_core && p->rdpmc < 0; i++) {
+		upmc_format(path, sizeof(path), "/sys/bus/event_source/devices/%s/rdpmc", p->core[i]);
+		p->rdpmc = read_or(path, -1);
+	}
+}
+
+static void explain_permission(char *buf, size_t size, const struct upmc_event *ev,
+                               const struct upmc_linux_probe *p)
+{
+	if (p->paranoid > 2)
+		upmc_format(buf, size,
+		            "'%s': perf_event_paranoid is %d, which forbids perf to non-root users: run "
+		            "`sysctl kernel.perf_event_paranoid=2` (or give the program CAP_PERFMON)",
+		            ev->name, p->paranoid);
+	else if (!ev->exclude_kernel && p->paranoid > 1)
+		upmc_format(buf, size,
+		            "'%s': counting kernel mode needs perf_event_paranoid <= 1 (it is %d): run "
+		            "`sysctl kernel.perf_event_paranoid=1`, or count user space only with ':u'",
+		            ev->name, p->paranoid);
+	else
+		upmc_format(buf, size,
+		            "'%s': permission denied (perf_event_paranoid is %d): run as root or grant "
+		            "CAP_PERFMON; in a container, allow perf_event_open in its seccomp profile",
+		            ev->name, p->paranoid);
+}
+
+static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
+                            const struct upmc_linux_probe *p)
+{
+	if (ev->type == UPMC_TYPE_SOFTWARE)
+		upmc_format(buf, size, "'%s': this kernel does not provide the software event",
+		            ev->name);
+	else if (!p->n_core && p->hypervisor)
+		upmc_format(buf, size,
+		            "'%s' cannot be counted: no CPU PMU is visible, typical of a virtual "
+		            "machine without a virtual PMU: enable it in the hypervisor (QEMU/KVM "
+		            "'-cpu host,pmu=on', libvirt <pmu state='on'/>, VMware 'virtualize CPU "
+		            "performance counters', a cloud instance type with a PMU) or use bare metal",
+		            ev->name);
+	else if (!p->n_core)
+		upmc_format(buf, size,
+		            "'%s' cannot be counted: no CPU PMU is visible (no cpu, cpu_core or "
+		            "armv8_* in /sys/bus/event_source/devices): the kernel has no driver for "
+		            "this CPU's PMU (CONFIG_HW_PERF_EVENTS)",
+		            ev->name);
+	else
+		upmc_format(buf, size, "'%s' is not supported by the PMU '%s' of this CPU", ev->name,
+		            p->core[0]);
+}
+
+static int max_counters(void)
+{
+#if defined(__x86_64__) || defined(__i386__)
+	return upmc_arch_gp_counters() + upmc_arch_fixed_counters();
+#else
+	return 0;
+#endif
+}
+
+static void explain_group_full(char *buf, size_t size, const struct upmc_event *ev,
+                               const struct upmc_linux_probe *p)
+{
+	char has[64] = "has no counter left";
+	int n = max_counters();
+
+	if (n > 0)
+		upmc_format(has, sizeof(has), "has %d counters per core", n);
+	upmc_format(buf, size,
+	            "'%s' does not fit in one group with the events before it: the PMU %s%s; "
+	            "count fewer events per set",
+	            ev->name, has,
+	            p->nmi_watchdog > 0 ? " and the NMI watchdog holds one (free it with `sysctl "
+	                                  "kernel.nmi_watchdog=0`)"
+	                                : "");
+}
+
+void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev, int err,
+                             int alone_ok, const struct upmc_linux_probe *p)
+{
+	switch (err) {
+	case EACCES:
+	case EPERM:
+		explain_permission(buf, size, ev, p);
+		break;
+	case ENOENT:
+	case EOPNOTSUPP:
+	case ENODEV:
+		explain_missing(buf, size, ev, p);
+		break;
+	case EINVAL:
+		if (alone_ok)
+			explain_group_full(buf, size, ev, p);
+		else
+			explain_missing(buf, size, ev, p);
+		break;
+	case EBUSY:
+		upmc_format(buf, size,
+		            "'%s': the PMU is busy: another user holds its counters exclusively (a "
+		            "system-wide perf session, a profiler, or the NMI watchdog)",
+		            ev->name);
+		break;
+	case EMFILE:
+		upmc_format(buf, size, "'%s': too many open files: raise the limit (`ulimit -n`)",
+		            ev->name);
+		break;
+	case ENOSYS:
+		upmc_format(buf, size,
+		            "'%s': perf_event_open is not available: the kernel lacks "
+		            "CONFIG_PERF_EVENTS, or a seccomp policy (a container's) blocks it",
+		            ev->name);
+		break;
+	default:
+		upmc_format(buf, size, "'%s': perf_event_open failed: %s", ev->name, strerror(err));
+	}
+}
+
+void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_linux_probe *p)
+{
+	if (p->rdpmc == 0)
+		upmc_format(buf, size,
+		            "user-space rdpmc is disabled: run `echo 2 > "
+		            "/sys/bus/event_source/devices/%s/rdpmc` as root; read(2) is used",
+		            p->core[0]);
+	else if (p->user_access == 0)
+		upmc_format(buf, size,
+		            "user-space counter access is disabled: run `sysctl "
+		            "kernel.perf_user_access=1` as root; read(2) is used");
+	else
+		upmc_format(buf, size,
+		            "the kernel does not offer a user-space read of this counter now "
+		            "(cap_user_rdpmc or index is 0); read(2) is used");
+}

@@ -1,0 +1,39 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * What this Linux machine allows, read from /proc and /sys (under
+ * $UPMC_FS_ROOT when set, so that tests can point it at a fixture tree),
+ * and the sentences that explain each limit and how to lift it.
+ */
+#ifndef UPMC_LINUX_PROBE_H
+#define UPMC_LINUX_PROBE_H
+
+#include <stddef.h>
+
+#include "lib/internal.h"
+
+#define UPMC_LINUX_MAX_CORE_PMUS 4
+
+struct upmc_linux_probe {
+	int paranoid;     /* kernel.perf_event_paranoid; -1: unreadable */
+	int rdpmc;        /* <core pmu>/rdpmc (x86): 0 off, 1 while mapped, 2 always; -1: absent */
+	int user_access;  /* kernel.perf_user_access (arm64); -1: absent */
+	int nmi_watchdog; /* kernel.nmi_watchdog; -1: absent */
+	int hypervisor;   /* /proc/cpuinfo has the hypervisor flag */
+	int privileged;   /* running as root */
+	unsigned n_core;  /* core PMUs: cpu, cpu_core, cpu_atom, armv8_*, ... */
+	char core[UPMC_LINUX_MAX_CORE_PMUS][48];
+};
+
+void upmc_linux_probe(struct upmc_linux_probe *p);
+
+/* Reads an integer from a /proc or /sys path (prefixed by the fixture root). */
+int upmc_linux_read_int(const char *path, int *value);
+
+/* Why perf_event_open(ev) failed with err; in_group: it was a group member. */
+void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev, int err,
+                             int alone_ok, const struct upmc_linux_probe *p);
+
+/* Why an opened hardware counter cannot be read from user space. */
+void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_linux_probe *p);
+
+#endif /* UPMC_LINUX_PROBE_H */
