@@ -1,0 +1,339 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The library's inline reader against the simulated kernel: deterministic
+ * sign extension and wrap-around, the slow-path fallbacks, and a writer
+ * thread that acts like the kernel while 10^7 reads check that no value is
+ * torn or goes backwards.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "tests/sim/sim_kernel.h"
+#include "tests/upmc_test.h"
+
+static const unsigned widths[] = {32, 40, 48, 64};
+
+static struct upmc_set *open_sim(unsigned width, const char *spec)
+{
+	struct upmc_set *set = NULL;
+
+	sim_reset(width);
+	if (upmc_open(&set, spec, NULL) < 0)
+		return NULL;
+	return set;
+}
+
+/* Puts a raw value straight into event i's counter, keeping offset. */
+static void set_raw(unsigned i, uint64_t raw)
+{
+	sim.bank[sim.event[i].counter] = raw;
+}
+
+TEST(sim, reference_sign_extension)
+{
+	EXPECT_EQ(sim_sign_extend(0xffffffffull, 32), -1);
+	EXPECT_EQ(sim_sign_extend(0x7fffffffull, 32), 0x7fffffff);
+	EXPECT_EQ(sim_sign_extend(0x80000000ull, 32), -2147483648ll);
+	EXPECT_EQ(sim_sign_extend(0xffffffffffffull, 48), -1);
+	EXPECT_EQ(sim_sign_extend(0x800000000000ull, 48), -(1ll << 47));
+	EXPECT_EQ(sim_sign_extend(~0ull, 64), -1);
+}
+
+TEST(sim, sign_extends_by_pmc_width)
+{
+	unsigned k;
+
+	for (k = 0; k < 4; k++) {
+		unsigned w = widths[k];
+		struct upmc_set *set = open_sim(w, "cycles");
+		uint64_t v;
+
+		ASSERT(set);
+		ASSERT(set->user_read);
+		sim.event[0].page.offset = 1000;
+		set_raw(0, w == 64 ? ~0ull : (1ull << w) - 1); /* -1 */
+		ASSERT(upmc_read_counter(set, 0, &v) == 0);
+		EXPECT_EQ_U64(v, 999);
+		set_raw(0, 1ull << (w - 1)); /* the most negative */
+		sim.event[0].page.offset = (int64_t)(1ull << (w - 1));
+		ASSERT(upmc_read(set, &v) == 1);
+		EXPECT_EQ_U64(v, 0);
+		upmc_close(set);
+	}
+	EXPECT_EQ(sim.slow_reads, 0);
+}
+
+TEST(sim, ignores_bits_above_the_width)
+{
+	struct upmc_set *set = open_sim(32, "instructions");
+	uint64_t v;
+
+	ASSERT(set);
+	sim.event[0].page.offset = 10;
+	set_raw(0, 0xdeadbeef00000005ull); /* arm64: upper bits UNKNOWN */
+	ASSERT(upmc_read(set, &v) == 1);
+	EXPECT_EQ_U64(v, 15);
+	upmc_close(set);
+}
+
+TEST(sim, continuous_across_a_counter_wrap)
+{
+	unsigned k;
+
+	for (k = 0; k < 4; k++) {
+		unsigned w = widths[k];
+		struct upmc_set *set = open_sim(w, "cycles,instructions");
+		uint64_t before[2], after[2];
+
+		ASSERT(set);
+		sim_reprogram(0, 5); /* counter at -5: 10 ticks wrap it to 5 */
+		sim_reprogram(1, 1);
+		ASSERT(upmc_read(set, before) == 2);
+		sim_tick(0, 10);
+		sim_tick(1, 3);
+		ASSERT(upmc_read(set, after) == 2);
+		EXPECT_EQ_U64(after[0] - before[0], 10);
+		EXPECT_EQ_U64(after[1] - before[1], 3);
+		EXPECT_EQ_U64(sim.bank[sim.event[0].counter], 5);
+		upmc_close(set);
+	}
+}
+
+TEST(sim, reads_every_counter_index)
+{
+	struct upmc_set *set = open_sim(48, "cycles");
+	unsigned c;
+
+	ASSERT(set);
+	for (c = 0; c < SIM_COUNTERS; c++) {
+		uint64_t v;
+		sim_move(0, c);
+		sim.bank[c] = 7 + c;
+		sim.event[0].page.offset = 100;
+		ASSERT(upmc_read(set, &v) == 1);
+		EXPECT_MSG(v == 107 + c, "counter %u read %llu", c, (unsigned long long)v);
+	}
+	upmc_close(set);
+}
+
+TEST(sim, index_zero_takes_the_slow_path)
+{
+	struct upmc_set *set = open_sim(48, "cycles,instructions");
+	uint64_t v[2];
+
+	ASSERT(set);
+	sim_tick(0, 40);
+	sim_tick(1, 2);
+	sim_stop(1); /* descheduled: the page says index 0 */
+	ASSERT(upmc_read(set, v) == 2);
+	EXPECT_EQ(sim.slow_reads, 1);
+	EXPECT_EQ_U64(v[0], 40);
+	EXPECT_EQ_U64(v[1], 2);
+	sim_start(1, 5);
+	sim_tick(1, 8);
+	ASSERT(upmc_read(set, v) == 2);
+	EXPECT_EQ(sim.slow_reads, 1);
+	EXPECT_EQ_U64(v[1], 10);
+	upmc_close(set);
+}
+
+TEST(sim, no_rdpmc_capability_takes_the_slow_path)
+{
+	struct upmc_set *set = open_sim(48, "cycles");
+	uint64_t v;
+
+	ASSERT(set);
+	sim_tick(0, 9);
+	sim.event[0].page.capabilities = 0; /* index stays set: must not be trusted */
+	sim.bank[0] = 0x123456; /* what a forbidden read would give */
+	sim.event[0].stopped = 9;
+	sim.event[0].running = 0;
+	ASSERT(upmc_read_counter(set, 0, &v) == 0);
+	EXPECT_EQ(sim.slow_reads, 1);
+	EXPECT_EQ_U64(v, 9);
+	upmc_close(set);
+}
+
+TEST(sim, forced_syscall_and_software_events)
+{
+	struct upmc_options opts = {sizeof(opts), UPMC_OPT_FORCE_SYSCALL};
+	struct upmc_set *set = NULL;
+	uint64_t v[2];
+
+	sim_reset(48);
+	ASSERT(upmc_open(&set, "cycles,instructions", &opts) == 0);
+	EXPECT(!set->user_read);
+	EXPECT_EQ(upmc_counter_path(set, 0), UPMC_PATH_SYSCALL);
+	ASSERT(upmc_read(set, v) == 2);
+	EXPECT_EQ(sim.slow_reads, 1);
+	upmc_close(set);
+
+	set = open_sim(48, "cycles,task-clock");
+	ASSERT(set);
+	EXPECT(!set->user_read);
+	EXPECT_EQ(upmc_counter_path(set, 0), UPMC_PATH_USER);
+	EXPECT_EQ(upmc_counter_path(set, 1), UPMC_PATH_SYSCALL);
+	EXPECT_CONTAINS(upmc_summary(set), "1 user-space");
+	upmc_close(set);
+}
+
+/* ---- the kernel: a thread that interrupts the reader ---- */
+
+/* Everything here runs in the signal handler, on the reader's thread. */
+static struct {
+	unsigned n;
+	uint64_t rng;
+	unsigned long updates, deferred;
+	unsigned long handled;
+} kernel;
+
+static uint64_t next_random(void)
+{
+	kernel.rng ^= kernel.rng << 13;
+	kernel.rng ^= kernel.rng >> 7;
+	kernel.rng ^= kernel.rng << 17;
+	return kernel.rng;
+}
+
+static int counter_free(unsigned c)
+{
+	unsigned i;
+
+	for (i = 0; i < kernel.n; i++)
+		if (sim.event[i].running && sim.event[i].counter == c)
+			return 0;
+	return 1;
+}
+
+static void kernel_update(void)
+{
+	unsigned i = (unsigned)(next_random() % kernel.n);
+	unsigned c = (unsigned)(next_random() % SIM_COUNTERS);
+	unsigned op = (unsigned)(next_random() % 8);
+
+	if (op < 4)
+		sim_reprogram(i, 1 + next_random() % 1000000);
+	else if (op < 7 && counter_free(c))
+		sim_move(i, c);
+	else if (op == 7)
+		sim_stop(i);
+	kernel.updates++;
+}
+
+/* One step of hardware and kernel: every counter ticks; the overflow
+ * interrupt folds a count before its counter reaches the sign bit; now and
+ * then the kernel moves, reprograms, stops or restarts an event. */
+static void kernel_step(void)
+{
+	const int64_t overflow_at = (int64_t)1 << (sim.width - 2);
+	unsigned i, c;
+
+	for (i = 0; i < kernel.n; i++) {
+		struct sim_event *e = &sim.event[i];
+		sim_tick(i, 1 + next_random() % 1000);
+		if (e->running && sim_sign_extend(sim.bank[e->counter], sim.width) > overflow_at)
+			sim_reprogram(i, 1 + next_random() % 1000000);
+		c = (unsigned)(next_random() % SIM_COUNTERS);
+		if (!e->running && next_random() % 2 && counter_free(c))
+			sim_start(i, c);
+	}
+	if (next_random() % 4 == 0)
+		kernel_update();
+}
+
+static void on_interrupt(int sig)
+{
+	(void)sig;
+	if (sim.in_syscall)
+		kernel.deferred++; /* read(2) is atomic to the kernel's updates */
+	else
+		kernel_step();
+	__atomic_store_n(&kernel.handled, kernel.handled + 1, __ATOMIC_RELEASE);
+}
+
+/* A timer interrupt on the reader's own CPU every 20 microseconds, turned
+ * into a signal on the reader's thread: it lands between any two of the
+ * reader's instructions, as the kernel's updates do. */
+static int start_interrupts(timer_t *timer, long interval_ns)
+{
+	struct sigevent sev;
+	struct itimerspec its;
+
+	memset(&sev, 0, sizeof(sev));
+	sev.sigev_notify = SIGEV_THREAD_ID;
+	sev.sigev_signo = SIGUSR1;
+	sev._sigev_un._tid = gettid();
+	memset(&its, 0, sizeof(its));
+	its.it_value.tv_nsec = interval_ns;
+	its.it_interval.tv_nsec = interval_ns;
+	if (timer_create(CLOCK_MONOTONIC, &sev, timer))
+		return -1;
+	return timer_settime(*timer, 0, &its, NULL);
+}
+
+struct tally {
+	unsigned long reads, interrupts, bad;
+};
+
+static void run_against_kernel(unsigned width, unsigned long reads, unsigned long interrupts,
+                               struct tally *t)
+{
+	struct upmc_set *set = open_sim(width, "cycles,instructions,branches,branch-misses");
+	struct sigaction sa;
+	uint64_t v[4], prev[4] = {0};
+	unsigned long bad = 0, k;
+	timer_t timer;
+	unsigned i;
+
+	memset(&kernel, 0, sizeof(kernel));
+	kernel.n = 4;
+	kernel.rng = 0x9e3779b97f4a7c15ull ^ width;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_interrupt;
+	sa.sa_flags = SA_RESTART;
+	if (!set || sigaction(SIGUSR1, &sa, NULL) || start_interrupts(&timer, 20000)) {
+		upmc_close(set);
+		t->bad++;
+		return;
+	}
+	/* At least `reads` reads and `interrupts` interrupts, within a bound. */
+	for (k = 0; k < 40 * reads && (k < reads || kernel.handled < interrupts); k++) {
+		if (upmc_read(set, v) != 4) {
+			bad++;
+			continue;
+		}
+		for (i = 0; i < 4; i++) {
+			if (v[i] < prev[i] || v[i] > sim.event[i].truth)
+				bad++;
+			prev[i] = v[i];
+		}
+	}
+	timer_delete(timer);
+	signal(SIGUSR1, SIG_IGN);
+	printf("sim: width %u: %lu set reads of 4 counters (%u through read(2)), %lu "
+	       "interrupts, %lu kernel updates: %lu torn or backwards\n",
+	       width, k, sim.slow_reads, kernel.handled, kernel.updates, bad);
+	upmc_close(set);
+	t->reads += k;
+	t->interrupts += kernel.handled;
+	t->bad += bad;
+}
+
+TEST(sim, ten_million_reads_against_a_kernel_writer)
+{
+	struct tally t = {0, 0, 0};
+	unsigned k;
+
+	for (k = 0; k < 4; k++)
+		run_against_kernel(widths[k], 2500000, 20000, &t);
+	printf("sim: total %lu reads, %lu interrupts, %lu torn or backwards\n", t.reads,
+	       t.interrupts, t.bad);
+	EXPECT(t.reads >= 10000000);
+	EXPECT(t.interrupts >= 4 * 20000);
+	EXPECT_EQ(t.bad, 0);
+}
