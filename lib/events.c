@@ -50,6 +50,7 @@ static const struct named plain_events[] = {
 static const char *const caches[] = {"L1-dcache", "L1-icache", "LLC",  "dTLB",
                                      "iTLB",      "branch",    "node"};
 static const char *const cache_ops[] = {"load", "store", "prefetch"};
+static const char *const cache_ops_plural[] = {"loads", "stores", "prefetches"};
 #define N_CACHES    (sizeof(caches) / sizeof(caches[0]))
 #define N_CACHE_OPS (sizeof(cache_ops) / sizeof(cache_ops[0]))
 #define N_CACHE     (N_CACHES * N_CACHE_OPS * 2)
@@ -69,7 +70,8 @@ static void known_event(unsigned i, char *buf, size_t size, struct named *ev)
 	miss = i % 2;
 	op = i / 2 % N_CACHE_OPS;
 	cache = i / 2 / N_CACHE_OPS;
-	upmc_format(buf, size, miss ? "%s-%s-misses" : "%s-%ss", caches[cache], cache_ops[op]);
+	upmc_format(buf, size, "%s-%s%s", caches[cache], miss ? cache_ops[op] : cache_ops_plural[op],
+	            miss ? "-misses" : "");
 	ev->name = NULL;
 	ev->type = UPMC_TYPE_HW_CACHE;
 	/* perf's cache encoding: id | op << 8 | result << 16 */

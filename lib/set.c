@@ -61,9 +61,18 @@ static const char *first_reason(const struct upmc_set *set, int path)
 	return "";
 }
 
+/* Appends ", <count> <what>" when count is not 0. */
+static void add_part(char *out, size_t size, unsigned count, const char *what)
+{
+	size_t len = strlen(out);
+
+	if (count)
+		upmc_format(out + len, size - len, "%s%u %s", len ? ", " : "", count, what);
+}
+
 static void set_summary(struct upmc_set *set)
 {
-	char *out = set->state->summary;
+	char *out = set->state->summary, parts[96] = "", user[32];
 	size_t size = sizeof(set->state->summary);
 	unsigned count[4] = {0}, i;
 	const char *why;
@@ -83,11 +92,13 @@ static void set_summary(struct upmc_set *set)
 		upmc_format(out, size, "time only: %s", first_reason(set, UPMC_PATH_UNAVAILABLE));
 		return;
 	}
+	upmc_format(user, sizeof(user), "user-space %s", UPMC_ARCH_READ_INSN);
+	add_part(parts, sizeof(parts), count[UPMC_PATH_USER], user);
+	add_part(parts, sizeof(parts), count[UPMC_PATH_SYSCALL], "by syscall");
+	add_part(parts, sizeof(parts), count[UPMC_PATH_UNAVAILABLE], "unavailable");
 	why = count[UPMC_PATH_UNAVAILABLE] ? first_reason(set, UPMC_PATH_UNAVAILABLE)
 	                                   : first_reason(set, UPMC_PATH_SYSCALL);
-	upmc_format(out, size, "%u counters: %u user-space %s, %u by syscall, %u unavailable; %s",
-	            set->n, count[UPMC_PATH_USER], UPMC_ARCH_READ_INSN, count[UPMC_PATH_SYSCALL],
-	            count[UPMC_PATH_UNAVAILABLE], why);
+	upmc_format(out, size, "%u counter%s: %s; %s", set->n, set->n > 1 ? "s" : "", parts, why);
 }
 
 UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upmc_options *opts)

@@ -54,18 +54,21 @@ void upmc_test_skip(const char *file, int line, const char *fmt, ...)
 #define EXPECT_EQ(a, b)                                                                          \
 	do {                                                                                      \
 		const long long upmc_a_ = (long long)(a), upmc_b_ = (long long)(b);               \
-		EXPECT_MSG(upmc_a_ == upmc_b_, "%s = %lld, %s = %lld", #a, upmc_a_, #b, upmc_b_); \
+		upmc_test_check(upmc_a_ == upmc_b_, 0, #a " == " #b, __FILE__, __LINE__,          \
+		                "%lld != %lld", upmc_a_, upmc_b_);                                \
 	} while (0)
 #define EXPECT_EQ_U64(a, b)                                                                      \
 	do {                                                                                      \
 		const unsigned long long upmc_a_ = (a), upmc_b_ = (b);                            \
-		EXPECT_MSG(upmc_a_ == upmc_b_, "%s = %llu, %s = %llu", #a, upmc_a_, #b, upmc_b_); \
+		upmc_test_check(upmc_a_ == upmc_b_, 0, #a " == " #b, __FILE__, __LINE__,          \
+		                "%llu != %llu", upmc_a_, upmc_b_);                                \
 	} while (0)
 #define EXPECT_CONTAINS(text, part)                                                              \
 	do {                                                                                      \
 		const char *upmc_t_ = (text), *upmc_p_ = (part);                                  \
-		EXPECT_MSG(upmc_t_ && strstr(upmc_t_, upmc_p_), "'%s' does not contain '%s'",     \
-		           upmc_t_ ? upmc_t_ : "(null)", upmc_p_);                                \
+		upmc_test_check(upmc_t_ && strstr(upmc_t_, upmc_p_), 0, #text " contains " #part, \
+		                __FILE__, __LINE__, "'%s' does not contain '%s'",                 \
+		                upmc_t_ ? upmc_t_ : "(null)", upmc_p_);                           \
 	} while (0)
 
 #define SKIP(...)                                                                                \

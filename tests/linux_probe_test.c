@@ -1,0 +1,160 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The machine probes and the sentences they lead to, against fixture trees
+ * of machines this CI does not have (tests/fixtures).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os/linux/probe.h"
+#include "tests/upmc_test.h"
+
+static void probe_fixture(const char *name, struct upmc_linux_probe *p)
+{
+	char root[256];
+
+	upmc_format(root, sizeof(root), "tests/fixtures/%s", name);
+	setenv("UPMC_FS_ROOT", root, 1);
+	upmc_linux_probe(p);
+	unsetenv("UPMC_FS_ROOT");
+}
+
+static struct upmc_event event(const char *name, unsigned type, int count_kernel)
+{
+	struct upmc_event ev;
+
+	memset(&ev, 0, sizeof(ev));
+	upmc_format(ev.name, sizeof(ev.name), "%s", name);
+	ev.type = type;
+	ev.exclude_kernel = !count_kernel;
+	return ev;
+}
+
+TEST(probe, virtual_machine_without_pmu)
+{
+	struct upmc_linux_probe p;
+	struct upmc_event ev = event("cycles", UPMC_TYPE_HARDWARE, 0);
+	char why[UPMC_REASON_MAX];
+
+	probe_fixture("vm-no-pmu", &p);
+	EXPECT_EQ(p.paranoid, 2);
+	EXPECT_EQ(p.n_core, 0);
+	EXPECT_EQ(p.hypervisor, 1);
+	EXPECT_EQ(p.rdpmc, -1);
+	upmc_linux_explain_open(why, sizeof(why), &ev, ENOENT, 0, &p);
+	EXPECT_CONTAINS(why, "no CPU PMU is visible, typical of a virtual machine without a "
+	                     "virtual PMU");
+	EXPECT_CONTAINS(why, "-cpu host,pmu=on");
+	p.hypervisor = 0;
+	upmc_linux_explain_open(why, sizeof(why), &ev, EOPNOTSUPP, 0, &p);
+	EXPECT_CONTAINS(why, "the kernel has no driver for this CPU's PMU");
+}
+
+TEST(probe, paranoid_too_high)
+{
+	struct upmc_linux_probe p;
+	struct upmc_event ev = event("cycles", UPMC_TYPE_HARDWARE, 0);
+	char why[UPMC_REASON_MAX];
+
+	probe_fixture("paranoid-3", &p);
+	EXPECT_EQ(p.paranoid, 3);
+	upmc_linux_explain_open(why, sizeof(why), &ev, EACCES, 0, &p);
+	EXPECT_CONTAINS(why, "perf_event_paranoid is 3");
+	EXPECT_CONTAINS(why, "sysctl kernel.perf_event_paranoid=2");
+}
+
+TEST(probe, kernel_mode_needs_paranoid_1)
+{
+	struct upmc_linux_probe p;
+	struct upmc_event ev = event("cycles:k", UPMC_TYPE_HARDWARE, 1);
+	char why[UPMC_REASON_MAX];
+
+	probe_fixture("x86-rdpmc-off", &p);
+	upmc_linux_explain_open(why, sizeof(why), &ev, EACCES, 0, &p);
+	EXPECT_CONTAINS(why, "counting kernel mode needs perf_event_paranoid <= 1 (it is 2)");
+	EXPECT_CONTAINS(why, "':u'");
+}
+
+TEST(probe, rdpmc_disabled_in_sysfs)
+{
+	struct upmc_linux_probe p;
+	char why[UPMC_REASON_MAX];
+
+	probe_fixture("x86-rdpmc-off", &p);
+	EXPECT_EQ(p.n_core, 1);
+	EXPECT(!strcmp(p.core[0], "cpu"));
+	EXPECT_EQ(p.rdpmc, 0);
+	EXPECT_EQ(p.nmi_watchdog, 1);
+	EXPECT_EQ(p.hypervisor, 0);
+	upmc_linux_explain_no_user_read(why, sizeof(why), &p);
+	EXPECT_CONTAINS(why, "echo 2 > /sys/bus/event_source/devices/cpu/rdpmc");
+}
+
+TEST(probe, group_full_names_the_nmi_watchdog)
+{
+	struct upmc_linux_probe p;
+	struct upmc_event ev = event("branch-misses", UPMC_TYPE_HARDWARE, 0);
+	char why[UPMC_REASON_MAX];
+
+	probe_fixture("x86-rdpmc-off", &p);
+	upmc_linux_explain_open(why, sizeof(why), &ev, EINVAL, 1, &p);
+	EXPECT_CONTAINS(why, "'branch-misses' does not fit in one group");
+	EXPECT_CONTAINS(why, "sysctl kernel.nmi_watchdog=0");
+	/* EINVAL for an event that does not open alone is not a full group */
+	upmc_linux_explain_open(why, sizeof(why), &ev, EINVAL, 0, &p);
+	EXPECT_CONTAINS(why, "not supported by the PMU 'cpu'");
+}
+
+TEST(probe, arm64_user_access_off)
+{
+	struct upmc_linux_probe p;
+	char why[UPMC_REASON_MAX];
+
+	probe_fixture("arm64-user-access-off", &p);
+	EXPECT_EQ(p.user_access, 0);
+	EXPECT_EQ(p.n_core, 1);
+	EXPECT(!strcmp(p.core[0], "armv8_pmuv3_0"));
+	upmc_linux_explain_no_user_read(why, sizeof(why), &p);
+	EXPECT_CONTAINS(why, "sysctl kernel.perf_user_access=1");
+}
+
+TEST(probe, hybrid_core_pmus)
+{
+	struct upmc_linux_probe p;
+
+	probe_fixture("intel-hybrid", &p);
+	ASSERT(p.n_core == 2);
+	EXPECT((!strcmp(p.core[0], "cpu_core") && !strcmp(p.core[1], "cpu_atom")) ||
+	       (!strcmp(p.core[0], "cpu_atom") && !strcmp(p.core[1], "cpu_core")));
+	EXPECT_EQ(p.rdpmc, 1);
+}
+
+TEST(probe, other_errors_have_sentences)
+{
+	struct upmc_linux_probe p;
+	struct upmc_event ev = event("task-clock", UPMC_TYPE_SOFTWARE, 0);
+	char why[UPMC_REASON_MAX];
+
+	probe_fixture("vm-no-pmu", &p);
+	upmc_linux_explain_open(why, sizeof(why), &ev, EMFILE, 0, &p);
+	EXPECT_CONTAINS(why, "ulimit -n");
+	upmc_linux_explain_open(why, sizeof(why), &ev, ENOSYS, 0, &p);
+	EXPECT_CONTAINS(why, "CONFIG_PERF_EVENTS");
+	upmc_linux_explain_open(why, sizeof(why), &ev, EBUSY, 0, &p);
+	EXPECT_CONTAINS(why, "the PMU is busy");
+	upmc_linux_explain_open(why, sizeof(why), &ev, ENOENT, 0, &p);
+	EXPECT_CONTAINS(why, "does not provide the software event");
+}
+
+TEST(probe, missing_root_reads_nothing)
+{
+	struct upmc_linux_probe p;
+
+	probe_fixture("no-such-fixture", &p);
+	EXPECT_EQ(p.paranoid, -1);
+	EXPECT_EQ(p.n_core, 0);
+	EXPECT_EQ(p.rdpmc, -1);
+	EXPECT_EQ(p.user_access, -1);
+}
