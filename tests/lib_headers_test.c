@@ -1,0 +1,123 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The public headers: strict C11 and C++17 builds of them (tests/headers),
+ * arch headers that refuse direct inclusion, the generic fallback, and the
+ * arm64 counter table (every index reads its own register).
+ */
+#define _GNU_SOURCE
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include "tests/headers/headers.h"
+#include "tests/upmc_test.h"
+
+#define INCLUDES "-I lib/include -I arch/x86 -I arch/arm64 -I arch/generic"
+
+TEST(headers, strict_c11_and_cxx17_builds_work)
+{
+	EXPECT_EQ(header_c11_max_counters(), 32);
+	EXPECT_EQ(header_cxx17_max_counters(), 32);
+	EXPECT_EQ_U64(header_c11_ticks_to_ns(12345), 12345);
+	EXPECT_EQ_U64(header_cxx17_ticks_to_ns(12345), 12345);
+}
+
+/* Runs a shell command; its exit status, and its output into out. */
+static int run(const char *cmd, char *out, size_t size)
+{
+	FILE *p = popen(cmd, "r");
+	size_t n = 0;
+	int status;
+
+	if (!p)
+		return -1;
+	while (n + 1 < size && fgets(out + n, (int)(size - n), p))
+		n += strlen(out + n);
+	out[n] = '\0';
+	status = pclose(p);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+TEST(headers, arch_headers_refuse_direct_inclusion)
+{
+	static const char *const headers[] = {"arch_x86.h", "arch_arm64.h", "arch_generic.h"};
+	char cmd[512], out[4096];
+	int i;
+
+	if (access("/usr/bin/gcc", X_OK))
+		SKIP("gcc is not installed here");
+	for (i = 0; i < 3; i++) {
+		snprintf(cmd, sizeof(cmd),
+		         "echo '#include <upmc/%s>' | gcc -fsyntax-only " INCLUDES " -x c - 2>&1",
+		         headers[i]);
+		EXPECT_MSG(run(cmd, out, sizeof(out)) != 0, "%s compiled on its own", headers[i]);
+		EXPECT_CONTAINS(out, "include <upmc/upmc.h>, not an arch header");
+	}
+}
+
+TEST(headers, generic_fallback_compiles)
+{
+	char out[4096];
+	int status;
+
+	if (access("/usr/bin/clang", X_OK))
+		SKIP("clang is not installed (apt-get install clang): it builds for a third arch");
+	/* On an architecture with no counter read, read.h picks the generic arch. */
+	status = run("printf '#include <upmc/upmc.h>\\nconst char *arch = UPMC_ARCH_NAME;\\n' > "
+	             "/tmp/upmc_generic.c && "
+	             "clang --target=riscv64-unknown-linux-gnu -ffreestanding -std=c11 -pedantic "
+	             "-Wall -Wextra -Werror -fsyntax-only " INCLUDES " /tmp/upmc_generic.c 2>&1 && "
+	             "clang --target=riscv64-unknown-linux-gnu -ffreestanding -E -dM " INCLUDES
+	             " /tmp/upmc_generic.c | grep 'define UPMC_ARCH_NAME'",
+	             out, sizeof(out));
+	EXPECT_MSG(status == 0, "%s", out);
+	EXPECT_CONTAINS(out, "\"generic\"");
+}
+
+/* The mrs registers of one arm64 read, in table order. */
+static int arm64_table(const char *flags, char *regs, size_t size)
+{
+	char cmd[1024], out[65536], *line;
+	size_t n = 0;
+
+	snprintf(cmd, sizeof(cmd),
+	         "printf '#include <upmc/upmc.h>\\nuint64_t f(uint32_t i) "
+	         "{ return upmc_arch_read_counter(i); }\\n' > /tmp/upmc_arm64_table.c && "
+	         "aarch64-linux-gnu-gcc -O2 %s -std=c11 -Wall -Werror " INCLUDES
+	         " -c /tmp/upmc_arm64_table.c -o /tmp/upmc_arm64_table.o 2>&1 && "
+	         "aarch64-linux-gnu-objdump -d /tmp/upmc_arm64_table.o",
+	         flags);
+	if (run(cmd, out, sizeof(out)) != 0)
+		return -1;
+	regs[0] = '\0';
+	for (line = strtok(out, "\n"); line; line = strtok(NULL, "\n")) {
+		char *r = strstr(line, "mrs\t");
+		char *end;
+		if (!r || !(r = strchr(r, ',')))
+			continue;
+		r += 2;
+		end = r + strcspn(r, " \t\n");
+		n += (size_t)snprintf(regs + n, size - n, "%.*s ", (int)(end - r), r);
+	}
+	return 0;
+}
+
+TEST(headers, arm64_table_reads_every_index_in_order)
+{
+	char want[2048] = "", regs[2048];
+	static const char *const flags[] = {"", "-mbranch-protection=standard"};
+	int i, k;
+
+	if (access("/usr/bin/aarch64-linux-gnu-gcc", X_OK))
+		SKIP("aarch64-linux-gnu-gcc is not installed: apt-get install gcc-aarch64-linux-gnu "
+		     "libc6-dev-arm64-cross");
+	for (i = 0; i <= 30; i++)
+		snprintf(want + strlen(want), sizeof(want) - strlen(want), "pmevcntr%d_el0 ", i);
+	strcat(want, "pmccntr_el0 ");
+	for (k = 0; k < 2; k++) {
+		ASSERT_MSG(arm64_table(flags[k], regs, sizeof(regs)) == 0, "cross build failed (%s)",
+		           flags[k]);
+		EXPECT_MSG(!strcmp(regs, want), "table %s:\n  got  %s\n  want %s", flags[k], regs, want);
+	}
+}

@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/* Time-only mode makes no system call after open (seccomp proves it). */
+#define _GNU_SOURCE
+#include <stdio.h>
+
+#include <upmc/upmc.h>
+
+#include "os/linux/probe.h"
+#include "tests/seccomp_trap.h"
+#include "tests/upmc_test.h"
+
+#define READS 100000
+
+TEST(seccomp, positive_control_is_trapped)
+{
+	EXPECT_EQ(syscalls_made_by(make_two_syscalls, NULL), 2);
+}
+
+static void time_reads(void *arg)
+{
+	struct upmc_set *set = arg;
+	uint64_t sum = 0;
+	int i;
+
+	for (i = 0; i < READS; i++) {
+		uint64_t t0 = upmc_timestamp_serialized();
+		uint64_t t1 = upmc_timestamp();
+		sum += upmc_ticks_to_ns(set, t1) - upmc_ticks_to_ns(set, t0);
+	}
+	__asm__ __volatile__("" ::"r"(sum));
+}
+
+TEST(seccomp, timestamps_make_no_syscall)
+{
+	struct upmc_set *set;
+
+	ASSERT(upmc_open_timer(&set) == 0);
+	EXPECT_EQ(syscalls_made_by(time_reads, set), 0);
+	upmc_close(set);
+}
+
+static void set_reads(void *arg)
+{
+	struct upmc_set *set = arg;
+	uint64_t v[2];
+	int i;
+
+	for (i = 0; i < READS; i++)
+		upmc_read(set, v);
+}
+
+TEST(seccomp, time_only_set_reads_make_no_syscall)
+{
+	struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
+	struct upmc_linux_probe probe;
+	struct upmc_set *set;
+
+	upmc_linux_probe(&probe);
+	if (probe.n_core)
+		SKIP("this machine has a CPU PMU: a set of hardware events is not time-only here");
+	ASSERT(upmc_open(&set, "cycles,instructions", &opts) == 0);
+	ASSERT(upmc_counter_path(set, 0) == UPMC_PATH_UNAVAILABLE);
+	EXPECT_EQ(syscalls_made_by(set_reads, set), 0);
+	printf("seccomp: %d timestamp pairs and %d reads of a time-only set: 0 syscalls\n", READS,
+	       READS);
+	upmc_close(set);
+}

@@ -1,0 +1,94 @@
+/* SPDX-License-Identifier: MIT */
+#define _GNU_SOURCE
+#include <linux/audit.h>
+#include <linux/filter.h>
+#include <linux/seccomp.h>
+#include <signal.h>
+#include <stddef.h>
+#include <string.h>
+#include <sys/prctl.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/seccomp_trap.h"
+
+#if defined(__x86_64__)
+#define THIS_AUDIT_ARCH AUDIT_ARCH_X86_64
+#elif defined(__aarch64__)
+#define THIS_AUDIT_ARCH AUDIT_ARCH_AARCH64
+#else
+#error "seccomp_trap: add this architecture's AUDIT_ARCH"
+#endif
+
+static volatile long trapped;
+
+static void on_sigsys(int sig)
+{
+	(void)sig;
+	trapped++;
+}
+
+#define ALLOW(nr)                                                                                \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+
+static int install_filter(void)
+{
+	struct sock_filter code[] = {
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_AUDIT_ARCH, 1, 0),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+		ALLOW(__NR_write),
+		ALLOW(__NR_exit),
+		ALLOW(__NR_exit_group),
+		ALLOW(__NR_rt_sigreturn),
+		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+	};
+	struct sock_fprog prog = {sizeof(code) / sizeof(code[0]), code};
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_handler = on_sigsys;
+	if (sigaction(SIGSYS, &sa, NULL) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+long syscalls_made_by(void (*fn)(void *), void *arg)
+{
+	long count = -1;
+	int pipefd[2], status;
+	pid_t pid;
+
+	if (pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		if (install_filter() == 0) {
+			fn(arg);
+			count = trapped;
+		}
+		if (write(pipefd[1], &count, sizeof(count)) != sizeof(count))
+			_exit(2);
+		_exit(0);
+	}
+	close(pipefd[1]);
+	if (pid < 0 || read(pipefd[0], &count, sizeof(count)) != sizeof(count))
+		count = -1;
+	close(pipefd[0]);
+	if (pid > 0 && (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+	                WEXITSTATUS(status) != 0))
+		count = -1;
+	return count;
+}
+
+void make_two_syscalls(void *unused)
+{
+	char c;
+
+	(void)unused;
+	syscall(SYS_getpid);
+	syscall(SYS_read, -1, &c, 1);
+}

@@ -1,0 +1,59 @@
+/* SPDX-License-Identifier: MIT */
+/* Reads over (simulated) kernel pages make no system call (seccomp proves it). */
+#define _GNU_SOURCE
+#include <stdio.h>
+
+#include "tests/seccomp_trap.h"
+#include "tests/sim/sim_kernel.h"
+#include "tests/upmc_test.h"
+
+#define READS 100000
+
+TEST(sim_seccomp, positive_control_is_trapped)
+{
+	EXPECT_EQ(syscalls_made_by(make_two_syscalls, NULL), 2);
+}
+
+static void reads(void *arg)
+{
+	struct upmc_set *set = arg;
+	uint64_t v[4], one;
+	int i;
+
+	for (i = 0; i < READS; i++) {
+		sim_tick(i % 4, 3);
+		upmc_read(set, v);
+		upmc_read_counter(set, 2, &one);
+	}
+}
+
+TEST(sim_seccomp, user_reads_make_no_syscall)
+{
+	struct upmc_set *set = NULL;
+
+	sim_reset(48);
+	ASSERT(upmc_open(&set, "cycles,instructions,branches,branch-misses", NULL) == 0);
+	ASSERT(set->user_read);
+	EXPECT_EQ(syscalls_made_by(reads, set), 0);
+	printf("sim_seccomp: %d set reads and %d single reads: 0 syscalls\n", READS, READS);
+	upmc_close(set);
+}
+
+static void slow_read(void *arg)
+{
+	struct upmc_set *set = arg;
+	uint64_t v[4];
+
+	sim_stop(1); /* index 0: this read must enter the kernel */
+	upmc_read(set, v);
+}
+
+TEST(sim_seccomp, index_zero_enters_the_kernel)
+{
+	struct upmc_set *set = NULL;
+
+	sim_reset(48);
+	ASSERT(upmc_open(&set, "cycles,instructions,branches,branch-misses", NULL) == 0);
+	EXPECT_EQ(syscalls_made_by(slow_read, set), 1);
+	upmc_close(set);
+}
