@@ -106,7 +106,8 @@ static int open_experiment(struct experiment *x, const char *events)
 	struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
 
 	if (upmc_open(&x->hw, events, &opts) < 0 ||
-	    upmc_open(&x->sw, "task-clock,page-faults", &opts) < 0 || upmc_open_timer(&x->timer) < 0) {
+	    upmc_open(&x->sw, "task-clock,page-faults", &opts) < 0 ||
+	    upmc_open_timer(&x->timer) < 0) {
 		fprintf(stderr, "demo: %s\n", upmc_last_error());
 		return -1;
 	}
@@ -201,15 +202,15 @@ static int branch_experiment(void)
 #endif
 
 #ifdef CHAIN1
-#define ILP_LOOP(name, body, reps)                                                               \
-	static void name(void *arg)                                                               \
-	{                                                                                         \
-		uint64_t a = 0, b = 0, c = 0;                                                     \
-		long i;                                                                           \
-		for (i = 0; i < ILP_ITERATIONS; i++)                                              \
-			__asm__ __volatile__(".rept " #reps "\n\t" body ".endr"                   \
-			                     : "+r"(a), "+r"(b), "+r"(c));                        \
-		*(uint64_t *)arg = a + b + c;                                                     \
+#define ILP_LOOP(name, body, reps)                                              \
+	static void name(void *arg)                                             \
+	{                                                                       \
+		uint64_t a = 0, b = 0, c = 0;                                   \
+		long i;                                                         \
+		for (i = 0; i < ILP_ITERATIONS; i++)                            \
+			__asm__ __volatile__(".rept " #reps "\n\t" body ".endr" \
+			                     : "+r"(a), "+r"(b), "+r"(c));      \
+		*(uint64_t *)arg = a + b + c;                                   \
 	}
 ILP_LOOP(ipc1, CHAIN1, 96)
 ILP_LOOP(ipc2, CHAIN2, 48)
@@ -235,7 +236,8 @@ static int ilp_experiment(void)
 		print_row(&x, labels[k], &m[k], 1, 0, 1.0, "");
 	}
 	printf("  time per add: %.3f, %.3f, %.3f ns\n", (double)m[0].ns / (96.0 * ILP_ITERATIONS),
-	       (double)m[1].ns / (96.0 * ILP_ITERATIONS), (double)m[2].ns / (96.0 * ILP_ITERATIONS));
+	       (double)m[1].ns / (96.0 * ILP_ITERATIONS),
+	       (double)m[2].ns / (96.0 * ILP_ITERATIONS));
 	close_experiment(&x);
 	return 0;
 }
@@ -347,14 +349,18 @@ static void explain(void)
 		printf("What enables user-space hardware counters on Linux:\n"
 		       "  - a CPU PMU: bare metal, or a virtual machine with its virtual PMU on\n"
 		       "    (QEMU/KVM '-cpu host,pmu=on', libvirt <pmu state='on'/>, VMware\n"
-		       "    'virtualize CPU performance counters', a cloud instance type with one);\n"
-		       "  - permission: `sysctl kernel.perf_event_paranoid=2` for user space (1 to\n"
+		       "    'virtualize CPU performance counters', a cloud instance type with "
+		       "one);\n"
+		       "  - permission: `sysctl kernel.perf_event_paranoid=2` for user space (1 "
+		       "to\n"
 		       "    count the kernel too), or the CAP_PERFMON capability;\n"
-		       "  - user-space reads: x86 /sys/bus/event_source/devices/cpu/rdpmc at 1 (the\n"
+		       "  - user-space reads: x86 /sys/bus/event_source/devices/cpu/rdpmc at 1 "
+		       "(the\n"
 		       "    default) or 2; arm64 `sysctl kernel.perf_user_access=1`;\n"
 		       "  - free counters: `sysctl kernel.nmi_watchdog=0` frees the one the NMI\n"
 		       "    watchdog holds.\n"
-		       "Time and software events (task-clock, page-faults) work without any of it:\n"
+		       "Time and software events (task-clock, page-faults) work without any of "
+		       "it:\n"
 		       "they are what the columns below show.\n");
 	}
 	upmc_close(set);

@@ -19,35 +19,35 @@ struct named {
 
 /* perf's numbering (PERF_COUNT_HW_*, PERF_COUNT_SW_*), with its aliases. */
 static const struct named plain_events[] = {
-	{"cycles", UPMC_TYPE_HARDWARE, 0},
-	{"cpu-cycles", UPMC_TYPE_HARDWARE, 0},
-	{"instructions", UPMC_TYPE_HARDWARE, 1},
-	{"cache-references", UPMC_TYPE_HARDWARE, 2},
-	{"cache-misses", UPMC_TYPE_HARDWARE, 3},
-	{"branches", UPMC_TYPE_HARDWARE, 4},
-	{"branch-instructions", UPMC_TYPE_HARDWARE, 4},
-	{"branch-misses", UPMC_TYPE_HARDWARE, 5},
-	{"bus-cycles", UPMC_TYPE_HARDWARE, 6},
-	{"stalled-cycles-frontend", UPMC_TYPE_HARDWARE, 7},
-	{"stalled-cycles-backend", UPMC_TYPE_HARDWARE, 8},
-	{"ref-cycles", UPMC_TYPE_HARDWARE, 9},
-	{"cpu-clock", UPMC_TYPE_SOFTWARE, 0},
-	{"task-clock", UPMC_TYPE_SOFTWARE, 1},
-	{"page-faults", UPMC_TYPE_SOFTWARE, 2},
-	{"faults", UPMC_TYPE_SOFTWARE, 2},
-	{"context-switches", UPMC_TYPE_SOFTWARE, 3},
-	{"cs", UPMC_TYPE_SOFTWARE, 3},
-	{"cpu-migrations", UPMC_TYPE_SOFTWARE, 4},
-	{"migrations", UPMC_TYPE_SOFTWARE, 4},
-	{"minor-faults", UPMC_TYPE_SOFTWARE, 5},
-	{"major-faults", UPMC_TYPE_SOFTWARE, 6},
-	{"alignment-faults", UPMC_TYPE_SOFTWARE, 7},
-	{"emulation-faults", UPMC_TYPE_SOFTWARE, 8},
+        {"cycles", UPMC_TYPE_HARDWARE, 0},
+        {"cpu-cycles", UPMC_TYPE_HARDWARE, 0},
+        {"instructions", UPMC_TYPE_HARDWARE, 1},
+        {"cache-references", UPMC_TYPE_HARDWARE, 2},
+        {"cache-misses", UPMC_TYPE_HARDWARE, 3},
+        {"branches", UPMC_TYPE_HARDWARE, 4},
+        {"branch-instructions", UPMC_TYPE_HARDWARE, 4},
+        {"branch-misses", UPMC_TYPE_HARDWARE, 5},
+        {"bus-cycles", UPMC_TYPE_HARDWARE, 6},
+        {"stalled-cycles-frontend", UPMC_TYPE_HARDWARE, 7},
+        {"stalled-cycles-backend", UPMC_TYPE_HARDWARE, 8},
+        {"ref-cycles", UPMC_TYPE_HARDWARE, 9},
+        {"cpu-clock", UPMC_TYPE_SOFTWARE, 0},
+        {"task-clock", UPMC_TYPE_SOFTWARE, 1},
+        {"page-faults", UPMC_TYPE_SOFTWARE, 2},
+        {"faults", UPMC_TYPE_SOFTWARE, 2},
+        {"context-switches", UPMC_TYPE_SOFTWARE, 3},
+        {"cs", UPMC_TYPE_SOFTWARE, 3},
+        {"cpu-migrations", UPMC_TYPE_SOFTWARE, 4},
+        {"migrations", UPMC_TYPE_SOFTWARE, 4},
+        {"minor-faults", UPMC_TYPE_SOFTWARE, 5},
+        {"major-faults", UPMC_TYPE_SOFTWARE, 6},
+        {"alignment-faults", UPMC_TYPE_SOFTWARE, 7},
+        {"emulation-faults", UPMC_TYPE_SOFTWARE, 8},
 };
 #define N_PLAIN (sizeof(plain_events) / sizeof(plain_events[0]))
 
 /* Generic cache events: <cache>-<op>s and <cache>-<op>-misses. */
-static const char *const caches[] = {"L1-dcache", "L1-icache", "LLC",  "dTLB",
+static const char *const caches[] = {"L1-dcache", "L1-icache", "LLC", "dTLB",
                                      "iTLB",      "branch",    "node"};
 static const char *const cache_ops[] = {"load", "store", "prefetch"};
 static const char *const cache_ops_plural[] = {"loads", "stores", "prefetches"};
@@ -70,8 +70,8 @@ static void known_event(unsigned i, char *buf, size_t size, struct named *ev)
 	miss = i % 2;
 	op = i / 2 % N_CACHE_OPS;
 	cache = i / 2 / N_CACHE_OPS;
-	upmc_format(buf, size, "%s-%s%s", caches[cache], miss ? cache_ops[op] : cache_ops_plural[op],
-	            miss ? "-misses" : "");
+	upmc_format(buf, size, "%s-%s%s", caches[cache],
+	            miss ? cache_ops[op] : cache_ops_plural[op], miss ? "-misses" : "");
 	ev->name = NULL;
 	ev->type = UPMC_TYPE_HW_CACHE;
 	/* perf's cache encoding: id | op << 8 | result << 16 */
@@ -174,7 +174,8 @@ static int apply_modifiers(const char *mods, const char *whole, struct upmc_even
  */
 static void default_levels(struct upmc_event *ev, unsigned flags)
 {
-	int kernel_only_event = ev->type == UPMC_TYPE_SOFTWARE && (ev->config == 3 || ev->config == 4);
+	int kernel_only_event =
+	        ev->type == UPMC_TYPE_SOFTWARE && (ev->config == 3 || ev->config == 4);
 
 	ev->exclude_user = 0;
 	ev->exclude_kernel = !(flags & UPMC_OPT_KERNEL) && !kernel_only_event;
@@ -189,8 +190,9 @@ static int parse_item(const char *item, unsigned flags, struct upmc_event *ev)
 	struct named known;
 
 	if (strlen(item) >= UPMC_NAME_MAX)
-		return upmc_fail(-ENAMETOOLONG, "event name '%.40s...' is too long (at most %d characters)",
-		                 item, UPMC_NAME_MAX - 1);
+		return upmc_fail(-ENAMETOOLONG,
+		                 "event name '%.40s...' is too long (at most %d characters)", item,
+		                 UPMC_NAME_MAX - 1);
 	memcpy(base, item, len);
 	base[len] = '\0';
 	if (lookup(base, &known) < 0) {
@@ -227,11 +229,13 @@ int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
 			return upmc_fail(-EINVAL, "event spec is empty: name at least one event, "
 			                          "e.g. 'cycles,instructions'");
 		if (!len)
-			return upmc_fail(-EINVAL, "event spec '%s' has an empty item at position %u",
-			                 spec, n + 1);
+			return upmc_fail(-EINVAL,
+			                 "event spec '%s' has an empty item at position %u", spec,
+			                 n + 1);
 		if (n == max)
-			return upmc_fail(-E2BIG, "event spec has more than %u events, the most one set holds",
-			                 max);
+			return upmc_fail(
+			        -E2BIG,
+			        "event spec has more than %u events, the most one set holds", max);
 		if (len > UPMC_NAME_MAX)
 			len = UPMC_NAME_MAX; /* parse_item() reports it */
 		memcpy(item, p, len);

@@ -48,7 +48,7 @@ int upmc_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)
 
 /* snprintf that never overflows and always terminates. */
 void upmc_format(char *buf, size_t size, const char *fmt, ...)
-	__attribute__((format(printf, 3, 4)));
+        __attribute__((format(printf, 3, 4)));
 
 /* Calibrated factors for timestamp ticks (measured once per process). */
 void upmc_clock_calibrated(struct upmc_clock *clock);

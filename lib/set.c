@@ -12,9 +12,8 @@ struct set_block {
 	struct upmc_set_state state;
 };
 
-#define KNOWN_FLAGS                                                                              \
-	(UPMC_OPT_KERNEL | UPMC_OPT_TIME_ONLY | UPMC_OPT_FORCE_SYSCALL |                          \
-	 UPMC_OPT_REQUIRE_USER_READ)
+#define KNOWN_FLAGS \
+	(UPMC_OPT_KERNEL | UPMC_OPT_TIME_ONLY | UPMC_OPT_FORCE_SYSCALL | UPMC_OPT_REQUIRE_USER_READ)
 
 static int read_options(const struct upmc_options *opts, unsigned *flags)
 {
@@ -22,7 +21,8 @@ static int read_options(const struct upmc_options *opts, unsigned *flags)
 	if (!opts)
 		return 0;
 	if (opts->size < offsetof(struct upmc_options, flags) + sizeof(opts->flags))
-		return upmc_fail(-EINVAL, "upmc_options.size is %zu: set it to sizeof(struct upmc_options)",
+		return upmc_fail(-EINVAL,
+		                 "upmc_options.size is %zu: set it to sizeof(struct upmc_options)",
 		                 opts->size);
 	if (opts->flags & ~KNOWN_FLAGS)
 		return upmc_fail(-EINVAL, "upmc_options.flags has unknown bits 0x%x",

@@ -165,6 +165,7 @@ TEST(clock, calibrated_within_one_percent_over_100ms)
 	EXPECT(got >= want - want / 100 && got <= want + want / 100);
 	EXPECT(got_cal >= want - want / 100 && got_cal <= want + want / 100);
 	/* calibrated absolute time lands on CLOCK_MONOTONIC_RAW, within 1 ms */
-	EXPECT(upmc_ticks_to_ns(&cal, t1) + 1000000 > m1 && upmc_ticks_to_ns(&cal, t1) < m1 + 1000000);
+	EXPECT(upmc_ticks_to_ns(&cal, t1) + 1000000 > m1 &&
+	       upmc_ticks_to_ns(&cal, t1) < m1 + 1000000);
 	upmc_close(set);
 }

@@ -110,14 +110,16 @@ TEST(headers, arm64_table_reads_every_index_in_order)
 	int i, k;
 
 	if (access("/usr/bin/aarch64-linux-gnu-gcc", X_OK))
-		SKIP("aarch64-linux-gnu-gcc is not installed: apt-get install gcc-aarch64-linux-gnu "
+		SKIP("aarch64-linux-gnu-gcc is not installed: apt-get install "
+		     "gcc-aarch64-linux-gnu "
 		     "libc6-dev-arm64-cross");
 	for (i = 0; i <= 30; i++)
 		snprintf(want + strlen(want), sizeof(want) - strlen(want), "pmevcntr%d_el0 ", i);
 	strcat(want, "pmccntr_el0 ");
 	for (k = 0; k < 2; k++) {
-		ASSERT_MSG(arm64_table(flags[k], regs, sizeof(regs)) == 0, "cross build failed (%s)",
-		           flags[k]);
-		EXPECT_MSG(!strcmp(regs, want), "table %s:\n  got  %s\n  want %s", flags[k], regs, want);
+		ASSERT_MSG(arm64_table(flags[k], regs, sizeof(regs)) == 0,
+		           "cross build failed (%s)", flags[k]);
+		EXPECT_MSG(!strcmp(regs, want), "table %s:\n  got  %s\n  want %s", flags[k], regs,
+		           want);
 	}
 }

@@ -15,7 +15,8 @@ static int parse(const char *spec, unsigned flags)
 
 TEST(spec, generic_hardware_names)
 {
-	ASSERT(parse("cycles,instructions,branch-misses,ref-cycles,stalled-cycles-backend", 0) == 5);
+	ASSERT(parse("cycles,instructions,branch-misses,ref-cycles,stalled-cycles-backend", 0) ==
+	       5);
 	EXPECT_EQ(ev[0].type, UPMC_TYPE_HARDWARE);
 	EXPECT_EQ(ev[0].config, 0);
 	EXPECT_EQ(ev[1].config, 1);
@@ -27,7 +28,8 @@ TEST(spec, generic_hardware_names)
 
 TEST(spec, aliases_and_case)
 {
-	ASSERT(parse("cpu-cycles,branch-instructions,CYCLES,Branches,faults,cs,migrations", 0) == 7);
+	ASSERT(parse("cpu-cycles,branch-instructions,CYCLES,Branches,faults,cs,migrations", 0) ==
+	       7);
 	EXPECT_EQ(ev[0].config, 0);
 	EXPECT_EQ(ev[1].config, 4);
 	EXPECT_EQ(ev[2].config, 0);
@@ -40,7 +42,8 @@ TEST(spec, aliases_and_case)
 
 TEST(spec, cache_names)
 {
-	ASSERT(parse("L1-dcache-load-misses,LLC-loads,dTLB-store-misses,L1-icache-prefetches", 0) == 4);
+	ASSERT(parse("L1-dcache-load-misses,LLC-loads,dTLB-store-misses,L1-icache-prefetches", 0) ==
+	       4);
 	EXPECT_EQ(ev[0].type, UPMC_TYPE_HW_CACHE);
 	EXPECT_EQ(ev[0].config, 0x10000); /* L1D | read << 8 | miss << 16 */
 	EXPECT_EQ(ev[1].config, 2);       /* LL | read | access */
@@ -99,7 +102,8 @@ TEST(spec, whitespace_around_items)
 TEST(spec, unknown_name_suggests_the_closest)
 {
 	EXPECT_EQ(parse("cycles,branch-mises", 0), -ENOENT);
-	EXPECT_CONTAINS(upmc_last_error(), "event 'branch-mises' unknown; did you mean 'branch-misses'");
+	EXPECT_CONTAINS(upmc_last_error(),
+	                "event 'branch-mises' unknown; did you mean 'branch-misses'");
 	EXPECT_EQ(parse("instrutions", 0), -ENOENT);
 	EXPECT_CONTAINS(upmc_last_error(), "did you mean 'instructions'");
 	EXPECT_EQ(parse("L1-dcache-load-mises", 0), -ENOENT);

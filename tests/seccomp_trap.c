@@ -29,21 +29,22 @@ static void on_sigsys(int sig)
 	trapped++;
 }
 
-#define ALLOW(nr)                                                                                \
-	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
+#define ALLOW(nr)                                        \
+	BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, (nr), 0, 1), \
+	        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW)
 
 static int install_filter(void)
 {
 	struct sock_filter code[] = {
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
-		BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_AUDIT_ARCH, 1, 0),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
-		BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
-		ALLOW(__NR_write),
-		ALLOW(__NR_exit),
-		ALLOW(__NR_exit_group),
-		ALLOW(__NR_rt_sigreturn),
-		BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
+	        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_AUDIT_ARCH, 1, 0),
+	        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	        ALLOW(__NR_write),
+	        ALLOW(__NR_exit),
+	        ALLOW(__NR_exit_group),
+	        ALLOW(__NR_rt_sigreturn),
+	        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP),
 	};
 	struct sock_fprog prog = {sizeof(code) / sizeof(code[0]), code};
 	struct sigaction sa;
@@ -72,14 +73,15 @@ long syscalls_made_by(void (*fn)(void *), void *arg)
 		}
 		/* exit_group through syscall(): _exit() is noreturn, and before
 		 * such calls sanitizers run code that makes system calls. */
-		syscall(SYS_exit_group, write(pipefd[1], &count, sizeof(count)) == sizeof(count) ? 0 : 2);
+		syscall(SYS_exit_group,
+		        write(pipefd[1], &count, sizeof(count)) == sizeof(count) ? 0 : 2);
 	}
 	close(pipefd[1]);
 	if (pid < 0 || read(pipefd[0], &count, sizeof(count)) != sizeof(count))
 		count = -1;
 	close(pipefd[0]);
-	if (pid > 0 && (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
-	                WEXITSTATUS(status) != 0))
+	if (pid > 0 &&
+	    (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
 		count = -1;
 	return count;
 }

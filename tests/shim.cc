@@ -10,7 +10,8 @@
 
 #include "tests/upmc_test.h"
 
-namespace {
+namespace
+{
 
 struct Entry {
 	const char *suite;
@@ -26,12 +27,18 @@ std::vector<Entry> &registry()
 	return entries;
 }
 
-class CTest : public ::testing::Test {
-public:
-	explicit CTest(upmc_test_fn fn) : fn_(fn) {}
-	void TestBody() override { fn_(); }
+class CTest : public ::testing::Test
+{
+      public:
+	explicit CTest(upmc_test_fn fn) : fn_(fn)
+	{
+	}
+	void TestBody() override
+	{
+		fn_();
+	}
 
-private:
+      private:
 	upmc_test_fn fn_;
 };
 

@@ -150,7 +150,7 @@ TEST(sim, no_rdpmc_capability_takes_the_slow_path)
 	ASSERT(set);
 	sim_tick(0, 9);
 	sim.event[0].page.capabilities = 0; /* index stays set: must not be trusted */
-	sim.bank[0] = 0x123456; /* what a forbidden read would give */
+	sim.bank[0] = 0x123456;             /* what a forbidden read would give */
 	sim.event[0].stopped = 9;
 	sim.event[0].running = 0;
 	ASSERT(upmc_read_counter(set, 0, &v) == 0);

@@ -17,9 +17,9 @@
 #include "os/linux/probe.h"
 
 /* upmc_perf_page mirrors the uapi page: check every field the reader uses. */
-#define SAME_OFFSET(field)                                                                        \
-	_Static_assert(offsetof(struct perf_event_mmap_page, field) ==                            \
-	                       offsetof(struct upmc_perf_page, field),                            \
+#define SAME_OFFSET(field)                                             \
+	_Static_assert(offsetof(struct perf_event_mmap_page, field) == \
+	                       offsetof(struct upmc_perf_page, field), \
 	               "upmc_perf_page." #field " is not where the kernel puts it")
 SAME_OFFSET(lock);
 SAME_OFFSET(index);
@@ -74,8 +74,8 @@ static int open_event(const struct upmc_event *ev, int leader, int user_read)
 	attr.exclude_user = ev->exclude_user;
 	attr.exclude_kernel = ev->exclude_kernel;
 	attr.exclude_hv = 1;
-	attr.read_format = PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED |
-	                   PERF_FORMAT_TOTAL_TIME_RUNNING;
+	attr.read_format =
+	        PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 #if defined(__aarch64__)
 	if (user_read) {
 		/* config1 bit 1 asks for user access, bit 0 for a 64-bit
@@ -168,7 +168,8 @@ static void map_pages(struct upmc_set *set, struct linux_set *ls, unsigned flags
 		p = mmap(NULL, ls->page_size, PROT_READ, MAP_SHARED | MAP_POPULATE, ls->fd[i], 0);
 		if (p == MAP_FAILED) {
 			upmc_format(c->reason, sizeof(c->reason),
-			            "mmap of the perf page failed (%s): raise kernel.perf_event_mlock_kb "
+			            "mmap of the perf page failed (%s): raise "
+			            "kernel.perf_event_mlock_kb "
 			            "or `ulimit -l`; read(2) is used",
 			            strerror(errno));
 			continue;
@@ -187,11 +188,13 @@ static void syscall_reason(struct upmc_counter *c, unsigned flags)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "software event: the kernel counts it, read(2) reads it");
 	else if (flags & UPMC_OPT_FORCE_SYSCALL)
-		upmc_format(c->reason, sizeof(c->reason), "UPMC_OPT_FORCE_SYSCALL asks for read(2)");
-	else
 		upmc_format(c->reason, sizeof(c->reason),
-		            "this architecture (%s) has no user-space counter read; read(2) is used",
-		            UPMC_ARCH_NAME);
+		            "UPMC_OPT_FORCE_SYSCALL asks for read(2)");
+	else
+		upmc_format(
+		        c->reason, sizeof(c->reason),
+		        "this architecture (%s) has no user-space counter read; read(2) is used",
+		        UPMC_ARCH_NAME);
 }
 
 /* After the group is enabled: which counters the kernel lets us read. */
@@ -239,8 +242,8 @@ static void mark_unavailable(struct upmc_set *set, struct linux_set *ls, const c
 }
 
 static const char pinned_failed[] =
-	"the counters could not be put on the PMU together: another user holds them (a "
-	"system-wide perf session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`)";
+        "the counters could not be put on the PMU together: another user holds them (a "
+        "system-wide perf session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`)";
 
 int upmc_os_open(struct upmc_set *set, unsigned flags)
 {

@@ -92,7 +92,8 @@ void upmc_linux_probe(struct upmc_linux_probe *p)
 	find_core_pmus(p);
 	p->rdpmc = -1;
 	for (i = 0; i < p->n_core && p->rdpmc < 0; i++) {
-		upmc_format(path, sizeof(path), "/sys/bus/event_source/devices/%s/rdpmc", p->core[i]);
+		upmc_format(path, sizeof(path), "/sys/bus/event_source/devices/%s/rdpmc",
+		            p->core[i]);
 		p->rdpmc = read_or(path, -1);
 	}
 }
@@ -101,20 +102,24 @@ static void explain_permission(char *buf, size_t size, const struct upmc_event *
                                const struct upmc_linux_probe *p)
 {
 	if (p->paranoid > 2)
-		upmc_format(buf, size,
-		            "'%s': perf_event_paranoid is %d, which forbids perf to non-root users: run "
-		            "`sysctl kernel.perf_event_paranoid=2` (or give the program CAP_PERFMON)",
-		            ev->name, p->paranoid);
+		upmc_format(
+		        buf, size,
+		        "'%s': perf_event_paranoid is %d, which forbids perf to non-root users: "
+		        "run "
+		        "`sysctl kernel.perf_event_paranoid=2` (or give the program CAP_PERFMON)",
+		        ev->name, p->paranoid);
 	else if (!ev->exclude_kernel && p->paranoid > 1)
-		upmc_format(buf, size,
-		            "'%s': counting kernel mode needs perf_event_paranoid <= 1 (it is %d): run "
-		            "`sysctl kernel.perf_event_paranoid=1`, or count user space only with ':u'",
-		            ev->name, p->paranoid);
+		upmc_format(
+		        buf, size,
+		        "'%s': counting kernel mode needs perf_event_paranoid <= 1 (it is %d): run "
+		        "`sysctl kernel.perf_event_paranoid=1`, or count user space only with ':u'",
+		        ev->name, p->paranoid);
 	else
-		upmc_format(buf, size,
-		            "'%s': permission denied (perf_event_paranoid is %d): run as root or grant "
-		            "CAP_PERFMON; in a container, allow perf_event_open in its seccomp profile",
-		            ev->name, p->paranoid);
+		upmc_format(
+		        buf, size,
+		        "'%s': permission denied (perf_event_paranoid is %d): run as root or grant "
+		        "CAP_PERFMON; in a container, allow perf_event_open in its seccomp profile",
+		        ev->name, p->paranoid);
 }
 
 static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
@@ -128,17 +133,19 @@ static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
 		            "'%s' cannot be counted: no CPU PMU is visible, typical of a virtual "
 		            "machine without a virtual PMU: enable it in the hypervisor (QEMU/KVM "
 		            "'-cpu host,pmu=on', libvirt <pmu state='on'/>, VMware 'virtualize CPU "
-		            "performance counters', a cloud instance type with a PMU) or use bare metal",
+		            "performance counters', a cloud instance type with a PMU) or use bare "
+		            "metal",
 		            ev->name);
 	else if (!p->n_core)
-		upmc_format(buf, size,
-		            "'%s' cannot be counted: no CPU PMU is visible (no cpu, cpu_core or "
-		            "armv8_* in /sys/bus/event_source/devices): the kernel has no driver for "
-		            "this CPU's PMU (CONFIG_HW_PERF_EVENTS)",
-		            ev->name);
+		upmc_format(
+		        buf, size,
+		        "'%s' cannot be counted: no CPU PMU is visible (no cpu, cpu_core or "
+		        "armv8_* in /sys/bus/event_source/devices): the kernel has no driver for "
+		        "this CPU's PMU (CONFIG_HW_PERF_EVENTS)",
+		        ev->name);
 	else
-		upmc_format(buf, size, "'%s' is not supported by the PMU '%s' of this CPU", ev->name,
-		            p->core[0]);
+		upmc_format(buf, size, "'%s' is not supported by the PMU '%s' of this CPU",
+		            ev->name, p->core[0]);
 }
 
 static int max_counters(void)

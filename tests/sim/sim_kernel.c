@@ -49,7 +49,8 @@ uint64_t sim_count(unsigned i)
 
 	if (!e->running)
 		return e->stopped;
-	return (uint64_t)e->page.offset + (uint64_t)sim_sign_extend(sim.bank[e->counter], sim.width);
+	return (uint64_t)e->page.offset +
+	       (uint64_t)sim_sign_extend(sim.bank[e->counter], sim.width);
 }
 
 void sim_tick(unsigned i, uint64_t step)

@@ -25,11 +25,11 @@ uint64_t sim_read_counter(uint32_t hw_index);
 
 struct sim_event {
 	struct upmc_perf_page page;
-	int running;           /* on a hardware counter */
-	unsigned counter;      /* which one, while running */
-	uint64_t stopped;      /* the count while not running */
-	uint64_t truth;        /* never below any value a read may return */
-	int software;          /* no page: read(2) only */
+	int running;      /* on a hardware counter */
+	unsigned counter; /* which one, while running */
+	uint64_t stopped; /* the count while not running */
+	uint64_t truth;   /* never below any value a read may return */
+	int software;     /* no page: read(2) only */
 };
 
 struct sim_machine {
@@ -37,7 +37,7 @@ struct sim_machine {
 	volatile uint64_t bank[SIM_COUNTERS];
 	struct sim_event event[UPMC_MAX_COUNTERS];
 	unsigned n;
-	unsigned slow_reads;    /* read(2) calls */
+	unsigned slow_reads;              /* read(2) calls */
 	volatile sig_atomic_t in_syscall; /* read(2) is atomic: updates wait */
 };
 

@@ -34,11 +34,11 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t hw_index)
 {
 	uint64_t v, entry, off;
 	__asm__ __volatile__(
-		"adr %[e], 1f\n\t"
-		"ubfiz %[o], %x[i], #" UPMC_ARM64_SHIFT ", #5\n\t"
-		"add %[e], %[e], %[o]\n\t"
-		"br %[e]\n"
-		"1:\n\t" /* clang-format off */
+	        "adr %[e], 1f\n\t"
+	        "ubfiz %[o], %x[i], #" UPMC_ARM64_SHIFT ", #5\n\t"
+	        "add %[e], %[e], %[o]\n\t"
+	        "br %[e]\n"
+	        "1:\n\t" /* clang-format off */
 		UPMC_ARM64_ENTRY("pmevcntr0_el0")  UPMC_ARM64_ENTRY("pmevcntr1_el0")
 		UPMC_ARM64_ENTRY("pmevcntr2_el0")  UPMC_ARM64_ENTRY("pmevcntr3_el0")
 		UPMC_ARM64_ENTRY("pmevcntr4_el0")  UPMC_ARM64_ENTRY("pmevcntr5_el0")
@@ -56,8 +56,8 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t hw_index)
 		UPMC_ARM64_ENTRY("pmevcntr28_el0") UPMC_ARM64_ENTRY("pmevcntr29_el0")
 		UPMC_ARM64_ENTRY("pmevcntr30_el0") UPMC_ARM64_ENTRY("pmccntr_el0")
 		"2:" /* clang-format on */
-		: [v] "=r"(v), [e] "=&r"(entry), [o] "=&r"(off)
-		: [i] "r"((uint64_t)hw_index));
+	        : [v] "=r"(v), [e] "=&r"(entry), [o] "=&r"(off)
+	        : [i] "r"((uint64_t)hw_index));
 	return v;
 }
 

@@ -31,9 +31,9 @@ extern "C" {
 #define UPMC_VERSION_MINOR 1
 
 /* upmc_options.flags */
-#define UPMC_OPT_KERNEL           (1u << 0) /* count kernel mode too, unless ':u' */
-#define UPMC_OPT_TIME_ONLY        (1u << 1) /* open what can be, mark the rest unavailable */
-#define UPMC_OPT_FORCE_SYSCALL    (1u << 2) /* never read from user space */
+#define UPMC_OPT_KERNEL            (1u << 0) /* count kernel mode too, unless ':u' */
+#define UPMC_OPT_TIME_ONLY         (1u << 1) /* open what can be, mark the rest unavailable */
+#define UPMC_OPT_FORCE_SYSCALL     (1u << 2) /* never read from user space */
 #define UPMC_OPT_REQUIRE_USER_READ (1u << 3) /* fail unless every counter reads in user space */
 
 /*
