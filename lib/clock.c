@@ -19,6 +19,7 @@ static void sample(uint64_t *ticks, uint64_t *ns)
 	uint64_t best = UINT64_MAX;
 	int k;
 
+	*ticks = *ns = 0;
 	for (k = 0; k < 16; k++) {
 		uint64_t t0 = upmc_timestamp_serialized();
 		uint64_t m = upmc_os_monotonic_ns();

@@ -10,7 +10,7 @@
 
 /*
  * Opens set->state->counter[0..set->n-1] for the calling thread and starts
- * them. Sets set->page[], set->user_read and each counter's path and
+ * them. Sets set->page[], set->user_n and each counter's path and
  * reason. On failure returns -errno after upmc_fail() and leaves nothing
  * open.
  */

@@ -127,7 +127,7 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 		free(set);
 		return err;
 	}
-	if ((flags & UPMC_OPT_REQUIRE_USER_READ) && !set->user_read) {
+	if ((flags & UPMC_OPT_REQUIRE_USER_READ) && !set->user_n) {
 		for (i = 0; i < set->n && set->state->counter[i].path == UPMC_PATH_USER; i++)
 			;
 		err = upmc_fail(-EPERM, "counter '%s' cannot be read from user space: %s",
@@ -217,6 +217,14 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 	if (!set->n)
 		return 0;
 	return upmc_os_read(set, values, NULL, NULL);
+}
+
+UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n)
+{
+	if (set && set->n != n)
+		return upmc_fail(-EINVAL, "upmc_read_n: the set has %u counters, not %u", set->n,
+		                 n);
+	return upmc_read_slow(set, values);
 }
 
 UPMC_API UPMC_COLD int upmc_read_counter_slow(struct upmc_set *set, unsigned i, uint64_t *value)

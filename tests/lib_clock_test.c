@@ -74,7 +74,7 @@ static struct upmc_set fake_set(void)
 
 	memset(&set, 0, sizeof(set));
 	set.n = 1;
-	set.user_read = 1;
+	set.user_n = 1;
 	set.page[0] = &page;
 	return set;
 }

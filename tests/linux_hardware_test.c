@@ -115,7 +115,7 @@ TEST(hardware, user_reads_agree_with_read)
 		     "counters to read");
 	err = upmc_open(&set, "instructions,cycles", NULL);
 	ASSERT_MSG(err == 0, "%s", upmc_last_error());
-	if (!set->user_read) {
+	if (!set->user_n) {
 		const char *why = upmc_counter_reason(set, 0);
 		upmc_close(set);
 		SKIP("counters open but not readable from user space: %s", why);

@@ -13,7 +13,7 @@
 
 TEST(seccomp, positive_control_is_trapped)
 {
-	EXPECT_EQ(syscalls_made_by(make_two_syscalls, NULL), 2);
+	EXPECT_EQ(syscalls_made_by(NULL, make_two_syscalls, NULL), 2);
 }
 
 static void time_reads(void *arg)
@@ -35,7 +35,7 @@ TEST(seccomp, timestamps_make_no_syscall)
 	struct upmc_set *set;
 
 	ASSERT(upmc_open_timer(&set) == 0);
-	EXPECT_EQ(syscalls_made_by(time_reads, set), 0);
+	EXPECT_EQ(syscalls_made_by(NULL, time_reads, set), 0);
 	upmc_close(set);
 }
 
@@ -60,7 +60,7 @@ TEST(seccomp, time_only_set_reads_make_no_syscall)
 		SKIP("this machine has a CPU PMU: a set of hardware events is not time-only here");
 	ASSERT(upmc_open(&set, "cycles,instructions", &opts) == 0);
 	ASSERT(upmc_counter_path(set, 0) == UPMC_PATH_UNAVAILABLE);
-	EXPECT_EQ(syscalls_made_by(set_reads, set), 0);
+	EXPECT_EQ(syscalls_made_by(NULL, set_reads, set), 0);
 	printf("seccomp: %d timestamp pairs and %d reads of a time-only set: 0 syscalls\n", READS,
 	       READS);
 	upmc_close(set);

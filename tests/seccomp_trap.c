@@ -56,7 +56,7 @@ static int install_filter(void)
 	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
 }
 
-long syscalls_made_by(void (*fn)(void *), void *arg)
+long syscalls_made_by(void *(*prepare)(void *), void (*fn)(void *), void *arg)
 {
 	long count = -1;
 	int pipefd[2], status;
@@ -67,7 +67,7 @@ long syscalls_made_by(void (*fn)(void *), void *arg)
 	pid = fork();
 	if (pid == 0) {
 		close(pipefd[0]);
-		if (install_filter() == 0) {
+		if ((!prepare || (arg = prepare(arg))) && install_filter() == 0) {
 			fn(arg);
 			count = trapped;
 		}

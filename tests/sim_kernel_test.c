@@ -54,7 +54,7 @@ TEST(sim, sign_extends_by_pmc_width)
 		uint64_t v;
 
 		ASSERT(set);
-		ASSERT(set->user_read);
+		ASSERT(set->user_n);
 		sim.event[0].page.offset = 1000;
 		set_raw(0, w == 64 ? ~0ull : (1ull << w) - 1); /* -1 */
 		ASSERT(upmc_read_counter(set, 0, &v) == 0);
@@ -167,7 +167,7 @@ TEST(sim, forced_syscall_and_software_events)
 
 	sim_reset(48);
 	ASSERT(upmc_open(&set, "cycles,instructions", &opts) == 0);
-	EXPECT(!set->user_read);
+	EXPECT(!set->user_n);
 	EXPECT_EQ(upmc_counter_path(set, 0), UPMC_PATH_SYSCALL);
 	ASSERT(upmc_read(set, v) == 2);
 	EXPECT_EQ(sim.slow_reads, 1);
@@ -175,7 +175,7 @@ TEST(sim, forced_syscall_and_software_events)
 
 	set = open_sim(48, "cycles,task-clock");
 	ASSERT(set);
-	EXPECT(!set->user_read);
+	EXPECT(!set->user_n);
 	EXPECT_EQ(upmc_counter_path(set, 0), UPMC_PATH_USER);
 	EXPECT_EQ(upmc_counter_path(set, 1), UPMC_PATH_SYSCALL);
 	EXPECT_CONTAINS(upmc_summary(set), "1 user-space");

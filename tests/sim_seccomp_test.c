@@ -11,7 +11,7 @@
 
 TEST(sim_seccomp, positive_control_is_trapped)
 {
-	EXPECT_EQ(syscalls_made_by(make_two_syscalls, NULL), 2);
+	EXPECT_EQ(syscalls_made_by(NULL, make_two_syscalls, NULL), 2);
 }
 
 static void reads(void *arg)
@@ -33,8 +33,8 @@ TEST(sim_seccomp, user_reads_make_no_syscall)
 
 	sim_reset(48);
 	ASSERT(upmc_open(&set, "cycles,instructions,branches,branch-misses", NULL) == 0);
-	ASSERT(set->user_read);
-	EXPECT_EQ(syscalls_made_by(reads, set), 0);
+	ASSERT(set->user_n);
+	EXPECT_EQ(syscalls_made_by(NULL, reads, set), 0);
 	printf("sim_seccomp: %d set reads and %d single reads: 0 syscalls\n", READS, READS);
 	upmc_close(set);
 }
@@ -54,6 +54,6 @@ TEST(sim_seccomp, index_zero_enters_the_kernel)
 
 	sim_reset(48);
 	ASSERT(upmc_open(&set, "cycles,instructions,branches,branch-misses", NULL) == 0);
-	EXPECT_EQ(syscalls_made_by(slow_read, set), 1);
+	EXPECT_EQ(syscalls_made_by(NULL, slow_read, set), 1);
 	upmc_close(set);
 }

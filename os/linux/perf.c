@@ -218,7 +218,7 @@ static void choose_paths(struct upmc_set *set, struct linux_set *ls, unsigned fl
 			syscall_reason(c, flags);
 		}
 	}
-	set->user_read = set->n && user == set->n;
+	set->user_n = user == set->n ? set->n : 0;
 }
 
 /* A pinned group that cannot get onto the PMU goes into an error state,
@@ -290,7 +290,7 @@ void upmc_os_close(struct upmc_set *set)
 		return;
 	for (i = 0; i < set->n; i++)
 		set->page[i] = &no_page;
-	set->user_read = 0;
+	set->user_n = 0;
 	release(ls);
 	set->state->os = NULL;
 }

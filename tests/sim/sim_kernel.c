@@ -29,9 +29,9 @@ int64_t sim_sign_extend(uint64_t raw, unsigned width)
 	return (raw & sign) ? (int64_t)(raw - sign) - (int64_t)(sign - 1) - 1 : (int64_t)raw;
 }
 
-uint64_t sim_read_counter(uint32_t hw_index)
+uint64_t sim_read_counter(uint32_t page_index)
 {
-	return sim.bank[hw_index % SIM_COUNTERS];
+	return sim.bank[(page_index - 1) % SIM_COUNTERS];
 }
 
 void sim_reset(unsigned width)
@@ -156,13 +156,13 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 		c->path = UPMC_PATH_USER;
 		user++;
 	}
-	set->user_read = set->n && user == set->n;
+	set->user_n = user == set->n ? set->n : 0;
 	return 0;
 }
 
 void upmc_os_close(struct upmc_set *set)
 {
-	set->user_read = 0;
+	set->user_n = 0;
 	sim.n = 0;
 }
 

@@ -17,8 +17,8 @@
 #include <signal.h>
 #include <stdint.h>
 
-uint64_t sim_read_counter(uint32_t hw_index);
-#define UPMC_ARCH_READ_COUNTER(hw_index) sim_read_counter(hw_index)
+uint64_t sim_read_counter(uint32_t page_index);
+#define UPMC_ARCH_READ_COUNTER(page_index) sim_read_counter(page_index)
 #include <upmc/upmc.h>
 
 #define SIM_COUNTERS 32

@@ -17,47 +17,67 @@
 #define UPMC_ARCH_TICKS_ARE_NS  0
 
 /*
- * The counter number is encoded in the mrs instruction, so the read jumps
- * into a table of 32 fixed-size entries: 0..30 are PMEVCNTR<n>_EL0, 31 is
- * PMCCNTR_EL0. The index is masked to 5 bits so that no value can jump out
- * of the table. With BTI enabled each entry starts with a landing pad.
+ * The counter number is encoded in the mrs instruction, so reads go through
+ * a table of 32 two-instruction functions, "mrs x16, <counter>; ret",
+ * indexed by the page's index (the counter + 1) modulo 32: entry 0 is
+ * PMCCNTR_EL0 (index 32), entry n is PMEVCNTR<n-1>_EL0 (index n). The 5-bit
+ * mask keeps every value inside the table. The table is emitted once per
+ * program (a COMDAT group), so each inlined read costs a few instructions
+ * of code, not 32 entries. A call through x17 changes only x16, x17 and
+ * x30, the registers the procedure call standard leaves to such stubs.
+ * With BTI enabled each entry starts with a landing pad.
  */
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
-#define UPMC_ARM64_ENTRY(reg) "hint #36\n\tmrs %[v], " reg "\n\tb 2f\n\tnop\n\t"
-#define UPMC_ARM64_SHIFT      "4"
+#define UPMC_ARM64_ENTRY(reg) "hint #34\n\tmrs x16, " reg "\n\tret\n\tnop\n"
+#define UPMC_ARM64_SHIFT_BITS 4
 #else
-#define UPMC_ARM64_ENTRY(reg) "mrs %[v], " reg "\n\tb 2f\n\t"
-#define UPMC_ARM64_SHIFT      "3"
+#define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n"
+#define UPMC_ARM64_SHIFT_BITS 3
 #endif
 
-static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t hw_index)
+/* clang-format off */
+__asm__(".pushsection .text.upmc_arm64_counters,\"axG\",%progbits,upmc_arm64_counters,comdat\n"
+	".globl upmc_arm64_counters\n"
+	".hidden upmc_arm64_counters\n"
+	".type upmc_arm64_counters, %function\n"
+	".p2align 4\n"
+	"upmc_arm64_counters:\n\t"
+	UPMC_ARM64_ENTRY("pmccntr_el0")
+	UPMC_ARM64_ENTRY("pmevcntr0_el0")  UPMC_ARM64_ENTRY("pmevcntr1_el0")
+	UPMC_ARM64_ENTRY("pmevcntr2_el0")  UPMC_ARM64_ENTRY("pmevcntr3_el0")
+	UPMC_ARM64_ENTRY("pmevcntr4_el0")  UPMC_ARM64_ENTRY("pmevcntr5_el0")
+	UPMC_ARM64_ENTRY("pmevcntr6_el0")  UPMC_ARM64_ENTRY("pmevcntr7_el0")
+	UPMC_ARM64_ENTRY("pmevcntr8_el0")  UPMC_ARM64_ENTRY("pmevcntr9_el0")
+	UPMC_ARM64_ENTRY("pmevcntr10_el0") UPMC_ARM64_ENTRY("pmevcntr11_el0")
+	UPMC_ARM64_ENTRY("pmevcntr12_el0") UPMC_ARM64_ENTRY("pmevcntr13_el0")
+	UPMC_ARM64_ENTRY("pmevcntr14_el0") UPMC_ARM64_ENTRY("pmevcntr15_el0")
+	UPMC_ARM64_ENTRY("pmevcntr16_el0") UPMC_ARM64_ENTRY("pmevcntr17_el0")
+	UPMC_ARM64_ENTRY("pmevcntr18_el0") UPMC_ARM64_ENTRY("pmevcntr19_el0")
+	UPMC_ARM64_ENTRY("pmevcntr20_el0") UPMC_ARM64_ENTRY("pmevcntr21_el0")
+	UPMC_ARM64_ENTRY("pmevcntr22_el0") UPMC_ARM64_ENTRY("pmevcntr23_el0")
+	UPMC_ARM64_ENTRY("pmevcntr24_el0") UPMC_ARM64_ENTRY("pmevcntr25_el0")
+	UPMC_ARM64_ENTRY("pmevcntr26_el0") UPMC_ARM64_ENTRY("pmevcntr27_el0")
+	UPMC_ARM64_ENTRY("pmevcntr28_el0") UPMC_ARM64_ENTRY("pmevcntr29_el0")
+	UPMC_ARM64_ENTRY("pmevcntr30_el0")
+	".size upmc_arm64_counters, . - upmc_arm64_counters\n"
+	".popsection");
+/* clang-format on */
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+__attribute__((visibility("hidden"))) extern const char upmc_arm64_counters[];
+#ifdef __cplusplus
+}
+#endif
+
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
-	uint64_t v, entry, off;
-	__asm__ __volatile__(
-	        "adr %[e], 1f\n\t"
-	        "ubfiz %[o], %x[i], #" UPMC_ARM64_SHIFT ", #5\n\t"
-	        "add %[e], %[e], %[o]\n\t"
-	        "br %[e]\n"
-	        "1:\n\t" /* clang-format off */
-		UPMC_ARM64_ENTRY("pmevcntr0_el0")  UPMC_ARM64_ENTRY("pmevcntr1_el0")
-		UPMC_ARM64_ENTRY("pmevcntr2_el0")  UPMC_ARM64_ENTRY("pmevcntr3_el0")
-		UPMC_ARM64_ENTRY("pmevcntr4_el0")  UPMC_ARM64_ENTRY("pmevcntr5_el0")
-		UPMC_ARM64_ENTRY("pmevcntr6_el0")  UPMC_ARM64_ENTRY("pmevcntr7_el0")
-		UPMC_ARM64_ENTRY("pmevcntr8_el0")  UPMC_ARM64_ENTRY("pmevcntr9_el0")
-		UPMC_ARM64_ENTRY("pmevcntr10_el0") UPMC_ARM64_ENTRY("pmevcntr11_el0")
-		UPMC_ARM64_ENTRY("pmevcntr12_el0") UPMC_ARM64_ENTRY("pmevcntr13_el0")
-		UPMC_ARM64_ENTRY("pmevcntr14_el0") UPMC_ARM64_ENTRY("pmevcntr15_el0")
-		UPMC_ARM64_ENTRY("pmevcntr16_el0") UPMC_ARM64_ENTRY("pmevcntr17_el0")
-		UPMC_ARM64_ENTRY("pmevcntr18_el0") UPMC_ARM64_ENTRY("pmevcntr19_el0")
-		UPMC_ARM64_ENTRY("pmevcntr20_el0") UPMC_ARM64_ENTRY("pmevcntr21_el0")
-		UPMC_ARM64_ENTRY("pmevcntr22_el0") UPMC_ARM64_ENTRY("pmevcntr23_el0")
-		UPMC_ARM64_ENTRY("pmevcntr24_el0") UPMC_ARM64_ENTRY("pmevcntr25_el0")
-		UPMC_ARM64_ENTRY("pmevcntr26_el0") UPMC_ARM64_ENTRY("pmevcntr27_el0")
-		UPMC_ARM64_ENTRY("pmevcntr28_el0") UPMC_ARM64_ENTRY("pmevcntr29_el0")
-		UPMC_ARM64_ENTRY("pmevcntr30_el0") UPMC_ARM64_ENTRY("pmccntr_el0")
-		"2:" /* clang-format on */
-	        : [v] "=r"(v), [e] "=&r"(entry), [o] "=&r"(off)
-	        : [i] "r"((uint64_t)hw_index));
+	register uint64_t v __asm__("x16");
+	register const char *entry __asm__("x17");
+
+	entry = upmc_arm64_counters + ((page_index & 31) << UPMC_ARM64_SHIFT_BITS);
+	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
 	return v;
 }
 

@@ -26,9 +26,9 @@ UPMC_API uint64_t upmc_generic_now_ns(void);
 #endif
 
 /* Never called: the library does not enable user reads on this arch. */
-static inline uint64_t upmc_arch_read_counter(uint32_t hw_index)
+static inline uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
-	(void)hw_index;
+	(void)page_index;
 	return 0;
 }
 

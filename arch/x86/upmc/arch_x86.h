@@ -15,19 +15,19 @@
 #define UPMC_ARCH_HAS_USER_READ 1
 #define UPMC_ARCH_TICKS_ARE_NS  0
 
-/* hw_index is the page's index - 1; fixed counters carry bit 30. */
-static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t hw_index)
+/* rdpmc takes the page's index - 1; fixed counters carry bit 30 in it. */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
-	uint32_t lo, hi;
-	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(hw_index));
-	return lo | (uint64_t)hi << 32;
+	uint64_t lo, hi; /* rdpmc zero-extends both halves into 64 bits */
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(page_index - 1));
+	return lo | hi << 32;
 }
 
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp(void)
 {
-	uint32_t lo, hi;
+	uint64_t lo, hi;
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return lo | (uint64_t)hi << 32;
+	return lo | hi << 32;
 }
 
 /*
@@ -37,9 +37,9 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp(void)
  */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp_serialized(void)
 {
-	uint32_t lo, hi;
+	uint64_t lo, hi;
 	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
-	return lo | (uint64_t)hi << 32;
+	return lo | hi << 32;
 }
 
 static inline void upmc_arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])

@@ -26,10 +26,11 @@
 
 /*
  * The one seam for the simulated kernel (tests): define this before
- * including <upmc/upmc.h> to route counter reads to a simulated bank.
+ * including <upmc/upmc.h> to route counter reads to a simulated bank. It
+ * takes the page's index (the hardware counter + 1).
  */
 #ifndef UPMC_ARCH_READ_COUNTER
-#define UPMC_ARCH_READ_COUNTER(hw_index) upmc_arch_read_counter(hw_index)
+#define UPMC_ARCH_READ_COUNTER(page_index) upmc_arch_read_counter(page_index)
 #endif
 
 #ifdef __cplusplus
@@ -90,8 +91,8 @@ struct upmc_set_state;
  * treat them as private and use the functions in <upmc/upmc.h>.
  */
 struct upmc_set {
-	uint32_t n;         /* counters in the set */
-	uint32_t user_read; /* every counter may be read from user space */
+	uint32_t user_n; /* n when every counter reads in user space, else 0 */
+	uint32_t n;      /* counters in the set */
 	const volatile struct upmc_perf_page *page[UPMC_MAX_COUNTERS];
 	struct upmc_clock clock;
 	struct upmc_set_state *state;
@@ -99,6 +100,7 @@ struct upmc_set {
 
 /* Out of line and cold: read(2) (or the OS's own call) for the whole set. */
 UPMC_API int upmc_read_slow(struct upmc_set *set, uint64_t *values);
+UPMC_API int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n);
 UPMC_API int upmc_read_counter_slow(struct upmc_set *set, unsigned i, uint64_t *value);
 UPMC_API int upmc_read_times_slow(struct upmc_set *set, uint64_t *enabled, uint64_t *running);
 
@@ -121,46 +123,73 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_page_value(const volatile struct upmc_pe
                                                    uint32_t index)
 {
 	const unsigned shift = (64u - pc->pmc_width) & 63;
-	const uint64_t raw = UPMC_ARCH_READ_COUNTER(index - 1);
+	const uint64_t raw = UPMC_ARCH_READ_COUNTER(index);
 	return (uint64_t)pc->offset + (uint64_t)((int64_t)(raw << shift) >> shift);
 }
 
 /*
- * Reads every counter of the set into values[0..n-1], one validated pass:
- * all locks, then every index/offset/counter, then all locks again; retried
- * as a whole when any lock moved, so every value comes from one
- * schedule-in. A counter that is not on the PMU right now (index 0) sends
- * the whole set through read(2). Returns n, or a negative errno.
+ * Counters 0..n-1 in one validated pass: all locks, then every
+ * index/offset/counter, then all locks again; retried as a whole when any
+ * lock moved, so every value comes from one schedule-in. A counter that is
+ * not on the PMU right now (index 0) sends the whole set through read(2).
+ *
+ * Defined twice from one body: as a loop (upmc_read_pages) and unrolled
+ * into straight-line code for a constant n (upmc_read_pages_unrolled).
+ */
+#define UPMC_DEFINE_READ_PAGES(name, unroll)                                                  \
+	static UPMC_ALWAYS_INLINE int name(struct upmc_set *set, uint64_t *values,            \
+	                                   const uint32_t n)                                  \
+	{                                                                                     \
+		uint32_t seq, i;                                                              \
+		do {                                                                          \
+			/* The locks only ever grow: their sum changes iff one did. */        \
+			seq = 0;                                                              \
+			unroll for (i = 0; i < n; i++) seq += set->page[i]->lock;             \
+			/* Pairs with the kernel's barrier() after its first ++lock. */       \
+			upmc_barrier();                                                       \
+			unroll for (i = 0; i < n; i++)                                        \
+			{                                                                     \
+				const volatile struct upmc_perf_page *pc = set->page[i];      \
+				const uint32_t index = pc->index;                             \
+				if (UPMC_UNLIKELY(!index ||                                   \
+				                  !(pc->capabilities & UPMC_CAP_USER_RDPMC))) \
+					return upmc_read_slow(set, values);                   \
+				values[i] = upmc_page_value(pc, index);                       \
+			}                                                                     \
+			/* Pairs with the kernel's barrier() before its second ++lock. */     \
+			upmc_barrier();                                                       \
+			unroll for (i = 0; i < n; i++) seq -= set->page[i]->lock;             \
+		} while (UPMC_UNLIKELY(seq != 0));                                            \
+		return (int)n;                                                                \
+	}
+/* clang-format off */
+UPMC_DEFINE_READ_PAGES(upmc_read_pages, )
+UPMC_DEFINE_READ_PAGES(upmc_read_pages_unrolled, UPMC_UNROLL)
+/* clang-format on */
+
+/*
+ * Reads every counter of the set into values[0..n-1] (see upmc_read_pages).
+ * Returns n, or a negative errno.
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 {
-	const uint32_t n = set->n;
-	uint32_t seq, i;
+	const uint32_t n = set->user_n;
 
-	if (UPMC_UNLIKELY(!set->user_read))
+	if (UPMC_UNLIKELY(!n))
 		return upmc_read_slow(set, values);
-	do {
-		/* The locks only ever grow, so their sum changes iff one did. */
-		seq = 0;
-		for (i = 0; i < n; i++)
-			seq += set->page[i]->lock;
-		/* Pairs with the kernel's barrier() after its first ++lock. The
-		 * writer runs on this CPU (interrupt, NMI, or while this task
-		 * is switched out), so only the compiler can reorder. */
-		upmc_barrier();
-		for (i = 0; i < n; i++) {
-			const volatile struct upmc_perf_page *pc = set->page[i];
-			const uint32_t index = pc->index;
-			if (UPMC_UNLIKELY(!index || !(pc->capabilities & UPMC_CAP_USER_RDPMC)))
-				return upmc_read_slow(set, values);
-			values[i] = upmc_page_value(pc, index);
-		}
-		/* Pairs with the kernel's barrier() before its second ++lock. */
-		upmc_barrier();
-		for (i = 0; i < n; i++)
-			seq -= set->page[i]->lock;
-	} while (UPMC_UNLIKELY(seq != 0));
-	return (int)n;
+	return upmc_read_pages(set, values, n);
+}
+
+/*
+ * upmc_read() for a set of exactly n counters, n a compile-time constant:
+ * the reads unroll into straight-line code. Returns n, or a negative errno
+ * (-EINVAL when the set does not have n counters).
+ */
+static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values, const uint32_t n)
+{
+	if (UPMC_UNLIKELY(set->user_n != n))
+		return upmc_read_n_slow(set, values, n);
+	return upmc_read_pages_unrolled(set, values, n);
 }
 
 /* Reads counter i alone. Returns 0, or a negative errno. */
@@ -170,7 +199,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i
 	uint32_t seq, index;
 	uint64_t v;
 
-	if (UPMC_UNLIKELY(!set->user_read || i >= set->n))
+	if (UPMC_UNLIKELY(i >= set->user_n))
 		return upmc_read_counter_slow(set, i, value);
 	pc = set->page[i];
 	do {
@@ -216,7 +245,7 @@ static inline int upmc_read_times(struct upmc_set *set, uint64_t *enabled, uint6
 	uint64_t en, run, cyc, delta;
 	uint32_t seq;
 
-	if (UPMC_UNLIKELY(!set->user_read))
+	if (UPMC_UNLIKELY(!set->user_n))
 		return upmc_read_times_slow(set, enabled, running);
 	pc = set->page[0];
 	do {

@@ -1,0 +1,579 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The hardware check: proves the user-space read path on a real kernel
+ * with a real (or emulated) PMU, using only the public API.
+ *
+ * Under qemu-system-aarch64 (tests/hw/run-arm64.sh) the kernel's PMU is
+ * emulated and instruction counts are exact; on an x86 machine with a PMU,
+ * `bazel run //tests/hw:hwcheck` runs the same checks plus x86 specifics.
+ * Each check prints one line, PASS/FAIL/SKIP <name>: <detail>, figures
+ * print as FIGURE lines, and the last line is "N passed, M failed".
+ *
+ *   hwcheck [--expect user|syscall|any] [--width 32|64] [--wrap]
+ *
+ * --expect says which read path the machine must give (a harness that
+ * enabled user access expects "user"); "any" skips what the machine lacks.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <sched.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <upmc/upmc.h>
+
+#include "tests/seccomp_trap.h"
+
+static int passed, failed, skipped;
+
+static void report(const char *verdict, const char *name, const char *fmt, va_list ap)
+{
+	printf("%s %s: ", verdict, name);
+	vprintf(fmt, ap);
+	printf("\n");
+	fflush(stdout);
+}
+
+static void check(int ok, const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report(ok ? "PASS" : "FAIL", name, fmt, ap);
+	va_end(ap);
+	ok ? passed++ : failed++;
+}
+
+static void skip(const char *name, const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	report("SKIP", name, fmt, ap);
+	va_end(ap);
+	skipped++;
+}
+
+static void figure(const char *fmt, ...)
+{
+	va_list ap;
+
+	va_start(ap, fmt);
+	printf("FIGURE ");
+	vprintf(fmt, ap);
+	printf("\n");
+	va_end(ap);
+}
+
+static uint32_t hw_index(struct upmc_set *set, unsigned i)
+{
+	return set->page[i]->index; /* the kernel's, for reporting which counter */
+}
+
+/* ---- code of exactly known length ---- */
+
+/* loop_base + 2n instructions: a test for n == 0, then n iterations of a
+ * decrement and a branch. */
+#if defined(__aarch64__)
+#define LOOP_BASE 1
+#define LOOP_ASM  "cbz %0, 2f\n1:\tsubs %0, %0, #1\n\tb.ne 1b\n2:"
+#elif defined(__x86_64__)
+#define LOOP_BASE 2
+#define LOOP_ASM  "test %0, %0\n\tjz 2f\n1:\tsub $1, %0\n\tjnz 1b\n2:"
+#endif
+
+#ifdef LOOP_ASM
+/* Instructions between two reads of counter 0 with the loop between them. */
+static __attribute__((noinline)) uint64_t measure_loop(struct upmc_set *set, uint64_t n)
+{
+	uint64_t a[UPMC_MAX_COUNTERS], b[UPMC_MAX_COUNTERS];
+
+	upmc_read(set, a);
+	__asm__ __volatile__(LOOP_ASM : "+r"(n));
+	upmc_read(set, b);
+	return b[0] - a[0];
+}
+
+/* Measured - k must be one constant for every k and every repeat. */
+static void exact_counts(struct upmc_set *set, const char *name, int include_big)
+{
+	static const uint64_t ns[] = {0, 1, 2, 5, 50, 500, 5000, 50000, 500000, 5000000};
+	const unsigned n_ns = include_big ? 10 : 8;
+	int64_t constant = 0;
+	int same = 1, r;
+	unsigned i;
+	char where[128] = "";
+
+	for (i = 0; i < n_ns; i++)
+		for (r = 0; r < 3; r++) {
+			uint64_t k = LOOP_BASE + 2 * ns[i];
+			int64_t c = (int64_t)(measure_loop(set, ns[i]) - k);
+			if (!i && !r)
+				constant = c;
+			if (c != constant && same) {
+				same = 0;
+				snprintf(where, sizeof(where), " (k=%llu gave %lld)",
+				         (unsigned long long)k, (long long)c);
+			}
+		}
+	check(same, name, "measured - k = %lld for every k from %d to %llu, 3 repeats each%s",
+	      (long long)constant, LOOP_BASE, (unsigned long long)(LOOP_BASE + 2 * ns[n_ns - 1]),
+	      where);
+}
+#endif
+
+/* ---- checks ---- */
+
+static void spin(unsigned long n)
+{
+	volatile unsigned long x = 0;
+
+	while (n--)
+		x += n;
+}
+
+/* Opens single-event sets until the PMU is full (staggered, so that every
+ * counter holds a different value), then checks each one's user read
+ * against read(2) of the same event. */
+static void every_counter(void)
+{
+	struct upmc_set *set[UPMC_MAX_COUNTERS];
+	unsigned n = 0, i, bracketed = 0, distinct = 1, cycle_counter = 0;
+	char indices[256] = "";
+	uint64_t prev = UINT64_MAX;
+	const char *event = "instructions";
+
+	while (n < UPMC_MAX_COUNTERS) {
+		int err = upmc_open(&set[n], event, NULL);
+		if (err == -EBUSY && !strcmp(event, "instructions")) {
+			event = "cycles"; /* the cycle counter, when there is one */
+			continue;
+		}
+		if (err < 0)
+			break;
+		if (upmc_counter_path(set[n], 0) != UPMC_PATH_USER) {
+			upmc_close(set[n]);
+			break;
+		}
+		spin(20000);
+		n++;
+	}
+	for (i = 0; i < n; i++) {
+		uint64_t a, k, b;
+		upmc_read(set[i], &a);
+		upmc_read_slow(set[i], &k);
+		upmc_read(set[i], &b);
+		bracketed += a <= k && k <= b;
+		distinct &= a < prev; /* opened earlier: counted longer */
+		prev = a;
+		snprintf(indices + strlen(indices), sizeof(indices) - strlen(indices), "%s%u",
+		         i ? "," : "", hw_index(set[i], 0));
+		cycle_counter |= hw_index(set[i], 0) == 32;
+	}
+	check(n > 0 && bracketed == n, "every_counter_bracketed",
+	      "%u counters (page index %s): user read <= read(2) <= user read for %u", n, indices,
+	      bracketed);
+	check(n > 0 && distinct, "every_counter_distinct",
+	      "each counter holds its own value (staggered starts)");
+#if defined(__aarch64__)
+	check(cycle_counter && n >= 2, "arm64_cycle_counter", "PMCCNTR_EL0 (index 32) %s",
+	      cycle_counter ? "read in user space" : "not among the counters");
+#endif
+	for (i = 0; i < n; i++)
+		upmc_close(set[i]);
+}
+
+/* In the child: perf pages are not inherited across fork. */
+static void *open_four(void *spec)
+{
+	struct upmc_set *set;
+
+	return upmc_open(&set, spec, NULL) < 0 || !set->user_n ? NULL : set;
+}
+
+static void seccomp_reads(void *arg)
+{
+	struct upmc_set *set = arg;
+	uint64_t v[4];
+	int i;
+
+	for (i = 0; i < 100000; i++)
+		upmc_read(set, v);
+}
+
+static void zero_syscalls(void)
+{
+	static char spec[] = "instructions,cycles,instructions:u,instructions";
+	long made;
+
+	check(syscalls_made_by(NULL, make_two_syscalls, NULL) == 2, "seccomp_positive_control",
+	      "getpid and read are trapped");
+	made = syscalls_made_by(open_four, seccomp_reads, spec);
+	check(made == 0, "seccomp_zero_syscalls",
+	      "10^5 reads of a 4-counter set (%s): %ld syscalls", spec, made);
+}
+
+#ifdef LOOP_ASM
+#define REPEAT10(x)  x x x x x x x x x x
+#define REPEAT100(x) REPEAT10(REPEAT10(x))
+
+/* Instructions per read: the set's own counter 0 across 100 back-to-back
+ * reads (from the sample in the first to the sample in the last). */
+#define COST(name, read)                                                               \
+	static double name(struct upmc_set *set)                                       \
+	{                                                                              \
+		uint64_t first[UPMC_MAX_COUNTERS], v[UPMC_MAX_COUNTERS], *out = first; \
+		read;                                                                  \
+		out = v;                                                               \
+		REPEAT100(read;)                                                       \
+		return (double)(v[0] - first[0]) / 100.0;                              \
+	}
+COST(cost_of_read, upmc_read(set, out))
+COST(cost_of_read_n1, upmc_read_n(set, out, 1))
+COST(cost_of_read_n2, upmc_read_n(set, out, 2))
+COST(cost_of_read_n4, upmc_read_n(set, out, 4))
+COST(cost_of_read_n7, upmc_read_n(set, out, 7))
+COST(cost_of_read_counter, upmc_read_counter(set, 0, out))
+
+static double cost_of_timestamp(struct upmc_set *one, double read_cost)
+{
+	uint64_t a, b;
+
+	upmc_read(one, &a);
+	REPEAT100(__asm__ __volatile__("" ::"r"(upmc_timestamp()));)
+	upmc_read(one, &b);
+	return ((double)(b - a) - read_cost) / 100.0;
+}
+
+static void report_cost(const char *what, double got, double target)
+{
+	if (target > 0)
+		figure("%s: %.1f instructions (target <= %.0f: %s by %.1f)", what, got, target,
+		       got <= target ? "met" : "missed", got - target);
+	else
+		figure("%s: %.1f instructions", what, got);
+}
+
+static void costs(void)
+{
+	static const char *const specs[] = {
+	        "instructions",
+	        "instructions,cycles",
+	        "instructions,cycles,instructions,instructions",
+	        "instructions,cycles,instructions,instructions,instructions,instructions,"
+	        "instructions",
+	};
+	static double (*const fixed[])(struct upmc_set *) = {cost_of_read_n1, cost_of_read_n2,
+	                                                     cost_of_read_n4, cost_of_read_n7};
+	static const double targets[] = {14, 0, 48, 0};
+	struct upmc_options force = {sizeof(force), UPMC_OPT_FORCE_SYSCALL};
+	struct upmc_options force_k = {sizeof(force), UPMC_OPT_FORCE_SYSCALL | UPMC_OPT_KERNEL};
+	unsigned k;
+
+	for (k = 0; k < 4; k++) {
+		struct upmc_set *set;
+		char what[80];
+		int n;
+		if (upmc_open(&set, specs[k], NULL) < 0 || !set->user_n) {
+			skip("cost", "%s: %s", specs[k], upmc_last_error());
+			continue;
+		}
+		n = upmc_count(set);
+		snprintf(what, sizeof(what), "upmc_read_n, %d counter%s", n, n > 1 ? "s" : "");
+		report_cost(what, fixed[k](set), targets[k]);
+		snprintf(what, sizeof(what), "upmc_read, %d counter%s", n, n > 1 ? "s" : "");
+		report_cost(what, cost_of_read(set), 0);
+		if (n == 1) {
+			double one = cost_of_read(set);
+			report_cost("upmc_read_counter", cost_of_read_counter(set), 14);
+			report_cost("upmc_timestamp", cost_of_timestamp(set, one), 4);
+		}
+		upmc_close(set);
+	}
+	for (k = 0; k < 2; k++) {
+		struct upmc_set *set;
+		if (upmc_open(&set, "instructions", k ? &force_k : &force) < 0) {
+			skip("cost", "read(2): %s", upmc_last_error());
+			continue;
+		}
+		report_cost(k ? "read(2), user + kernel instructions"
+		              : "read(2), user instructions",
+		            cost_of_read(set), 0);
+		upmc_close(set);
+	}
+}
+#endif
+
+#ifdef LOOP_ASM
+/* Instructions counted beyond k = 2^32 (+ base), over the small-k constant. */
+static int64_t wrap_excess(struct upmc_set *set)
+{
+	const uint64_t n = 1ull << 31;
+	uint64_t small = measure_loop(set, 1000) - (LOOP_BASE + 2000);
+
+	return (int64_t)(measure_loop(set, n) - (LOOP_BASE + 2 * n) - small);
+}
+
+/*
+ * 2^32 instructions between two reads: a 32-bit counter wraps, and the
+ * kernel's overflow interrupt folds it into the offset mid-loop. The user
+ * read must count exactly what read(2) counts across the same wrap, and
+ * agree with read(2) afterwards.
+ */
+static void wrap(unsigned width)
+{
+	struct upmc_options force = {sizeof(force), UPMC_OPT_FORCE_SYSCALL};
+	struct upmc_set *user, *kernel;
+	uint64_t a, k, b;
+	int64_t eu, ek;
+	time_t t0 = time(NULL);
+
+	if (upmc_open(&user, "instructions", NULL) < 0 ||
+	    upmc_open(&kernel, "instructions", &force) < 0) {
+		check(0, "counter_wrap", "%s", upmc_last_error());
+		return;
+	}
+	eu = wrap_excess(user);
+	ek = wrap_excess(kernel);
+	upmc_read(user, &a);
+	upmc_read_slow(user, &k);
+	upmc_read(user, &b);
+	check(eu == ek && a <= k && k <= b, "counter_wrap",
+	      "2^32 instructions (the %u-bit counter wraps): user reads count %lld beyond k and "
+	      "the small-k constant, read(2) counts %lld; user read <= read(2) <= user read "
+	      "after it: %s; both runs took %ld s",
+	      width, (long long)eu, (long long)ek, a <= k && k <= b ? "yes" : "no",
+	      (long)(time(NULL) - t0));
+	upmc_close(user);
+	upmc_close(kernel);
+}
+#endif
+
+static void width_and_wrap(unsigned want_width, int wrap_too)
+{
+	struct upmc_set *set;
+	unsigned width;
+
+	if (upmc_open(&set, "instructions", NULL) < 0) {
+		check(0, "counter_width", "%s", upmc_last_error());
+		return;
+	}
+	width = set->page[0]->pmc_width;
+	upmc_close(set);
+	if (want_width)
+		check(width == want_width, "counter_width", "pmc_width %u (expected %u)", width,
+		      want_width);
+#ifdef LOOP_ASM
+	if (wrap_too)
+		wrap(width);
+#else
+	(void)wrap_too;
+#endif
+}
+
+/* User access off: the set says so and how to fix it, and counts stay right. */
+static void syscall_path(void)
+{
+	struct upmc_set *set;
+
+	if (upmc_open(&set, "instructions", NULL) < 0) {
+		check(0, "syscall_path_open", "%s", upmc_last_error());
+		return;
+	}
+	check(upmc_counter_path(set, 0) == UPMC_PATH_SYSCALL, "syscall_path_reported", "%s",
+	      upmc_summary(set));
+#if defined(__aarch64__)
+	check(strstr(upmc_summary(set), "sysctl kernel.perf_user_access=1") != NULL,
+	      "syscall_path_says_how", "the summary names the sysctl");
+#else
+	check(strstr(upmc_summary(set), "rdpmc") != NULL, "syscall_path_says_how",
+	      "the summary names the rdpmc setting");
+#endif
+#ifdef LOOP_ASM
+	exact_counts(set, "syscall_path_exact_counts", 0);
+#endif
+	upmc_close(set);
+}
+
+/* ---- x86 specifics ---- */
+
+#if defined(__x86_64__)
+static void x86_fixed_and_general(void)
+{
+	struct upmc_set *set;
+	char vendor[13];
+	uint32_t fixed, general;
+
+	upmc_arch_vendor(vendor);
+	if (upmc_open(&set, "instructions,branch-misses", NULL) < 0) {
+		check(0, "x86_counters", "%s", upmc_last_error());
+		return;
+	}
+	fixed = hw_index(set, 0) - 1;
+	general = hw_index(set, 1) - 1;
+	if (upmc_arch_fixed_counters() > 0)
+		check(fixed & (1u << 30), "x86_fixed_counter",
+		      "instructions on rdpmc index 0x%x (bit 30: fixed counter)", fixed);
+	else
+		skip("x86_fixed_counter", "%s reports no fixed counters", vendor);
+	check(!(general & (1u << 30)) && general < 32, "x86_general_counter",
+	      "branch-misses on general-purpose counter %u of %d", general,
+	      upmc_arch_gp_counters());
+	upmc_close(set);
+}
+
+static int write_rdpmc(const char *path, int mode)
+{
+	FILE *f = fopen(path, "w");
+	int ok;
+
+	if (!f)
+		return -1;
+	ok = fprintf(f, "%d\n", mode) > 0;
+	return fclose(f) == 0 && ok ? 0 : -1;
+}
+
+static void x86_rdpmc_modes(void)
+{
+	static const char path[] = "/sys/bus/event_source/devices/cpu/rdpmc";
+	FILE *f = fopen(path, "r");
+	int original, mode;
+
+	if (!f || fscanf(f, "%d", &original) != 1 || geteuid() != 0) {
+		if (f)
+			fclose(f);
+		skip("x86_rdpmc_modes", "needs root and %s", path);
+		return;
+	}
+	fclose(f);
+	for (mode = 0; mode <= 2; mode++) {
+		struct upmc_set *set;
+		int want = mode ? UPMC_PATH_USER : UPMC_PATH_SYSCALL;
+		if (write_rdpmc(path, mode) < 0 || upmc_open(&set, "instructions", NULL) < 0) {
+			check(0, "x86_rdpmc_mode", "mode %d: %s", mode, upmc_last_error());
+			continue;
+		}
+		check(upmc_counter_path(set, 0) == want, "x86_rdpmc_mode", "mode %d: %s", mode,
+		      upmc_summary(set));
+		upmc_close(set);
+	}
+	write_rdpmc(path, original);
+}
+
+/* Both core types of a hybrid CPU, by pinning to one CPU of each. */
+static void x86_hybrid(void)
+{
+	static const char *const types[] = {"cpu_core", "cpu_atom"};
+	int t;
+
+	if (access("/sys/bus/event_source/devices/cpu_atom", F_OK)) {
+		skip("x86_hybrid", "not a hybrid CPU (no cpu_atom PMU)");
+		return;
+	}
+	for (t = 0; t < 2; t++) {
+		char path[128];
+		struct upmc_set *set;
+		cpu_set_t cpus;
+		int cpu;
+		FILE *f;
+		snprintf(path, sizeof(path), "/sys/bus/event_source/devices/%s/cpus", types[t]);
+		f = fopen(path, "r");
+		if (!f || fscanf(f, "%d", &cpu) != 1) {
+			check(0, "x86_hybrid", "cannot read %s", path);
+			if (f)
+				fclose(f);
+			continue;
+		}
+		fclose(f);
+		CPU_ZERO(&cpus);
+		CPU_SET(cpu, &cpus);
+		if (sched_setaffinity(0, sizeof(cpus), &cpus) ||
+		    upmc_open(&set, "instructions", NULL)) {
+			check(0, "x86_hybrid", "%s: %s", types[t], upmc_last_error());
+			continue;
+		}
+		check(upmc_counter_path(set, 0) == UPMC_PATH_USER, "x86_hybrid",
+		      "on %s (cpu %d): %s", types[t], cpu, upmc_summary(set));
+		upmc_close(set);
+	}
+}
+#endif
+
+int main(int argc, char **argv)
+{
+	const char *expect = "any";
+	unsigned width = 0;
+	int wrap = 0, i, path;
+	struct upmc_set *probe;
+
+	for (i = 1; i < argc; i++) {
+		if (!strcmp(argv[i], "--expect") && i + 1 < argc)
+			expect = argv[++i];
+		else if (!strcmp(argv[i], "--width") && i + 1 < argc)
+			width = (unsigned)atoi(argv[++i]);
+		else if (!strcmp(argv[i], "--wrap"))
+			wrap = 1;
+		else {
+			fprintf(stderr,
+			        "usage: %s [--expect user|syscall|any] [--width N] [--wrap]\n",
+			        argv[0]);
+			return 2;
+		}
+	}
+	setvbuf(stdout, NULL, _IOLBF, 0);
+	if (upmc_open(&probe, "instructions", NULL) < 0) {
+		static const char *const cases[] = {
+		        "every_counter",         "exact_instruction_counts",
+		        "seccomp_zero_syscalls", "counter_width",
+		        "counter_wrap",          "costs",
+		        "x86_fixed_counter",     "x86_general_counter",
+		        "x86_rdpmc_modes",       "x86_hybrid"};
+		for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++)
+			if (!strcmp(expect, "any"))
+				skip(cases[i], "%s", upmc_last_error());
+			else
+				check(0, cases[i], "%s", upmc_last_error());
+		printf("%d passed, %d failed\n", passed, failed);
+		return failed ? 1 : 0;
+	}
+	path = upmc_counter_path(probe, 0);
+	printf("hwcheck: %s: %s\n", UPMC_ARCH_NAME, upmc_summary(probe));
+	upmc_close(probe);
+	if (strcmp(expect, "any"))
+		check(!strcmp(expect, path == UPMC_PATH_USER ? "user" : "syscall"), "read_path",
+		      "expected %s", expect);
+	if (path == UPMC_PATH_USER) {
+		every_counter();
+#ifdef LOOP_ASM
+		{
+			struct upmc_set *set;
+			if (upmc_open(&set, "instructions", NULL) == 0) {
+				exact_counts(set, "exact_instruction_counts", 1);
+				upmc_close(set);
+			}
+		}
+#endif
+		zero_syscalls();
+		width_and_wrap(width, wrap);
+#ifdef LOOP_ASM
+		costs();
+#endif
+	} else {
+		syscall_path();
+	}
+#if defined(__x86_64__)
+	if (path == UPMC_PATH_USER) {
+		x86_fixed_and_general();
+		x86_hybrid();
+	} else {
+		skip("x86_counters", "counters are not read in user space here");
+	}
+	x86_rdpmc_modes();
+#endif
+	printf("%d passed, %d failed\n", passed, failed);
+	return failed ? 1 : 0;
+}

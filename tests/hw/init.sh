@@ -1,0 +1,20 @@
+#!/bin/busybox sh
+# /init of the arm64 test initramfs: runs the hardware check with user
+# access on (and, when asked, off), then powers off.
+/bin/busybox mkdir -p /proc /sys /dev /tmp /sbin /usr/bin /usr/sbin
+/bin/busybox --install -s
+mount -t proc proc /proc
+mount -t sysfs sysfs /sys
+arg() { sed -n "s/.*upmc_$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
+echo "=== $(dmesg | grep -m1 'hw perfevents')"
+echo 1 > /proc/sys/kernel/perf_user_access
+echo "=== hwcheck user"
+/hwcheck --expect user --width "$(arg width)" $( [ "$(arg wrap)" = 1 ] && echo --wrap )
+echo "=== hwcheck user exit=$?"
+if [ "$(arg denied)" = 1 ]; then
+	echo 0 > /proc/sys/kernel/perf_user_access
+	echo "=== hwcheck denied"
+	/hwcheck --expect syscall
+	echo "=== hwcheck denied exit=$?"
+fi
+poweroff -f

@@ -1,0 +1,100 @@
+#!/bin/bash
+# The user-space read path on a real arm64 kernel: boots Debian's arm64
+# kernel under qemu-system-aarch64 (TCG, an emulated PMUv3, exact
+# instruction counts) and runs tests/hw/hwcheck.c there.
+#
+#   tests/hw/run-arm64.sh            # from a fresh Debian 12 machine, as root
+#
+# Installs the host tools, fetches the kernel and busybox with `apt-get
+# download` (cached in $UPMC_HW_CACHE, never installed), cross-builds the
+# library and the check statically, boots two CPU models, and prints one
+# line per check: PASS/FAIL/SKIP arm64-<config>-<mode>/<check>, plus the
+# FIGURE lines. Exit status 0 when nothing failed.
+set -euo pipefail
+repo=$(cd "$(dirname "$0")/../.." && pwd)
+cache=${UPMC_HW_CACHE:-/var/cache/upmc-hw}
+work=$(mktemp -d)
+trap 'rm -rf "$work"' EXIT
+log() { echo "[run-arm64 $(date +%T)] $*" >&2; }
+
+apt_install() {
+	local missing=() p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+	done
+	[ ${#missing[@]} -eq 0 ] && return
+	DEBIAN_FRONTEND=noninteractive apt-get -o DPkg::Lock::Timeout=600 install -y -q \
+		--no-install-recommends "${missing[@]}" >&2
+}
+
+fetch_arm64_debs() {
+	# A private arm64 package list: the host's dpkg is not changed.
+	local apt=(apt-get -o APT::Architecture=arm64 -o APT::Architectures=arm64
+		-o Dir::State::Lists="$cache/lists" -o Dir::State::Status=/dev/null)
+	mkdir -p "$cache/lists/partial" "$cache/debs"
+	chmod 777 "$cache/debs"
+	if [ -z "$(find "$cache/lists" -maxdepth 1 -name '*Packages*' -mmin -1440)" ]; then
+		"${apt[@]}" -q update >&2
+	fi
+	kernel=$(apt-cache -o APT::Architecture=arm64 -o APT::Architectures=arm64 \
+		-o Dir::State::Lists="$cache/lists" -o Dir::State::Status=/dev/null \
+		depends linux-image-cloud-arm64 | awk '/Depends: linux-image-/ {print $2; exit}')
+	ls "$cache/debs/${kernel}"_*.deb >/dev/null 2>&1 ||
+		(cd "$cache/debs" && "${apt[@]}" -q download "$kernel" >&2)
+	ls "$cache/debs"/busybox-static_*.deb >/dev/null 2>&1 ||
+		(cd "$cache/debs" && "${apt[@]}" -q download busybox-static >&2)
+}
+
+build() {
+	local cc=(aarch64-linux-gnu-gcc -O2 -static -std=c11 -Wall -Wextra -Werror
+		-fvisibility=hidden -I"$repo" -I"$repo/lib/include" -I"$repo/arch/arm64"
+		-I"$repo/arch/x86" -I"$repo/arch/generic")
+	mkdir -p "$work/rootfs/dev"
+	"${cc[@]}" -o "$work/rootfs/hwcheck" "$repo/tests/hw/hwcheck.c" \
+		"$repo/tests/seccomp_trap.c" "$repo"/lib/*.c "$repo"/os/linux/perf.c \
+		"$repo"/os/linux/probe.c
+	dpkg -x "$(ls "$cache/debs/${kernel}"_*.deb)" "$work/kernel"
+	dpkg -x "$(ls "$cache"/debs/busybox-static_*.deb)" "$work/busybox"
+	mkdir -p "$work/rootfs/bin"
+	cp "$work/busybox/bin/busybox" "$work/rootfs/bin/busybox"
+	cp "$repo/tests/hw/init.sh" "$work/rootfs/init"
+	chmod 755 "$work/rootfs/init" "$work/rootfs/hwcheck"
+	mknod "$work/rootfs/dev/console" c 5 1
+	(cd "$work/rootfs" && find . | cpio -o -H newc --owner=0:0 2>/dev/null | gzip -1) \
+		> "$work/initrd.gz"
+}
+
+# boot NAME CPU ARGS: one boot; its verdict lines, prefixed with NAME.
+boot() {
+	local name=$1 cpu=$2 args=$3 start=$SECONDS
+	timeout 300 qemu-system-aarch64 -M virt -cpu "$cpu" -smp 1 -m 512 -nographic \
+		-no-reboot -net none -icount shift=0 \
+		-kernel "$(ls "$work"/kernel/boot/vmlinuz-*)" -initrd "$work/initrd.gz" \
+		-append "console=ttyAMA0 rdinit=/init panic=-1 quiet $args" \
+		</dev/null > "$work/$name.log" 2>&1 || true
+	tr -d '\r' < "$work/$name.log" > "$work/$name.txt"
+	log "$name: $((SECONDS - start)) s; $(grep -m1 'hw perfevents' "$work/$name.txt" || echo 'no PMU line')"
+	awk -v cfg="$name" '
+		/^=== hwcheck [a-z]+$/ { mode = $3; done[mode] = 0; next }
+		/^=== hwcheck [a-z]+ exit=/ { sub(/.*exit=/, ""); done[mode] = 1; mode = ""; next }
+		mode != "" && /^(PASS|FAIL|SKIP) / {
+			v = $1; sub(/^[A-Z]+ /, ""); print v " arm64-" cfg "-" mode "/" $0; next }
+		mode != "" && /^FIGURE / { sub(/^FIGURE /, ""); print "FIGURE arm64-" cfg ": " $0 }
+		END { for (m in done) if (!done[m]) print "FAIL arm64-" cfg "-" m "/finished: no exit line (crash or timeout)" }
+	' "$work/$name.txt"
+	grep -q '=== hwcheck user' "$work/$name.txt" ||
+		{ echo "FAIL arm64-$name/boot: the check never ran"; tail -20 "$work/$name.txt" >&2; }
+}
+
+log "host tools"
+apt_install qemu-system-arm gcc-aarch64-linux-gnu libc6-dev-arm64-cross cpio gzip
+log "arm64 kernel and busybox"
+fetch_arm64_debs
+log "cross build ($kernel)"
+build || { echo "FAIL arm64/build: the cross build failed"; exit 1; }
+log "boots"
+{
+	boot max "max,pauth-impdef=on" "upmc_width=64 upmc_wrap=0 upmc_denied=1"
+	boot a72 "cortex-a72" "upmc_width=32 upmc_wrap=1 upmc_denied=0"
+} | tee "$work/verdicts.txt"
+! grep -q '^FAIL' "$work/verdicts.txt"
