@@ -39,7 +39,9 @@ check() {
 		echo "PASS $name"
 	else
 		echo "FAIL $name"
-		sed 's/^/    /' "$out/$name.log" | tail -20 >&2
+		# the failed lines of a test program, else the end of the log
+		{ grep -E '^FAIL ' "$out/$name.log" || tail -n 20 "$out/$name.log"; } |
+			sed 's/^/    /' >&2
 	fi
 }
 
