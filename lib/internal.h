@@ -43,12 +43,18 @@ int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
 /* The n known event names closest to name, joined as "'a', 'b' or 'c'". */
 void upmc_closest_names(const char *name, char *out, size_t size);
 
+/* mingw's gcc takes plain printf for Microsoft's, which lacks %zu. */
+#if defined(__MINGW32__) && !defined(__clang__)
+#define UPMC_PRINTF(f, a) __attribute__((format(gnu_printf, f, a)))
+#else
+#define UPMC_PRINTF(f, a) __attribute__((format(printf, f, a)))
+#endif
+
 /* Records a sentence for upmc_last_error() and returns err (a -errno). */
-int upmc_fail(int err, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+int upmc_fail(int err, const char *fmt, ...) UPMC_PRINTF(2, 3);
 
 /* snprintf that never overflows and always terminates. */
-void upmc_format(char *buf, size_t size, const char *fmt, ...)
-        __attribute__((format(printf, 3, 4)));
+void upmc_format(char *buf, size_t size, const char *fmt, ...) UPMC_PRINTF(3, 4);
 
 /* Calibrated factors for timestamp ticks (measured once per process). */
 void upmc_clock_calibrated(struct upmc_clock *clock);

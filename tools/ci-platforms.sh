@@ -51,15 +51,11 @@ win_flags=(-std=c11 -Wall -Wextra -Werror -Werror=implicit-function-declaration
 win_srcs=(lib/*.c os/windows/*.c tests/windows/windows_test.c)
 clang_mingw=(clang --target=x86_64-w64-mingw32 --sysroot=/usr/x86_64-w64-mingw32)
 
-# lib/internal.h marks upmc_fail() format(printf), which mingw gcc reads as
-# the MS printf (no %zu); the library's own files get -Wno-format there.
 build_gcc() {
 	local obj=$out/gcc src
 	mkdir -p "$obj"
 	for src in "${win_srcs[@]}"; do
-		local extra=()
-		case $src in lib/*) extra=(-Wno-format) ;; esac
-		x86_64-w64-mingw32-gcc "${win_flags[@]}" -Iarch/x86 "${extra[@]}" -O2 -c "$src" \
+		x86_64-w64-mingw32-gcc "${win_flags[@]}" -Iarch/x86 -O2 -c "$src" \
 			-o "$obj/$(basename "$src" .c).o" || return 1
 	done
 	x86_64-w64-mingw32-gcc -o "$out/windows_test-gcc.exe" "$obj"/*.o -ladvapi32

@@ -6,7 +6,7 @@
  *
  * kpc's configuration is machine-wide and its thread counters are the
  * calling thread's, read by a system call each time: every counter is
- * UPMC_PATH_SYSCALL and set->user_read stays 0 (docs/macos.md says why
+ * UPMC_PATH_SYSCALL and set->user_n stays 0 (docs/macos.md says why
  * there is no user-space read).
  */
 #include <errno.h>
@@ -419,7 +419,7 @@ int upmc_kpc_open(const struct upmc_kpc_api *api, const char *why, struct upmc_s
 		set->page[i] = &no_page;
 		set->state->counter[i].reason[0] = '\0';
 	}
-	set->user_read = 0;
+	set->user_n = 0;
 	err = start(api, why, set, flags, ks);
 	if (err < 0) {
 		free(ks);

@@ -38,7 +38,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 		set->state->counter[i].path = UPMC_PATH_UNAVAILABLE;
 		upmc_format(set->state->counter[i].reason, UPMC_REASON_MAX, "%s", no_user_counters);
 	}
-	set->user_read = 0;
+	set->user_n = 0;
 	ws->opened_ns = upmc_os_monotonic_ns();
 	set->state->os = ws;
 	return 0;

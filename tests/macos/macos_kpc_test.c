@@ -44,7 +44,7 @@ static void expect_counts(const char *spec, const unsigned *slot, unsigned n)
 
 	ASSERT_MSG(upmc_open(&set, spec, NULL) == 0, "%s", upmc_last_error());
 	EXPECT_EQ(upmc_count(set), n);
-	EXPECT_EQ(set->user_read, 0);
+	EXPECT_EQ(set->user_n, 0);
 	EXPECT_EQ(upmc_read(set, a), (int)n);
 	EXPECT_EQ(upmc_read(set, b), (int)n);
 	for (i = 0; i < n; i++) {

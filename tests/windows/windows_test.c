@@ -62,7 +62,7 @@ static void sets_are_time_only(void)
 	check(contains(upmc_counter_reason(set, 0), "Windows"), "counter-reason",
 	      upmc_counter_reason(set, 0));
 	check(contains(upmc_summary(set), "time only: "), "summary-time-only", upmc_summary(set));
-	check(set->user_read == 0, "no-user-read", NULL);
+	check(set->user_n == 0, "no-user-read", NULL);
 	check(upmc_read(set, v) == 2 && v[0] == UPMC_NOT_COUNTED && v[1] == UPMC_NOT_COUNTED,
 	      "read-not-counted", NULL);
 	Sleep(2);

@@ -11,10 +11,15 @@
 
 #include <stdint.h>
 
-#define UPMC_ARCH_NAME          "arm64"
-#define UPMC_ARCH_READ_INSN     "mrs"
+#define UPMC_ARCH_NAME      "arm64"
+#define UPMC_ARCH_READ_INSN "mrs"
+/* Linux (ELF) gives user space the counters; macOS and Windows do not. */
+#if defined(__ELF__)
 #define UPMC_ARCH_HAS_USER_READ 1
-#define UPMC_ARCH_TICKS_ARE_NS  0
+#else
+#define UPMC_ARCH_HAS_USER_READ 0
+#endif
+#define UPMC_ARCH_TICKS_ARE_NS 0
 
 /*
  * The counter number is encoded in the mrs instruction, so reads go through
@@ -27,6 +32,7 @@
  * x30, the registers the procedure call standard leaves to such stubs.
  * With BTI enabled each entry starts with a landing pad.
  */
+#if UPMC_ARCH_HAS_USER_READ
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
 #define UPMC_ARM64_ENTRY(reg) "hint #34\n\tmrs x16, " reg "\n\tret\n\tnop\n"
 #define UPMC_ARM64_SHIFT_BITS 4
@@ -80,6 +86,14 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
 	return v;
 }
+#else
+/* Never called: no user-space counter read off Linux. */
+static inline uint64_t upmc_arch_read_counter(uint32_t page_index)
+{
+	(void)page_index;
+	return 0;
+}
+#endif
 
 /* The isb keeps the timer read from happening before earlier instructions. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp(void)

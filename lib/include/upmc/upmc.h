@@ -96,6 +96,83 @@ UPMC_API int upmc_clock_source(const struct upmc_set *set);
 /* The last failure on this thread, as a sentence; "" when none. */
 UPMC_API const char *upmc_last_error(void);
 
+/* ---- regions: statistics of a measured piece of code ---- */
+
+/* Statistics of one series (a counter, or UPMC_NS). Doubles are exact
+ * below 2^53; corrected values can go below 0 where noise does. */
+struct upmc_stat {
+	uint64_t count; /* samples recorded */
+	double min, max, median, mean;
+};
+
+/* The series of nanoseconds, next to counters 0..n-1. */
+#define UPMC_NS UPMC_MAX_COUNTERS
+
+struct upmc_region;
+
+/*
+ * A region measures the code between upmc_region_begin() and
+ * upmc_region_end() with the set's counters and a serialized timestamp,
+ * and keeps statistics of every counter and of ns. Opening it calibrates
+ * the bias of begin+end (1000 empty regions), which corrected statistics
+ * subtract. name may be NULL. The set must outlive the region.
+ */
+UPMC_API int upmc_region_open(struct upmc_region **region, struct upmc_set *set, const char *name);
+UPMC_API void upmc_region_close(struct upmc_region *region);
+
+/* Out of line on purpose: the same code at both ends, so the bias is a
+ * constant that calibration can measure. */
+UPMC_API void upmc_region_begin(struct upmc_region *region);
+UPMC_API void upmc_region_end(struct upmc_region *region);
+
+/* Measures the bias again over `repeats` empty regions (min and median);
+ * statistics are kept. */
+UPMC_API int upmc_region_calibrate(struct upmc_region *region, unsigned repeats);
+
+/* Statistics of `what` (counter i, or UPMC_NS); corrected: bias subtracted. */
+UPMC_API int upmc_region_stat(const struct upmc_region *region, unsigned what, int corrected,
+                              struct upmc_stat *stat);
+
+/* The calibrated bias of `what`: minimum and median over the empty regions
+ * (the median is what corrected values subtract). */
+UPMC_API int upmc_region_bias(const struct upmc_region *region, unsigned what, double *min,
+                              double *median);
+
+/* The last region's value of `what`. */
+UPMC_API int upmc_region_last(const struct upmc_region *region, unsigned what, int corrected,
+                              double *value);
+
+/* Forgets the samples (keeps the calibration). */
+UPMC_API void upmc_region_reset(struct upmc_region *region);
+
+UPMC_API const char *upmc_region_name(const struct upmc_region *region);
+
+/* ---- bench: run a function until its numbers are stable ---- */
+
+struct upmc_bench_options {
+	size_t size;          /* sizeof(struct upmc_bench_options) */
+	uint64_t min_repeats; /* calls per sample at least (default 1) */
+	uint64_t min_ns;      /* a sample lasts at least this long (default 1 ms) */
+	uint64_t max_repeats; /* calls per sample at most (default 10^9) */
+	unsigned samples;     /* samples measured (default 31) */
+};
+
+struct upmc_bench_result {
+	uint64_t repeats; /* calls per sample */
+	unsigned samples;
+	struct upmc_stat ns;                         /* per call, bias subtracted */
+	struct upmc_stat counter[UPMC_MAX_COUNTERS]; /* per call, bias subtracted */
+};
+
+/*
+ * Runs fn(arg) in batches: grows the batch 10x from min_repeats until one
+ * batch lasts min_ns (or max_repeats is reached), which also warms it up;
+ * then measures `samples` batches as regions and reports per-call
+ * statistics with the region's bias subtracted. opts may be NULL.
+ */
+UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
+                        const struct upmc_bench_options *opts, struct upmc_bench_result *result);
+
 #ifdef __cplusplus
 }
 #endif
