@@ -31,7 +31,11 @@ int64_t sim_sign_extend(uint64_t raw, unsigned width)
 
 uint64_t sim_read_counter(uint32_t page_index)
 {
-	return sim.bank[(page_index - 1) % SIM_COUNTERS];
+	volatile uint64_t *counter = &sim.bank[(page_index - 1) % SIM_COUNTERS];
+
+	if (sim.read_cost) /* never a store otherwise: the kernel may interrupt */
+		*counter += sim.read_cost;
+	return *counter;
 }
 
 void sim_reset(unsigned width)
@@ -41,6 +45,7 @@ void sim_reset(unsigned width)
 	sim.width = width;
 	sim.n = 0;
 	sim.slow_reads = 0;
+	sim.read_cost = 0;
 }
 
 uint64_t sim_count(unsigned i)

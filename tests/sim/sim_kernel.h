@@ -17,8 +17,7 @@
 #include <signal.h>
 #include <stdint.h>
 
-uint64_t sim_read_counter(uint32_t page_index);
-#define UPMC_ARCH_READ_COUNTER(page_index) sim_read_counter(page_index)
+#include "tests/sim/sim_seam.h"
 #include <upmc/upmc.h>
 
 #define SIM_COUNTERS 32
@@ -38,6 +37,8 @@ struct sim_machine {
 	struct sim_event event[UPMC_MAX_COUNTERS];
 	unsigned n;
 	unsigned slow_reads;              /* read(2) calls */
+	uint64_t read_cost;               /* each read advances its counter by this much, as an
+	                                     instructions counter counts the read itself */
 	volatile sig_atomic_t in_syscall; /* read(2) is atomic: updates wait */
 };
 

@@ -1,0 +1,57 @@
+/* SPDX-License-Identifier: MIT */
+/* <upmc/prof.h>: a lazily opened region per call site, printed per pass. */
+#include <stdio.h>
+#include <string.h>
+#include <upmc/prof.h>
+
+#include "internal.h"
+
+static const struct upmc_options time_only = {sizeof(struct upmc_options), UPMC_OPT_TIME_ONLY};
+
+static int prof_open(struct upmc_prof *p)
+{
+	if (p->region || p->failed)
+		return p->region ? 0 : -1;
+	if (upmc_open(&p->set, p->events, &time_only) < 0 ||
+	    upmc_region_open(&p->region, p->set, p->name) < 0) {
+		fprintf(stderr, "upmc %s: %s\n", p->name, upmc_last_error());
+		upmc_close(p->set);
+		p->set = NULL;
+		p->failed = 1;
+		return -1;
+	}
+	return 0;
+}
+
+UPMC_API void upmc_prof_begin(struct upmc_prof *p)
+{
+	if (prof_open(p) == 0)
+		upmc_region_begin(p->region);
+}
+
+UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
+{
+	double v;
+	unsigned i;
+
+	if (!p->region)
+		return;
+	upmc_region_end(p->region);
+	upmc_region_last(p->region, UPMC_NS, 1, &v);
+	fprintf(out, "upmc %s: %.0f ns", p->name, v);
+	for (i = 0; i < p->set->n; i++) {
+		if (upmc_region_last(p->region, i, 1, &v) < 0)
+			fprintf(out, ", %s n/a", upmc_counter_name(p->set, i));
+		else
+			fprintf(out, ", %s %.0f", upmc_counter_name(p->set, i), v);
+	}
+	fprintf(out, "\n");
+}
+
+UPMC_API void upmc_prof_close(struct upmc_prof *p)
+{
+	upmc_region_close(p->region);
+	upmc_close(p->set);
+	p->region = NULL;
+	p->set = NULL;
+}

@@ -1,0 +1,19 @@
+"""The portable core's files: //lib:core, and the simulated-kernel build of
+the same files in //tests:core_sim."""
+
+CORE_SRCS = [
+    "bench.c",
+    "clock.c",
+    "error.c",
+    "events.c",
+    "prof.c",
+    "region.c",
+    "set.c",
+    "stats.c",
+    "stats.h",
+]
+
+CORE_HDRS = [
+    "internal.h",
+    "os.h",
+]

@@ -1,0 +1,198 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Regions, their calibration and statistics, the bench harness and
+ * prof.h, against the simulated kernel: its counters advance by a fixed
+ * cost at every read, as an instructions counter counts the read itself.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/sim/sim_kernel.h"
+
+#include <upmc/prof.h>
+
+#include "lib/stats.h"
+#include "tests/upmc_test.h"
+
+static struct upmc_set *open_sim(const char *spec, uint64_t read_cost)
+{
+	struct upmc_set *set = NULL;
+
+	sim_reset(48);
+	sim.read_cost = read_cost;
+	return upmc_open(&set, spec, NULL) < 0 ? NULL : set;
+}
+
+TEST(stats, known_inputs)
+{
+	static struct upmc_samples s;
+	struct upmc_stat st;
+	uint64_t x;
+
+	upmc_samples_reset(&s);
+	for (x = 1; x <= 101; x++)
+		upmc_samples_add(&s, x);
+	upmc_samples_stat(&s, 0, &st);
+	EXPECT_EQ(st.count, 101);
+	EXPECT(st.min == 1 && st.max == 101 && st.mean == 51 && st.median == 51);
+	upmc_samples_stat(&s, 1.5, &st);
+	EXPECT(st.min == -0.5 && st.max == 99.5 && st.mean == 49.5 && st.median == 49.5);
+	upmc_samples_add(&s, 1000); /* 102 samples: the median is between 51 and 52 */
+	upmc_samples_stat(&s, 0, &st);
+	EXPECT(st.median == 51.5);
+}
+
+TEST(stats, beyond_the_kept_samples)
+{
+	static struct upmc_samples s;
+	struct upmc_stat st;
+	uint64_t x;
+
+	upmc_samples_reset(&s);
+	for (x = 0; x < 100000; x++)
+		upmc_samples_add(&s, x);
+	upmc_samples_stat(&s, 0, &st);
+	EXPECT_EQ(st.count, 100000);
+	EXPECT(st.min == 0 && st.max == 99999 && st.mean == 49999.5);
+	/* the median of a uniform random subset of 4096 of them */
+	EXPECT_MSG(st.median > 47000 && st.median < 53000, "median %.0f", st.median);
+}
+
+TEST(region, calibration_cancels_the_reads_own_cost)
+{
+	struct upmc_set *set = open_sim("instructions,cycles", 37);
+	struct upmc_region *r;
+	struct upmc_stat st;
+	double min, median, last;
+	int k;
+
+	ASSERT(set);
+	ASSERT(upmc_region_open(&r, set, "empty") == 0);
+	EXPECT(!strcmp(upmc_region_name(r), "empty"));
+	ASSERT(upmc_region_bias(r, 0, &min, &median) == 0);
+	EXPECT(min == 37 && median == 37); /* one read's worth, every time */
+	for (k = 0; k < 100; k++) {
+		upmc_region_begin(r);
+		upmc_region_end(r);
+	}
+	ASSERT(upmc_region_stat(r, 0, 0, &st) == 0);
+	EXPECT(st.count == 100 && st.min == 37 && st.max == 37);
+	ASSERT(upmc_region_stat(r, 1, 1, &st) == 0);
+	EXPECT(st.min == 0 && st.max == 0 && st.median == 0 && st.mean == 0);
+	/* a region with work: exactly the work after correction */
+	upmc_region_reset(r);
+	upmc_region_begin(r);
+	sim_tick(0, 1000);
+	upmc_region_end(r);
+	ASSERT(upmc_region_last(r, 0, 1, &last) == 0);
+	EXPECT(last == 1000);
+	ASSERT(upmc_region_last(r, 0, 0, &last) == 0);
+	EXPECT(last == 1037);
+	ASSERT(upmc_region_bias(r, UPMC_NS, &min, &median) == 0);
+	EXPECT(min > 0 && median >= min);
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
+TEST(region, bias_is_the_same_every_calibration)
+{
+	struct upmc_set *set = open_sim("instructions", 11);
+	struct upmc_region *r;
+	double first, again;
+	int k;
+
+	ASSERT(set);
+	ASSERT(upmc_region_open(&r, set, NULL) == 0);
+	ASSERT(upmc_region_bias(r, 0, NULL, &first) == 0);
+	for (k = 0; k < 5; k++) {
+		ASSERT(upmc_region_calibrate(r, 500) == 0);
+		ASSERT(upmc_region_bias(r, 0, NULL, &again) == 0);
+		EXPECT(again == first);
+	}
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
+TEST(region, bad_input)
+{
+	struct upmc_set *set = open_sim("instructions", 0);
+	struct upmc_region *r;
+	struct upmc_stat st;
+	double v;
+
+	ASSERT(set);
+	EXPECT_EQ(upmc_region_open(NULL, set, "x"), -EINVAL);
+	EXPECT_EQ(upmc_region_open(&r, NULL, "x"), -EINVAL);
+	ASSERT(upmc_region_open(&r, set, "x") == 0);
+	EXPECT_EQ(upmc_region_stat(r, 1, 0, &st), -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "counter 1 does not exist");
+	EXPECT_EQ(upmc_region_stat(r, 0, 0, NULL), -EINVAL);
+	EXPECT_EQ(upmc_region_calibrate(r, 0), -EINVAL);
+	EXPECT_EQ(upmc_region_last(NULL, 0, 0, &v), -EINVAL);
+	upmc_region_close(r);
+	upmc_region_close(NULL);
+	upmc_close(set);
+}
+
+static void seven_counts(void *arg)
+{
+	(void)arg;
+	sim_tick(0, 7);
+}
+
+TEST(bench, per_call_counts_with_the_bias_removed)
+{
+	struct upmc_set *set = open_sim("instructions,cycles", 23);
+	struct upmc_bench_options opts = {sizeof(opts), 10, 0, 1000, 15};
+	struct upmc_bench_result res;
+
+	ASSERT(set);
+	ASSERT_MSG(upmc_bench(set, seven_counts, NULL, &opts, &res) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(res.repeats, 10); /* min_ns 0: the first batch is long enough */
+	EXPECT_EQ(res.samples, 15);
+	EXPECT(res.counter[0].min == 7 && res.counter[0].median == 7 && res.counter[0].max == 7);
+	EXPECT(res.counter[1].median == 0);
+	EXPECT_EQ(res.ns.count, 15);
+	upmc_close(set);
+}
+
+TEST(bench, grows_the_batch_until_it_is_long_enough)
+{
+	struct upmc_set *set = open_sim("instructions", 0);
+	struct upmc_bench_options opts = {sizeof(opts), 1, 200000, 100000000, 5};
+	struct upmc_bench_result res;
+
+	ASSERT(set);
+	ASSERT(upmc_bench(set, seven_counts, NULL, &opts, &res) == 0);
+	EXPECT_MSG(res.repeats >= 10 && res.ns.mean * (double)res.repeats >= 100000,
+	           "%llu calls per batch, %.1f ns per call", (unsigned long long)res.repeats,
+	           res.ns.mean);
+	EXPECT(res.counter[0].median == 7);
+	opts.size = 4;
+	EXPECT_EQ(upmc_bench(set, seven_counts, NULL, &opts, &res), -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "sizeof(struct upmc_bench_options)");
+	upmc_close(set);
+}
+
+TEST(prof, prints_one_line_per_pass)
+{
+	char buf[512] = "";
+	FILE *out = fmemopen(buf, sizeof(buf), "w");
+	int k;
+
+	ASSERT(out);
+	sim_reset(48);
+	sim.read_cost = 5;
+	for (k = 0; k < 2; k++) {
+		UPMC_PROF_BEGIN(demo, "instructions,cycles");
+		sim_tick(0, 300);
+		UPMC_PROF_END(demo, out);
+		if (k == 1)
+			UPMC_PROF_CLOSE(demo);
+	}
+	fclose(out);
+	EXPECT_CONTAINS(buf, "upmc demo: ");
+	EXPECT_CONTAINS(buf, " ns, instructions 300, cycles 0\nupmc demo: ");
+}
