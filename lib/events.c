@@ -13,36 +13,39 @@
 
 struct named {
 	const char *name;
+	const char *desc;
 	uint32_t type;
 	uint64_t config;
 };
 
 /* perf's numbering (PERF_COUNT_HW_*, PERF_COUNT_SW_*), with its aliases. */
 static const struct named plain_events[] = {
-        {"cycles", UPMC_TYPE_HARDWARE, 0},
-        {"cpu-cycles", UPMC_TYPE_HARDWARE, 0},
-        {"instructions", UPMC_TYPE_HARDWARE, 1},
-        {"cache-references", UPMC_TYPE_HARDWARE, 2},
-        {"cache-misses", UPMC_TYPE_HARDWARE, 3},
-        {"branches", UPMC_TYPE_HARDWARE, 4},
-        {"branch-instructions", UPMC_TYPE_HARDWARE, 4},
-        {"branch-misses", UPMC_TYPE_HARDWARE, 5},
-        {"bus-cycles", UPMC_TYPE_HARDWARE, 6},
-        {"stalled-cycles-frontend", UPMC_TYPE_HARDWARE, 7},
-        {"stalled-cycles-backend", UPMC_TYPE_HARDWARE, 8},
-        {"ref-cycles", UPMC_TYPE_HARDWARE, 9},
-        {"cpu-clock", UPMC_TYPE_SOFTWARE, 0},
-        {"task-clock", UPMC_TYPE_SOFTWARE, 1},
-        {"page-faults", UPMC_TYPE_SOFTWARE, 2},
-        {"faults", UPMC_TYPE_SOFTWARE, 2},
-        {"context-switches", UPMC_TYPE_SOFTWARE, 3},
-        {"cs", UPMC_TYPE_SOFTWARE, 3},
-        {"cpu-migrations", UPMC_TYPE_SOFTWARE, 4},
-        {"migrations", UPMC_TYPE_SOFTWARE, 4},
-        {"minor-faults", UPMC_TYPE_SOFTWARE, 5},
-        {"major-faults", UPMC_TYPE_SOFTWARE, 6},
-        {"alignment-faults", UPMC_TYPE_SOFTWARE, 7},
-        {"emulation-faults", UPMC_TYPE_SOFTWARE, 8},
+        {"cycles", "CPU cycles (core clock)", UPMC_TYPE_HARDWARE, 0},
+        {"cpu-cycles", "alias of cycles", UPMC_TYPE_HARDWARE, 0},
+        {"instructions", "instructions retired", UPMC_TYPE_HARDWARE, 1},
+        {"cache-references", "last-level cache accesses (vendor-defined)", UPMC_TYPE_HARDWARE, 2},
+        {"cache-misses", "last-level cache misses (vendor-defined)", UPMC_TYPE_HARDWARE, 3},
+        {"branches", "branch instructions retired", UPMC_TYPE_HARDWARE, 4},
+        {"branch-instructions", "alias of branches", UPMC_TYPE_HARDWARE, 4},
+        {"branch-misses", "mispredicted branches", UPMC_TYPE_HARDWARE, 5},
+        {"bus-cycles", "bus cycles", UPMC_TYPE_HARDWARE, 6},
+        {"stalled-cycles-frontend", "cycles the front end issued nothing", UPMC_TYPE_HARDWARE, 7},
+        {"stalled-cycles-backend", "cycles the back end retired nothing", UPMC_TYPE_HARDWARE, 8},
+        {"ref-cycles", "reference cycles, unaffected by frequency scaling", UPMC_TYPE_HARDWARE, 9},
+        {"cpu-clock", "CPU time of the thread, ns (hrtimer)", UPMC_TYPE_SOFTWARE, 0},
+        {"task-clock", "CPU time of the task, ns", UPMC_TYPE_SOFTWARE, 1},
+        {"page-faults", "page faults", UPMC_TYPE_SOFTWARE, 2},
+        {"faults", "alias of page-faults", UPMC_TYPE_SOFTWARE, 2},
+        {"context-switches", "context switches (kernel side: paranoid <= 1)", UPMC_TYPE_SOFTWARE,
+         3},
+        {"cs", "alias of context-switches", UPMC_TYPE_SOFTWARE, 3},
+        {"cpu-migrations", "moves to another CPU (kernel side: paranoid <= 1)", UPMC_TYPE_SOFTWARE,
+         4},
+        {"migrations", "alias of cpu-migrations", UPMC_TYPE_SOFTWARE, 4},
+        {"minor-faults", "page faults served without I/O", UPMC_TYPE_SOFTWARE, 5},
+        {"major-faults", "page faults that needed I/O", UPMC_TYPE_SOFTWARE, 6},
+        {"alignment-faults", "alignment fixups", UPMC_TYPE_SOFTWARE, 7},
+        {"emulation-faults", "emulated instructions", UPMC_TYPE_SOFTWARE, 8},
 };
 #define N_PLAIN (sizeof(plain_events) / sizeof(plain_events[0]))
 
@@ -73,6 +76,7 @@ static void known_event(unsigned i, char *buf, size_t size, struct named *ev)
 	upmc_format(buf, size, "%s-%s%s", caches[cache],
 	            miss ? cache_ops[op] : cache_ops_plural[op], miss ? "-misses" : "");
 	ev->name = NULL;
+	ev->desc = miss ? "generic cache event: misses" : "generic cache event: accesses";
 	ev->type = UPMC_TYPE_HW_CACHE;
 	/* perf's cache encoding: id | op << 8 | result << 16 */
 	ev->config = cache | op << 8 | (uint64_t)miss << 16;
@@ -248,4 +252,26 @@ int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
 			return (int)n;
 		p = end + 1;
 	}
+}
+
+UPMC_API int upmc_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg)
+{
+	char name[UPMC_NAME_MAX];
+	struct upmc_event_info info;
+	struct named ev;
+	unsigned i;
+
+	if (!fn)
+		return upmc_fail(-EINVAL, "upmc_list_events: fn is NULL");
+	for (i = 0; i < N_NAMES; i++) {
+		known_event(i, name, sizeof(name), &ev);
+		info.name = name;
+		info.desc = ev.desc;
+		info.pmu = ev.type == UPMC_TYPE_HARDWARE   ? "hardware"
+		           : ev.type == UPMC_TYPE_HW_CACHE ? "cache"
+		                                           : "software";
+		if (fn(&info, arg))
+			return (int)i + 1;
+	}
+	return (int)N_NAMES;
 }

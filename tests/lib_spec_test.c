@@ -194,3 +194,35 @@ TEST(spec, null_set_accessors)
 	EXPECT_EQ(upmc_read_slow(NULL, NULL), -EINVAL);
 	upmc_close(NULL);
 }
+
+struct listing {
+	int seen, cycles_ok, cache_ok, software_ok, stop_after;
+};
+
+static int collect(const struct upmc_event_info *info, void *arg)
+{
+	struct listing *l = arg;
+
+	l->seen++;
+	if (!strcmp(info->name, "cycles"))
+		l->cycles_ok = !strcmp(info->pmu, "hardware") && info->desc[0];
+	if (!strcmp(info->name, "L1-dcache-load-misses"))
+		l->cache_ok = !strcmp(info->pmu, "cache");
+	if (!strcmp(info->name, "task-clock"))
+		l->software_ok = !strcmp(info->pmu, "software");
+	return l->stop_after && l->seen == l->stop_after;
+}
+
+TEST(spec, list_events)
+{
+	struct listing l = {0, 0, 0, 0, 0};
+	int n = upmc_list_events(collect, &l);
+
+	EXPECT(n > 60);
+	EXPECT_EQ(l.seen, n);
+	EXPECT(l.cycles_ok && l.cache_ok && l.software_ok);
+	memset(&l, 0, sizeof(l));
+	l.stop_after = 3;
+	EXPECT_EQ(upmc_list_events(collect, &l), 3);
+	EXPECT_EQ(upmc_list_events(NULL, NULL), -EINVAL);
+}

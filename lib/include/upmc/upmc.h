@@ -96,6 +96,21 @@ UPMC_API int upmc_clock_source(const struct upmc_set *set);
 /* The last failure on this thread, as a sentence; "" when none. */
 UPMC_API const char *upmc_last_error(void);
 
+/* ---- events ---- */
+
+struct upmc_event_info {
+	const char *name; /* as a spec takes it */
+	const char *pmu;  /* "hardware", "cache", "software", or a PMU's name */
+	const char *desc; /* one line; "" when unknown */
+};
+
+/*
+ * Calls fn for every event upmc knows by name, grouped by PMU, until fn
+ * returns non-zero. The strings live until fn returns. Returns how many
+ * events were listed, or a negative errno.
+ */
+UPMC_API int upmc_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg);
+
 /* ---- regions: statistics of a measured piece of code ---- */
 
 /* Statistics of one series (a counter, or UPMC_NS). Doubles are exact
