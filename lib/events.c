@@ -7,9 +7,10 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <stdlib.h>
 #include <strings.h>
 
-#include "internal.h"
+#include "os.h"
 
 struct named {
 	const char *name;
@@ -124,32 +125,46 @@ static unsigned edit_distance(const char *a, const char *b)
 	return row[lb];
 }
 
+struct closest {
+	const char *name;
+	char best[3][UPMC_NAME_MAX];
+	unsigned dist[3];
+};
+
+static int keep_if_closer(const struct upmc_event_info *info, void *arg)
+{
+	struct closest *c = arg;
+	const char *event = strstr(info->name, "::");
+	unsigned d, k;
+
+	/* "RETIRED_INSTRUCTONS" is closest to "pmu::RETIRED_INSTRUCTIONS" by
+	 * its event part. */
+	if (event && !strstr(c->name, "::"))
+		d = edit_distance(c->name, event + 2);
+	else
+		d = edit_distance(c->name, info->name);
+
+	for (k = 0; k < 3 && d >= c->dist[k]; k++)
+		;
+	if (k < 3) {
+		memmove(&c->dist[k + 1], &c->dist[k], (2 - k) * sizeof(c->dist[0]));
+		memmove(c->best[k + 1], c->best[k], (2 - k) * sizeof(c->best[0]));
+		c->dist[k] = d;
+		upmc_format(c->best[k], sizeof(c->best[k]), "%s", info->name);
+	}
+	return 0;
+}
+
 void upmc_closest_names(const char *name, char *out, size_t size)
 {
-	char best[3][UPMC_NAME_MAX] = {"", "", ""};
-	unsigned dist[3] = {~0u, ~0u, ~0u};
-	char buf[UPMC_NAME_MAX];
-	struct named ev;
-	unsigned i, k;
+	struct closest c = {name, {"", "", ""}, {~0u, ~0u, ~0u}};
 
-	for (i = 0; i < N_NAMES; i++) {
-		unsigned d;
-		known_event(i, buf, sizeof(buf), &ev);
-		d = edit_distance(name, buf);
-		for (k = 0; k < 3 && d >= dist[k]; k++)
-			;
-		if (k == 3)
-			continue;
-		memmove(&dist[k + 1], &dist[k], (2 - k) * sizeof(dist[0]));
-		memmove(best[k + 1], best[k], (2 - k) * sizeof(best[0]));
-		dist[k] = d;
-		memcpy(best[k], buf, sizeof(buf));
-	}
-	upmc_format(out, size, "'%s', '%s' or '%s'", best[0], best[1], best[2]);
+	upmc_list_events(keep_if_closer, &c);
+	upmc_format(out, size, "'%s', '%s' or '%s'", c.best[0], c.best[1], c.best[2]);
 }
 
 /* ":u", ":k", ":uk" (or ":ku"); anything else is an error. */
-static int apply_modifiers(const char *mods, const char *whole, struct upmc_event *ev)
+int upmc_event_modifiers(const char *mods, const char *whole, struct upmc_event *ev)
 {
 	int user = 0, kernel = 0;
 	const char *p;
@@ -176,7 +191,7 @@ static int apply_modifiers(const char *mods, const char *whole, struct upmc_even
  * Context switches and migrations happen inside the kernel, so counting
  * them in user mode only would read a silent 0: they count both.
  */
-static void default_levels(struct upmc_event *ev, unsigned flags)
+void upmc_event_levels(struct upmc_event *ev, unsigned flags)
 {
 	int kernel_only_event =
 	        ev->type == UPMC_TYPE_SOFTWARE && (ev->config == 3 || ev->config == 4);
@@ -185,31 +200,85 @@ static void default_levels(struct upmc_event *ev, unsigned flags)
 	ev->exclude_kernel = !(flags & UPMC_OPT_KERNEL) && !kernel_only_event;
 }
 
-/* One comma-separated item (already trimmed) into ev. */
-static int parse_item(const char *item, unsigned flags, struct upmc_event *ev)
+/* "r<hex>": a raw code for the core PMU. */
+static int raw_code(const char *base, uint64_t *config)
+{
+	char *end;
+
+	if ((base[0] != 'r' && base[0] != 'R') || !isxdigit((unsigned char)base[1]))
+		return -ENOENT;
+	errno = 0;
+	*config = strtoull(base + 1, &end, 16);
+	return *end || errno ? -ENOENT : 0;
+}
+
+/* perf's generic names and raw codes, with upmc's modifiers. */
+static int portable_event(const char *item, unsigned flags, struct upmc_event *ev)
 {
 	char base[UPMC_NAME_MAX];
 	const char *colon = strchr(item, ':');
 	size_t len = colon ? (size_t)(colon - item) : strlen(item);
 	struct named known;
 
+	memcpy(base, item, len);
+	base[len] = '\0';
+	if (lookup(base, &known) == 0) {
+		ev->type = known.type;
+		ev->config = known.config;
+		ev->generic = known.type != UPMC_TYPE_SOFTWARE;
+	} else if (raw_code(base, &ev->config) == 0) {
+		ev->type = UPMC_TYPE_RAW;
+	} else {
+		return -ENOENT;
+	}
+	upmc_event_levels(ev, flags);
+	return colon ? upmc_event_modifiers(colon + 1, item, ev) : 0;
+}
+
+static int unknown_event(const char *item)
+{
+	char name[UPMC_NAME_MAX], close[3 * UPMC_NAME_MAX + 16];
+	const char *colon = strchr(item, ':');
+
+	/* Suggest for the name without upmc's modifiers (libpfm4's "pmu::"
+	 * names keep theirs). */
+	upmc_format(name, sizeof(name), "%.*s",
+	            (int)(colon && colon[1] != ':' ? (size_t)(colon - item) : strlen(item)), item);
+	upmc_closest_names(name, close, sizeof(close));
+	return upmc_fail(-ENOENT, "event '%s' unknown; did you mean %s?", name, close);
+}
+
+/* One comma-separated item (already trimmed) into ev. */
+static int parse_item(const char *item, unsigned flags, struct upmc_event *ev)
+{
+	int err = -ENOENT;
+
 	if (strlen(item) >= UPMC_NAME_MAX)
 		return upmc_fail(-ENAMETOOLONG,
 		                 "event name '%.40s...' is too long (at most %d characters)", item,
 		                 UPMC_NAME_MAX - 1);
-	memcpy(base, item, len);
-	base[len] = '\0';
-	if (lookup(base, &known) < 0) {
-		char close[3 * UPMC_NAME_MAX + 16];
-		upmc_closest_names(base, close, sizeof(close));
-		return upmc_fail(-ENOENT, "event '%s' unknown; did you mean %s?", base, close);
-	}
 	memset(ev, 0, sizeof(*ev));
 	upmc_format(ev->name, sizeof(ev->name), "%s", item);
-	ev->type = known.type;
-	ev->config = known.config;
-	default_levels(ev, flags);
-	return colon ? apply_modifiers(colon + 1, item, ev) : 0;
+	if (!strchr(item, '/'))
+		err = portable_event(item, flags, ev);
+	if (err == -ENOENT)
+		err = upmc_os_resolve_event(item, flags, ev);
+	return err == -ENOENT ? unknown_event(item) : err;
+}
+
+/* Where the item starting at p ends: the next ',' outside a pmu/terms/ spec,
+ * whose terms are separated by commas too; NULL at the end of the spec. */
+static const char *item_end(const char *p)
+{
+	unsigned slashes = 0;
+
+	for (; *p; p++) {
+		if (*p == '/')
+			slashes++;
+		else if (*p == ',' && slashes % 2 == 0)
+			return p;
+	}
+	return NULL;
 }
 
 int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max)
@@ -221,7 +290,7 @@ int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
 		return upmc_fail(-EINVAL, "event spec is NULL");
 	for (;;) {
 		char item[UPMC_NAME_MAX + 1];
-		const char *end = strchr(p, ',');
+		const char *end = item_end(p);
 		size_t len = end ? (size_t)(end - p) : strlen(p);
 		int err;
 
@@ -259,6 +328,7 @@ UPMC_API int upmc_list_events(int (*fn)(const struct upmc_event_info *info, void
 	char name[UPMC_NAME_MAX];
 	struct upmc_event_info info;
 	struct named ev;
+	int stopped = 0;
 	unsigned i;
 
 	if (!fn)
@@ -273,5 +343,5 @@ UPMC_API int upmc_list_events(int (*fn)(const struct upmc_event_info *info, void
 		if (fn(&info, arg))
 			return (int)i + 1;
 	}
-	return (int)N_NAMES;
+	return (int)N_NAMES + upmc_os_list_events(fn, arg, &stopped);
 }

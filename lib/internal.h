@@ -8,21 +8,23 @@
 #include <stdint.h>
 #include <upmc/upmc.h>
 
-#define UPMC_NAME_MAX   64
+#define UPMC_NAME_MAX   128
 #define UPMC_REASON_MAX 320
 
 /* Event types, numbered as perf numbers them (PERF_TYPE_*). */
 #define UPMC_TYPE_HARDWARE 0
 #define UPMC_TYPE_SOFTWARE 1
 #define UPMC_TYPE_HW_CACHE 3
+#define UPMC_TYPE_RAW      4
 
 /* One event of a spec, resolved. */
 struct upmc_event {
 	char name[UPMC_NAME_MAX]; /* as written, modifiers included */
-	uint32_t type;            /* UPMC_TYPE_* */
-	uint64_t config;
+	uint32_t type;            /* UPMC_TYPE_*, or a PMU's own type */
+	uint64_t config, config1, config2;
 	unsigned exclude_user : 1;
 	unsigned exclude_kernel : 1;
+	unsigned generic : 1; /* perf's generic hardware or cache event */
 };
 
 struct upmc_counter {
@@ -39,6 +41,10 @@ struct upmc_set_state {
 
 /* Parses spec into at most max events; returns how many, or -errno. */
 int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max);
+
+/* Sets the default privilege levels, then applies ":u", ":k" or ":uk". */
+void upmc_event_levels(struct upmc_event *ev, unsigned flags);
+int upmc_event_modifiers(const char *mods, const char *whole, struct upmc_event *ev);
 
 /* The n known event names closest to name, joined as "'a', 'b' or 'c'". */
 void upmc_closest_names(const char *name, char *out, size_t size);

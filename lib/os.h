@@ -29,6 +29,19 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 /* The kernel's timestamp-to-ns factors, when it publishes them; -ENOTSUP if not. */
 int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock);
 
+/*
+ * Resolves an event the portable names do not cover (Linux: a
+ * pmu/term=value/ spec through sysfs, a libpfm4 name) into ev, whose name
+ * is already set. -ENOENT without a sentence when the OS does not know it;
+ * any other failure after upmc_fail().
+ */
+int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *ev);
+
+/* Lists the OS's own events through fn, as upmc_list_events() does. Returns
+ * how many were listed; *stopped is set when fn asked to stop. */
+int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg,
+                        int *stopped);
+
 /* CLOCK_MONOTONIC_RAW (or the OS's closest) in ns: the calibration reference. */
 uint64_t upmc_os_monotonic_ns(void);
 

@@ -48,7 +48,7 @@ check() {
 # ---- Windows -------------------------------------------------------------
 win_flags=(-std=c11 -Wall -Wextra -Werror -Werror=implicit-function-declaration
 	-D__USE_MINGW_ANSI_STDIO=1 -Ilib/include -I.)
-win_srcs=(lib/*.c os/windows/*.c tests/windows/windows_test.c)
+win_srcs=(lib/*.c os/windows/*.c os/portable/*.c tests/windows/windows_test.c)
 clang_mingw=(clang --target=x86_64-w64-mingw32 --sysroot=/usr/x86_64-w64-mingw32)
 
 build_gcc() {
@@ -119,7 +119,7 @@ build_macos() {
 	local target=$1 arch=$2 cputype=$3 exe=$out/macos_main-$1
 	ZIG_GLOBAL_CACHE_DIR=$cache/zig-cache ZIG_LOCAL_CACHE_DIR=$cache/zig-cache \
 		"$zig" cc -target "$target" -O2 -std=c11 -Wall -Wextra -Werror -fvisibility=hidden \
-		-Ilib/include -I"arch/$arch" -I. lib/*.c os/macos/*.c tests/macos/macos_main.c \
+		-Ilib/include -I"arch/$arch" -I. lib/*.c os/macos/*.c os/portable/*.c tests/macos/macos_main.c \
 		-o "$exe" || return 1
 	[ "$(od -A n -t x4 -N 8 "$exe" | tr -s ' ')" = " feedfacf $cputype" ]
 }

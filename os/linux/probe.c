@@ -9,7 +9,7 @@
 
 #include "os/linux/probe.h"
 
-static void root_path(char *buf, size_t size, const char *path)
+void upmc_linux_root_path(char *buf, size_t size, const char *path)
 {
 	const char *root = getenv("UPMC_FS_ROOT");
 
@@ -22,7 +22,7 @@ int upmc_linux_read_int(const char *path, int *value)
 	FILE *f;
 	int ok;
 
-	root_path(full, sizeof(full), path);
+	upmc_linux_root_path(full, sizeof(full), path);
 	f = fopen(full, "re");
 	if (!f)
 		return -errno;
@@ -52,7 +52,7 @@ static void find_core_pmus(struct upmc_linux_probe *p)
 	struct dirent *e;
 	DIR *d;
 
-	root_path(dir, sizeof(dir), "/sys/bus/event_source/devices");
+	upmc_linux_root_path(dir, sizeof(dir), "/sys/bus/event_source/devices");
 	d = opendir(dir);
 	if (!d)
 		return;
@@ -68,7 +68,7 @@ static int cpuinfo_has_hypervisor(void)
 	int found = 0;
 	FILE *f;
 
-	root_path(path, sizeof(path), "/proc/cpuinfo");
+	upmc_linux_root_path(path, sizeof(path), "/proc/cpuinfo");
 	f = fopen(path, "re");
 	if (!f)
 		return 0;

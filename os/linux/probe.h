@@ -26,6 +26,9 @@ struct upmc_linux_probe {
 
 void upmc_linux_probe(struct upmc_linux_probe *p);
 
+/* path under the fixture root ($UPMC_FS_ROOT), or path itself. */
+void upmc_linux_root_path(char *buf, size_t size, const char *path);
+
 /* Reads an integer from a /proc or /sys path (prefixed by the fixture root). */
 int upmc_linux_read_int(const char *path, int *value);
 

@@ -51,8 +51,7 @@ build() {
 		-I"$repo/arch/x86" -I"$repo/arch/generic")
 	mkdir -p "$work/rootfs/dev"
 	"${cc[@]}" -o "$work/rootfs/hwcheck" "$repo/tests/hw/hwcheck.c" \
-		"$repo/tests/seccomp_trap.c" "$repo"/lib/*.c "$repo"/os/linux/perf.c \
-		"$repo"/os/linux/probe.c
+		"$repo/tests/seccomp_trap.c" "$repo"/lib/*.c "$repo"/os/linux/*.c -lpthread
 	dpkg -x "$(ls "$cache/debs/${kernel}"_*.deb)" "$work/kernel"
 	dpkg -x "$(ls "$cache"/debs/busybox-static_*.deb)" "$work/busybox"
 	mkdir -p "$work/rootfs/bin"

@@ -1,0 +1,309 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Linux events beyond perf's generic names: "pmu/term=value,.../" specs
+ * resolved through /sys/bus/event_source/devices/<pmu>/{type,format,events},
+ * and any event libpfm4 knows (when built with it).
+ */
+#define _GNU_SOURCE
+#include <dirent.h>
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/os.h"
+#include "os/linux/probe.h"
+
+#ifdef UPMC_HAVE_LIBPFM
+#include <perfmon/pfmlib_perf_event.h>
+#include <pthread.h>
+#endif
+
+#define DEVICES "/sys/bus/event_source/devices"
+
+/* A small sysfs file's first line, without the newline. */
+static int read_line(const char *path, char *buf, size_t size)
+{
+	char full[512];
+	FILE *f;
+	int ok;
+
+	upmc_linux_root_path(full, sizeof(full), path);
+	f = fopen(full, "re");
+	if (!f)
+		return -errno;
+	ok = fgets(buf, (int)size, f) != NULL;
+	fclose(f);
+	if (!ok)
+		return -EIO;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+/*
+ * Puts value into the bits a format names, e.g. "config:0-7,21" or
+ * "config1:0-15": the value's low bits fill the ranges in order.
+ */
+static int set_bits(struct upmc_event *ev, const char *format, uint64_t value, const char *term)
+{
+	uint64_t *field = !strncmp(format, "config1:", 8)   ? &ev->config1
+	                  : !strncmp(format, "config2:", 8) ? &ev->config2
+	                  : !strncmp(format, "config:", 7)  ? &ev->config
+	                                                    : NULL;
+	const char *p = strchr(format, ':');
+
+	if (!field || !p)
+		return upmc_fail(-EINVAL,
+		                 "event '%s': term '%s' has a format upmc cannot read: '%s'",
+		                 ev->name, term, format);
+	while (p && *++p) {
+		char *end;
+		unsigned lo = (unsigned)strtoul(p, &end, 10), hi = lo, bit;
+		if (*end == '-')
+			hi = (unsigned)strtoul(end + 1, &end, 10);
+		if (hi > 63 || lo > hi)
+			return upmc_fail(-EINVAL, "event '%s': bad bit range in format '%s'",
+			                 ev->name, format);
+		for (bit = lo; bit <= hi; bit++, value >>= 1)
+			*field |= (value & 1) << bit;
+		p = strchr(end, ',');
+	}
+	if (value)
+		return upmc_fail(-ERANGE,
+		                 "event '%s': the value of '%s' does not fit its bits (%s)",
+		                 ev->name, term, format);
+	return 0;
+}
+
+/* The names a PMU's directory holds, joined with ", " (for error messages). */
+static void list_dir(const char *path, char *out, size_t size)
+{
+	char full[512];
+	struct dirent *e;
+	size_t len = 0;
+	DIR *d;
+
+	out[0] = '\0';
+	upmc_linux_root_path(full, sizeof(full), path);
+	d = opendir(full);
+	if (!d)
+		return;
+	while ((e = readdir(d)) && len + strlen(e->d_name) + 3 < size)
+		if (e->d_name[0] != '.')
+			len += (size_t)snprintf(out + len, size - len, "%s%s", len ? ", " : "",
+			                        e->d_name);
+	closedir(d);
+}
+
+static int apply_terms(struct upmc_event *ev, const char *pmu, char *terms, int depth);
+
+/* One "name=value" or "name" term of a PMU. */
+static int apply_term(struct upmc_event *ev, const char *pmu, char *term, int depth)
+{
+	char path[256], format[256], alias[256], known[512];
+	char *eq = strchr(term, '=');
+	uint64_t value = 1;
+
+	if (eq) {
+		char *end;
+		*eq = '\0';
+		errno = 0;
+		value = strtoull(eq + 1, &end, 0);
+		if (errno || *end || end == eq + 1)
+			return upmc_fail(-EINVAL, "event '%s': '%s' is not a number for '%s'",
+			                 ev->name, eq + 1, term);
+	}
+	upmc_format(path, sizeof(path), DEVICES "/%s/format/%s", pmu, term);
+	if (read_line(path, format, sizeof(format)) == 0)
+		return set_bits(ev, format, value, term);
+	upmc_format(path, sizeof(path), DEVICES "/%s/events/%s", pmu, term);
+	if (!eq && depth == 0 && read_line(path, alias, sizeof(alias)) == 0)
+		return apply_terms(ev, pmu, alias, depth + 1);
+	upmc_format(path, sizeof(path), DEVICES "/%s/format", pmu);
+	list_dir(path, known, sizeof(known));
+	return upmc_fail(-EINVAL, "event '%s': PMU '%s' has no term or event '%s' (its terms: %s)",
+	                 ev->name, pmu, term, known[0] ? known : "none");
+}
+
+static int apply_terms(struct upmc_event *ev, const char *pmu, char *terms, int depth)
+{
+	char *save = NULL, *term;
+	int err = 0;
+
+	for (term = strtok_r(terms, ",", &save); term && !err; term = strtok_r(NULL, ",", &save))
+		err = apply_term(ev, pmu, term, depth);
+	return err;
+}
+
+/* "pmu/terms/" with upmc's modifiers after the last '/'. */
+static int sysfs_event(const char *item, unsigned flags, struct upmc_event *ev)
+{
+	char spec[UPMC_NAME_MAX], path[256], type[32], known[512];
+	char *first, *last;
+	int err;
+
+	upmc_format(spec, sizeof(spec), "%s", item);
+	first = strchr(spec, '/');
+	last = strrchr(spec, '/');
+	if (first == last || first == spec)
+		return upmc_fail(-EINVAL,
+		                 "event '%s': a PMU spec reads 'pmu/term=value,.../' (e.g. "
+		                 "'cpu/event=0x3c,umask=0x0/')",
+		                 item);
+	*first = *last = '\0';
+	upmc_format(path, sizeof(path), DEVICES "/%s/type", spec);
+	if (read_line(path, type, sizeof(type)) < 0) {
+		list_dir(DEVICES, known, sizeof(known));
+		return upmc_fail(-ENODEV, "event '%s': no PMU '%s' in " DEVICES " (there: %s)",
+		                 item, spec, known[0] ? known : "nothing");
+	}
+	ev->type = (uint32_t)strtoul(type, NULL, 10);
+	err = apply_terms(ev, spec, first + 1, 0);
+	if (err < 0)
+		return err;
+	upmc_event_levels(ev, flags);
+	return last[1] ? upmc_event_modifiers(last + 1, item, ev) : 0;
+}
+
+#ifdef UPMC_HAVE_LIBPFM
+static int pfm_ready = -1;
+static pthread_once_t pfm_once = PTHREAD_ONCE_INIT;
+
+static void pfm_start(void)
+{
+	pfm_ready = pfm_initialize();
+}
+
+static int libpfm_event(const char *item, unsigned flags, struct upmc_event *ev)
+{
+	struct perf_event_attr attr;
+	pfm_perf_encode_arg_t arg;
+	int plm = PFM_PLM3 | (flags & UPMC_OPT_KERNEL ? PFM_PLM0 : 0), err;
+
+	pthread_once(&pfm_once, pfm_start);
+	if (pfm_ready != PFM_SUCCESS)
+		return -ENOENT;
+	memset(&attr, 0, sizeof(attr));
+	memset(&arg, 0, sizeof(arg));
+	arg.attr = &attr;
+	arg.size = sizeof(arg);
+	err = pfm_get_os_event_encoding(item, plm, PFM_OS_PERF_EVENT_EXT, &arg);
+	if (err == PFM_ERR_NOTFOUND)
+		return -ENOENT;
+	if (err != PFM_SUCCESS)
+		return upmc_fail(-EINVAL, "event '%s': libpfm4 says: %s", item, pfm_strerror(err));
+	ev->type = attr.type;
+	ev->config = attr.config;
+	ev->config1 = attr.config1;
+	ev->config2 = attr.config2;
+	ev->exclude_user = attr.exclude_user;
+	ev->exclude_kernel = attr.exclude_kernel;
+	return 0;
+}
+
+/* Every event of every PMU libpfm4 found, but its generic perf PMUs (their
+ * events are perf's generic names, listed already). */
+static int libpfm_list(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg,
+                       int *stopped)
+{
+	pfm_pmu_info_t pinfo;
+	pfm_event_info_t einfo;
+	char name[UPMC_NAME_MAX];
+	int pmu, idx, n = 0;
+
+	pthread_once(&pfm_once, pfm_start);
+	if (pfm_ready != PFM_SUCCESS)
+		return 0;
+	for (pmu = PFM_PMU_NONE; pmu < PFM_PMU_MAX && !*stopped; pmu++) {
+		memset(&pinfo, 0, sizeof(pinfo));
+		pinfo.size = sizeof(pinfo);
+		if (pfm_get_pmu_info(pmu, &pinfo) != PFM_SUCCESS || !pinfo.is_present ||
+		    pmu == PFM_PMU_PERF_EVENT || pmu == PFM_PMU_PERF_EVENT_RAW)
+			continue;
+		for (idx = pinfo.first_event; idx != -1 && !*stopped;
+		     idx = pfm_get_event_next(idx)) {
+			struct upmc_event_info info;
+			memset(&einfo, 0, sizeof(einfo));
+			einfo.size = sizeof(einfo);
+			if (pfm_get_event_info(idx, PFM_OS_NONE, &einfo) != PFM_SUCCESS)
+				continue;
+			upmc_format(name, sizeof(name), "%s::%s", pinfo.name, einfo.name);
+			info.name = name;
+			info.pmu = pinfo.name;
+			info.desc = einfo.desc ? einfo.desc : "";
+			n++;
+			*stopped = fn(&info, arg);
+		}
+	}
+	return n;
+}
+#endif
+
+/* The named events of sysfs PMUs ("pmu/alias/"). */
+static int sysfs_list(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg,
+                      int *stopped)
+{
+	char path[512], name[UPMC_NAME_MAX], desc[256];
+	struct dirent *p, *e;
+	DIR *devices, *events;
+	int n = 0;
+
+	upmc_linux_root_path(path, sizeof(path), DEVICES);
+	devices = opendir(path);
+	if (!devices)
+		return 0;
+	while (!*stopped && (p = readdir(devices))) {
+		if (p->d_name[0] == '.')
+			continue;
+		upmc_linux_root_path(path, sizeof(path), DEVICES);
+		snprintf(path + strlen(path), sizeof(path) - strlen(path), "/%s/events", p->d_name);
+		events = opendir(path);
+		while (events && !*stopped && (e = readdir(events))) {
+			struct upmc_event_info info;
+			char file[256];
+			if (e->d_name[0] == '.' || strchr(e->d_name, '.'))
+				continue; /* ".scale", ".unit": not events */
+			upmc_format(file, sizeof(file), DEVICES "/%s/events/%s", p->d_name,
+			            e->d_name);
+			if (read_line(file, desc, sizeof(desc)) < 0)
+				desc[0] = '\0';
+			upmc_format(name, sizeof(name), "%s/%s/", p->d_name, e->d_name);
+			info.name = name;
+			info.pmu = p->d_name;
+			info.desc = desc;
+			n++;
+			*stopped = fn(&info, arg);
+		}
+		if (events)
+			closedir(events);
+	}
+	closedir(devices);
+	return n;
+}
+
+int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *ev)
+{
+	if (strchr(item, '/'))
+		return sysfs_event(item, flags, ev);
+#ifdef UPMC_HAVE_LIBPFM
+	return libpfm_event(item, flags, ev);
+#else
+	(void)flags;
+	(void)ev;
+	return -ENOENT;
+#endif
+}
+
+int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg,
+                        int *stopped)
+{
+	int n = 0;
+
+	*stopped = 0;
+#ifdef UPMC_HAVE_LIBPFM
+	n += libpfm_list(fn, arg, stopped);
+#endif
+	if (!*stopped)
+		n += sysfs_list(fn, arg, stopped);
+	return n;
+}
