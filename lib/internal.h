@@ -29,7 +29,8 @@ struct upmc_event {
 
 struct upmc_counter {
 	struct upmc_event event;
-	int path; /* enum upmc_path */
+	int path;     /* enum upmc_path */
+	double ratio; /* time on the PMU / time enabled, at the last read */
 	char reason[UPMC_REASON_MAX];
 };
 
@@ -61,6 +62,10 @@ int upmc_fail(int err, const char *fmt, ...) UPMC_PRINTF(2, 3);
 
 /* snprintf that never overflows and always terminates. */
 void upmc_format(char *buf, size_t size, const char *fmt, ...) UPMC_PRINTF(3, 4);
+
+/* count * enabled / running without overflow (saturating below
+ * UPMC_NOT_COUNTED); UPMC_NOT_COUNTED when running is 0. */
+uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running);
 
 /* Calibrated factors for timestamp ticks (measured once per process). */
 void upmc_clock_calibrated(struct upmc_clock *clock);

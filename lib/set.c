@@ -12,8 +12,9 @@ struct set_block {
 	struct upmc_set_state state;
 };
 
-#define KNOWN_FLAGS \
-	(UPMC_OPT_KERNEL | UPMC_OPT_TIME_ONLY | UPMC_OPT_FORCE_SYSCALL | UPMC_OPT_REQUIRE_USER_READ)
+#define KNOWN_FLAGS                                                                          \
+	(UPMC_OPT_KERNEL | UPMC_OPT_TIME_ONLY | UPMC_OPT_FORCE_SYSCALL |                      \
+	 UPMC_OPT_REQUIRE_USER_READ | UPMC_OPT_MULTIPLEX)
 
 static int read_options(const struct upmc_options *opts, unsigned *flags)
 {
@@ -120,8 +121,10 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 	set = set_alloc((unsigned)n);
 	if (!set)
 		return upmc_fail(-ENOMEM, "out of memory allocating a set");
-	for (i = 0; i < set->n; i++)
+	for (i = 0; i < set->n; i++) {
 		set->state->counter[i].event = events[i];
+		set->state->counter[i].ratio = 1;
+	}
 	err = upmc_os_open(set, flags);
 	if (err < 0) {
 		free(set);
@@ -192,6 +195,36 @@ UPMC_API const char *upmc_counter_reason(const struct upmc_set *set, unsigned i)
 {
 	return check_index(set, i, "upmc_counter_reason") < 0 ? NULL
 	                                                      : set->state->counter[i].reason;
+}
+
+UPMC_API double upmc_counter_ratio(const struct upmc_set *set, unsigned i)
+{
+	int err = check_index(set, i, "upmc_counter_ratio");
+
+	if (err < 0)
+		return err;
+	return set->state->counter[i].path == UPMC_PATH_UNAVAILABLE ? 0
+	                                                            : set->state->counter[i].ratio;
+}
+
+uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running)
+{
+#ifdef __SIZEOF_INT128__
+	__extension__ unsigned __int128 scaled;
+#else
+	long double scaled;
+#endif
+
+	if (!running || count == UPMC_NOT_COUNTED)
+		return UPMC_NOT_COUNTED;
+	if (enabled == running)
+		return count;
+#ifdef __SIZEOF_INT128__
+	scaled = (__extension__(unsigned __int128) count * enabled) / running;
+#else
+	scaled = (long double)count * (long double)enabled / (long double)running;
+#endif
+	return scaled >= UPMC_NOT_COUNTED ? UPMC_NOT_COUNTED - 1 : (uint64_t)scaled;
 }
 
 UPMC_API const char *upmc_summary(const struct upmc_set *set)

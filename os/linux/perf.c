@@ -35,11 +35,30 @@ SAME_OFFSET(time_zero);
 SAME_OFFSET(time_cycles);
 SAME_OFFSET(time_mask);
 
+#define MAX_EVENTS (UPMC_MAX_COUNTERS * UPMC_LINUX_MAX_CORE_PMUS)
+
+/* One perf event. A counter has one, or one per core PMU on a hybrid CPU. */
+struct linux_event {
+	int fd;
+	void *map;        /* its page when it may be read in user space */
+	unsigned counter; /* the set's counter it adds to */
+	unsigned group;
+	uint64_t cached; /* its count at its group's last read(2) */
+};
+
+/* A perf group: read(2) on its leader gives every member, in open order. */
+struct linux_group {
+	int leader; /* fd */
+	unsigned key;
+	uint32_t cached_seq; /* its pages' lock sum at the last read(2) */
+	int cache_valid;
+};
+
 struct linux_set {
-	int fd[UPMC_MAX_COUNTERS]; /* -1: not open */
-	void *map[UPMC_MAX_COUNTERS];
-	unsigned group[UPMC_MAX_COUNTERS]; /* counter of each group member, in group order */
-	unsigned members;
+	struct linux_event ev[MAX_EVENTS];
+	struct linux_group grp[MAX_EVENTS];
+	unsigned n_ev, n_grp;
+	int hybrid, multiplex;
 	size_t page_size;
 };
 
@@ -57,46 +76,70 @@ static int wants_user_read(const struct upmc_event *ev, unsigned flags)
 	       !(flags & UPMC_OPT_FORCE_SYSCALL);
 }
 
+unsigned upmc_linux_plan(const struct upmc_event *ev, const struct upmc_linux_probe *p,
+                         struct upmc_linux_attr *out)
+{
+	unsigned k;
+
+	/* A generic event on a hybrid CPU: once per core PMU, by the extended
+	 * type in the config's upper half (the kernel's PERF_PMU_TYPE_SHIFT). */
+	if (ev->generic && p->n_core > 1) {
+		for (k = 0; k < p->n_core; k++) {
+			out[k].type = ev->type;
+			out[k].config = ev->config | (uint64_t)p->core_type[k] << 32;
+			out[k].key = k;
+		}
+		return p->n_core;
+	}
+	out[0].type = ev->type;
+	out[0].config = ev->config;
+	out[0].key = 0;
+	return 1;
+}
+
 /*
- * The first event of a set leads its group: opened disabled and pinned, so
- * that the group either runs whole or its read says it is not running.
+ * The first event of a group leads it: opened disabled, and pinned unless
+ * the set multiplexes, so that the group either runs whole or its read says
+ * it is not running.
  */
-static int open_event(const struct upmc_event *ev, int leader, int user_read)
+static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr *plan,
+                      int leader, unsigned flags)
 {
 	struct perf_event_attr attr;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
-	attr.type = ev->type;
-	attr.config = ev->config;
+	attr.type = plan->type;
+	attr.config = plan->config;
+	attr.config1 = ev->config1;
+	attr.config2 = ev->config2;
 	attr.disabled = leader < 0;
-	attr.pinned = leader < 0;
+	attr.pinned = leader < 0 && !(flags & UPMC_OPT_MULTIPLEX);
 	attr.exclude_user = ev->exclude_user;
 	attr.exclude_kernel = ev->exclude_kernel;
 	attr.exclude_hv = 1;
 	attr.read_format =
 	        PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 #if defined(__aarch64__)
-	if (user_read) {
+	if (wants_user_read(ev, flags)) {
 		/* config1 bit 1 asks for user access, bit 0 for a 64-bit
 		 * counter; PMUs without 64-bit event counters refuse bit 0. */
 		int fd;
-		attr.config1 = 3;
+		attr.config1 = ev->config1 | 3;
 		fd = perf_event_open(&attr, leader);
 		if (fd >= 0 || errno != EOPNOTSUPP)
 			return fd;
-		attr.config1 = 2;
+		attr.config1 = ev->config1 | 2;
 	}
-#else
-	(void)user_read;
 #endif
 	return perf_event_open(&attr, leader);
 }
 
-/* Would ev open on its own? Tells "the group is full" from "unsupported". */
-static int opens_alone(const struct upmc_event *ev, int user_read)
+/* Would it open on its own? Tells "the group is full" from "unsupported". */
+static int opens_alone(const struct upmc_event *ev, const struct upmc_linux_attr *plan,
+                       unsigned flags)
 {
-	int fd = open_event(ev, -1, user_read);
+	int fd = open_event(ev, plan, -1, flags);
 
 	if (fd < 0)
 		return 0;
@@ -110,77 +153,112 @@ static int can_fall_back(int err)
 	       err == EPERM || err == EINVAL || err == EBUSY;
 }
 
+static void close_events(struct linux_set *ls, unsigned from)
+{
+	while (ls->n_ev > from) {
+		struct linux_event *e = &ls->ev[--ls->n_ev];
+		if (e->map)
+			munmap(e->map, ls->page_size);
+		close(e->fd);
+	}
+}
+
 static void release(struct linux_set *ls)
 {
-	unsigned i;
-
-	for (i = 0; i < UPMC_MAX_COUNTERS; i++) {
-		if (ls->map[i])
-			munmap(ls->map[i], ls->page_size);
-		if (ls->fd[i] >= 0)
-			close(ls->fd[i]);
-	}
+	close_events(ls, 0);
 	free(ls);
+}
+
+/* The group events of this key join; a new one for every event when the
+ * set multiplexes (so that the kernel can rotate them one by one). */
+static unsigned group_for(struct linux_set *ls, unsigned key)
+{
+	unsigned g;
+
+	for (g = 0; g < ls->n_grp && !ls->multiplex; g++)
+		if (ls->grp[g].key == key)
+			return g;
+	ls->grp[ls->n_grp].leader = -1;
+	ls->grp[ls->n_grp].key = key;
+	ls->grp[ls->n_grp].cache_valid = 0;
+	return ls->n_grp++;
+}
+
+/* Opens counter i (one event per core PMU it needs); 0 or errno. */
+static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, unsigned flags,
+                        const struct upmc_linux_probe *probe)
+{
+	struct upmc_counter *c = &set->state->counter[i];
+	struct upmc_linux_attr plan[UPMC_LINUX_MAX_CORE_PMUS];
+	unsigned k, n = upmc_linux_plan(&c->event, probe, plan);
+	unsigned first_ev = ls->n_ev, first_grp = ls->n_grp;
+
+	for (k = 0; k < n; k++) {
+		unsigned g = group_for(ls, plan[k].key);
+		int leader = ls->grp[g].leader;
+		int fd = open_event(&c->event, &plan[k], leader, flags);
+		if (fd < 0) {
+			int err = errno;
+			upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err,
+			                        leader >= 0 && opens_alone(&c->event, &plan[k], flags),
+			                        probe);
+			close_events(ls, first_ev); /* its other core PMUs' events */
+			ls->n_grp = first_grp;
+			return err;
+		}
+		if (leader < 0)
+			ls->grp[g].leader = fd;
+		ls->ev[ls->n_ev++] = (struct linux_event){fd, NULL, i, g, 0};
+	}
+	return 0;
 }
 
 static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned flags,
                          const struct upmc_linux_probe *probe)
 {
-	int leader = -1;
 	unsigned i;
 
 	for (i = 0; i < set->n; i++) {
 		struct upmc_counter *c = &set->state->counter[i];
-		int user = wants_user_read(&c->event, flags);
-		int fd = open_event(&c->event, leader, user);
-
+		int err = open_counter(set, ls, i, flags, probe);
 		set->page[i] = &no_page;
-		if (fd < 0) {
-			int err = errno;
-			upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err,
-			                        leader >= 0 && opens_alone(&c->event, user), probe);
-			if (!(flags & UPMC_OPT_TIME_ONLY) || !can_fall_back(err))
-				return upmc_fail(-err, "%s", c->reason);
-			c->path = UPMC_PATH_UNAVAILABLE;
+		if (!err) {
+			c->path = UPMC_PATH_SYSCALL;
 			continue;
 		}
-		if (leader < 0)
-			leader = fd;
-		ls->fd[i] = fd;
-		ls->group[ls->members++] = i;
-		c->path = UPMC_PATH_SYSCALL;
+		if (!(flags & UPMC_OPT_TIME_ONLY) || !can_fall_back(err))
+			return upmc_fail(-err, "%s", c->reason);
+		c->path = UPMC_PATH_UNAVAILABLE;
 	}
 	return 0;
 }
 
-/* Maps the page of every counter that could be read in user space, and
+/* Maps the page of every event that could be read in user space, and
  * faults it in now so that the first read does not pay for it. */
 static void map_pages(struct upmc_set *set, struct linux_set *ls, unsigned flags)
 {
-	unsigned i;
+	unsigned e;
 
-	for (i = 0; i < set->n; i++) {
-		struct upmc_counter *c = &set->state->counter[i];
+	for (e = 0; e < ls->n_ev; e++) {
+		struct upmc_counter *c = &set->state->counter[ls->ev[e].counter];
 		void *p;
 
-		if (ls->fd[i] < 0 || !wants_user_read(&c->event, flags))
+		if (!wants_user_read(&c->event, flags))
 			continue;
-		p = mmap(NULL, ls->page_size, PROT_READ, MAP_SHARED | MAP_POPULATE, ls->fd[i], 0);
+		p = mmap(NULL, ls->page_size, PROT_READ, MAP_SHARED | MAP_POPULATE, ls->ev[e].fd, 0);
 		if (p == MAP_FAILED) {
 			upmc_format(c->reason, sizeof(c->reason),
-			            "mmap of the perf page failed (%s): raise "
-			            "kernel.perf_event_mlock_kb "
+			            "mmap of the perf page failed (%s): raise kernel.perf_event_mlock_kb "
 			            "or `ulimit -l`; read(2) is used",
 			            strerror(errno));
 			continue;
 		}
-		ls->map[i] = p;
-		set->page[i] = p;
-		(void)UPMC_READ_ONCE(set->page[i]->lock);
+		ls->ev[e].map = p;
+		(void)UPMC_READ_ONCE(((const volatile struct upmc_perf_page *)p)->lock);
 	}
 }
 
-static void syscall_reason(struct upmc_counter *c, unsigned flags)
+static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, unsigned flags)
 {
 	if (c->reason[0])
 		return;
@@ -188,93 +266,117 @@ static void syscall_reason(struct upmc_counter *c, unsigned flags)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "software event: the kernel counts it, read(2) reads it");
 	else if (flags & UPMC_OPT_FORCE_SYSCALL)
+		upmc_format(c->reason, sizeof(c->reason), "UPMC_OPT_FORCE_SYSCALL asks for read(2)");
+	else if (ls->multiplex)
 		upmc_format(c->reason, sizeof(c->reason),
-		            "UPMC_OPT_FORCE_SYSCALL asks for read(2)");
+		            "multiplexed: read(2) gives the times that scale the count");
+	else if (ls->hybrid && c->event.generic)
+		upmc_format(c->reason, sizeof(c->reason),
+		            "hybrid CPU: read out of line, from user space on the core type this "
+		            "thread runs on, by read(2) for the others when they have changed");
 	else
-		upmc_format(
-		        c->reason, sizeof(c->reason),
-		        "this architecture (%s) has no user-space counter read; read(2) is used",
-		        UPMC_ARCH_NAME);
+		upmc_format(c->reason, sizeof(c->reason),
+		            "this architecture (%s) has no user-space counter read; read(2) is used",
+		            UPMC_ARCH_NAME);
 }
 
-/* After the group is enabled: which counters the kernel lets us read. */
+/* After the groups are enabled: which counters the inline reader may read
+ * (a single event whose page offers a user-space read right now). */
 static void choose_paths(struct upmc_set *set, struct linux_set *ls, unsigned flags,
                          const struct upmc_linux_probe *probe)
 {
-	unsigned i, user = 0;
+	unsigned e, user = 0;
 
-	for (i = 0; i < set->n; i++) {
-		struct upmc_counter *c = &set->state->counter[i];
-		const volatile struct upmc_perf_page *pc = set->page[i];
+	for (e = 0; e < ls->n_ev; e++) {
+		struct upmc_counter *c = &set->state->counter[ls->ev[e].counter];
+		const volatile struct upmc_perf_page *pc = ls->ev[e].map;
 
 		if (c->path != UPMC_PATH_SYSCALL)
 			continue;
-		if (ls->map[i] && pc->index && (pc->capabilities & UPMC_CAP_USER_RDPMC)) {
-			c->path = UPMC_PATH_USER;
-			user++;
-		} else if (ls->map[i]) {
+		if (pc && !ls->hybrid && !ls->multiplex) {
+			if (pc->index && (pc->capabilities & UPMC_CAP_USER_RDPMC)) {
+				c->path = UPMC_PATH_USER;
+				set->page[ls->ev[e].counter] = pc;
+				user++;
+				continue;
+			}
 			upmc_linux_explain_no_user_read(c->reason, sizeof(c->reason), probe);
-		} else {
-			syscall_reason(c, flags);
 		}
+		syscall_reason(c, ls, flags);
 	}
 	set->user_n = user == set->n ? set->n : 0;
 }
 
 /* A pinned group that cannot get onto the PMU goes into an error state,
  * in which read(2) returns 0 bytes. */
-static int group_is_running(struct linux_set *ls)
+static int groups_running(struct linux_set *ls)
 {
-	uint64_t buf[3 + UPMC_MAX_COUNTERS];
+	uint64_t buf[3 + MAX_EVENTS];
+	unsigned g;
 
-	return read(ls->fd[ls->group[0]], buf, sizeof(buf)) > 0;
+	for (g = 0; g < ls->n_grp; g++)
+		if (read(ls->grp[g].leader, buf, sizeof(buf)) <= 0)
+			return 0;
+	return 1;
 }
 
 static void mark_unavailable(struct upmc_set *set, struct linux_set *ls, const char *why)
 {
-	unsigned k;
+	unsigned e;
 
-	for (k = 0; k < ls->members; k++) {
-		struct upmc_counter *c = &set->state->counter[ls->group[k]];
+	for (e = 0; e < ls->n_ev; e++) {
+		struct upmc_counter *c = &set->state->counter[ls->ev[e].counter];
 		c->path = UPMC_PATH_UNAVAILABLE;
 		upmc_format(c->reason, sizeof(c->reason), "%s", why);
 	}
+	close_events(ls, 0);
+	ls->n_grp = 0;
 }
 
 static const char pinned_failed[] =
         "the counters could not be put on the PMU together: another user holds them (a "
         "system-wide perf session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`)";
 
+static int enable_groups(struct linux_set *ls)
+{
+	unsigned g;
+
+	for (g = 0; g < ls->n_grp; g++)
+		if (ioctl(ls->grp[g].leader, PERF_EVENT_IOC_ENABLE, 0) < 0)
+			return upmc_fail(-errno, "enabling the counters failed: %s", strerror(errno));
+	return 0;
+}
+
 int upmc_os_open(struct upmc_set *set, unsigned flags)
 {
 	struct upmc_linux_probe probe;
 	struct linux_set *ls = calloc(1, sizeof(*ls));
-	unsigned i;
 	int err;
 
 	if (!ls)
 		return upmc_fail(-ENOMEM, "out of memory");
-	for (i = 0; i < UPMC_MAX_COUNTERS; i++)
-		ls->fd[i] = -1;
 	ls->page_size = (size_t)sysconf(_SC_PAGESIZE);
+	ls->multiplex = !!(flags & UPMC_OPT_MULTIPLEX);
 	upmc_linux_probe(&probe);
-	err = open_counters(set, ls, flags, &probe);
+	ls->hybrid = probe.n_core > 1;
+	err = ls->hybrid && ls->multiplex
+	              ? upmc_fail(-EOPNOTSUPP, "UPMC_OPT_MULTIPLEX on a hybrid CPU (%s, %s): open a set "
+	                                       "per core type instead",
+	                          probe.core[0], probe.core[1])
+	              : open_counters(set, ls, flags, &probe);
+	if (err == 0) {
+		map_pages(set, ls, flags);
+		err = enable_groups(ls);
+	}
+	if (err == 0 && !groups_running(ls)) {
+		if (flags & UPMC_OPT_TIME_ONLY)
+			mark_unavailable(set, ls, pinned_failed);
+		else
+			err = upmc_fail(-EBUSY, "%s", pinned_failed);
+	}
 	if (err < 0) {
 		release(ls);
 		return err;
-	}
-	map_pages(set, ls, flags);
-	if (ls->members && ioctl(ls->fd[ls->group[0]], PERF_EVENT_IOC_ENABLE, 0) < 0) {
-		err = upmc_fail(-errno, "enabling the counters failed: %s", strerror(errno));
-		release(ls);
-		return err;
-	}
-	if (ls->members && !group_is_running(ls)) {
-		if (!(flags & UPMC_OPT_TIME_ONLY)) {
-			release(ls);
-			return upmc_fail(-EBUSY, "%s", pinned_failed);
-		}
-		mark_unavailable(set, ls, pinned_failed);
 	}
 	choose_paths(set, ls, flags, &probe);
 	set->state->os = ls;
@@ -295,31 +397,122 @@ void upmc_os_close(struct upmc_set *set)
 	set->state->os = NULL;
 }
 
+/* One page's count under its seqlock; -1 when not on a counter now. */
+static int page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)
+{
+	uint32_t seq;
+
+	do {
+		seq = pc->lock;
+		upmc_barrier();
+		if (!pc->index || !(pc->capabilities & UPMC_CAP_USER_RDPMC))
+			return -1;
+		*count = upmc_page_value(pc, pc->index);
+		upmc_barrier();
+	} while (pc->lock != seq);
+	return 0;
+}
+
+/* The sum of the group's page locks, or 0 when a member has no page. */
+static uint32_t group_seq(const struct linux_set *ls, unsigned g)
+{
+	uint32_t seq = 0;
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++) {
+		if (ls->ev[e].group != g)
+			continue;
+		if (!ls->ev[e].map)
+			return 0;
+		seq += ((const volatile struct upmc_perf_page *)ls->ev[e].map)->lock;
+	}
+	return seq | 1; /* never 0: that means "no pages" */
+}
+
+/* A hybrid group on the core type this thread runs on: every member from
+ * user space; -1 when one is not on a counter. */
+static int group_from_pages(struct linux_set *ls, unsigned g)
+{
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].group == g &&
+		    (!ls->ev[e].map || page_count(ls->ev[e].map, &ls->ev[e].cached) < 0))
+			return -1;
+	return 0;
+}
+
+/* read(2) of one group into its events' cached counts; its times too. */
+static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
+{
+	uint64_t buf[3 + MAX_EVENTS] = {0}; /* nr, enabled, running, values */
+	uint32_t seq = group_seq(ls, g);
+	unsigned e, k = 0;
+	ssize_t got = read(ls->grp[g].leader, buf, sizeof(buf));
+
+	if (got < 0)
+		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
+	if (got == 0)
+		return upmc_fail(-EBUSY, "%s", pinned_failed);
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].group == g && k < buf[0])
+			ls->ev[e].cached = buf[2] ? buf[3 + k++] : UPMC_NOT_COUNTED;
+	ls->grp[g].cached_seq = seq;
+	ls->grp[g].cache_valid = seq != 0 && buf[1] == buf[2];
+	*enabled = buf[1];
+	*running = buf[2];
+	return 0;
+}
+
+/*
+ * Brings one group's counts up to date. A hybrid CPU runs one core type's
+ * group at a time: that one reads from user space; the others keep their
+ * counts from their last read(2) while none of their pages changed.
+ */
+static int group_update(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
+{
+	if (ls->hybrid && group_from_pages(ls, g) == 0)
+		return 0;
+	if (ls->hybrid && ls->grp[g].cache_valid && group_seq(ls, g) == ls->grp[g].cached_seq)
+		return 0;
+	return group_read(ls, g, enabled, running);
+}
+
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)
 {
 	struct linux_set *ls = set->state->os;
-	uint64_t buf[3 + UPMC_MAX_COUNTERS] = {0}; /* nr, enabled, running, values */
-	size_t want = sizeof(uint64_t) * (3 + ls->members);
-	unsigned i;
-	ssize_t got = 0;
+	uint64_t en = 0, run = 0;
+	unsigned i, g, e;
+	int err;
 
 	for (i = 0; i < set->n; i++)
-		values[i] = UPMC_NOT_COUNTED;
-	if (ls->members && set->state->counter[ls->group[0]].path != UPMC_PATH_UNAVAILABLE)
-		got = read(ls->fd[ls->group[0]], buf, want);
-	if (got < 0)
-		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
-	if (ls->members && got == 0 &&
-	    set->state->counter[ls->group[0]].path != UPMC_PATH_UNAVAILABLE)
-		return upmc_fail(-EBUSY, "%s", pinned_failed);
-	if (got && (size_t)got < want)
-		return upmc_fail(-EIO, "read(2) returned %zd bytes, expected %zu", got, want);
-	for (i = 0; i < ls->members && buf[2]; i++)
-		values[ls->group[i]] = buf[3 + i];
+		values[i] = set->state->counter[i].path == UPMC_PATH_UNAVAILABLE ? UPMC_NOT_COUNTED : 0;
+	for (g = 0; g < ls->n_grp; g++) {
+		uint64_t gen = 0, grun = 0;
+		err = group_update(ls, g, &gen, &grun);
+		if (err < 0)
+			return err;
+		if (g == 0)
+			en = gen, run = grun;
+		for (e = 0; e < ls->n_ev; e++) {
+			struct linux_event *ev = &ls->ev[e];
+			struct upmc_counter *c = &set->state->counter[ev->counter];
+			if (ev->group != g)
+				continue;
+			if (ls->multiplex) {
+				c->ratio = gen ? (double)grun / (double)gen : 0;
+				ev->cached = upmc_scale(ev->cached, gen, grun);
+			}
+			if (ev->cached == UPMC_NOT_COUNTED || values[ev->counter] == UPMC_NOT_COUNTED)
+				values[ev->counter] = UPMC_NOT_COUNTED;
+			else
+				values[ev->counter] += ev->cached;
+		}
+	}
 	if (enabled)
-		*enabled = buf[1];
+		*enabled = en;
 	if (running)
-		*running = buf[2];
+		*running = run;
 	return (int)set->n;
 }
 
@@ -374,9 +567,9 @@ int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock)
 
 	if (!UPMC_ARCH_HAS_USER_READ)
 		return -ENOTSUP; /* the timestamps are not the page's cycles */
-	for (i = 0; ls && i < set->n; i++)
-		if (ls->map[i])
-			return page_clock(ls->map[i], clock);
+	for (i = 0; ls && i < ls->n_ev; i++)
+		if (ls->ev[i].map)
+			return page_clock(ls->ev[i].map, clock);
 	return dummy_clock(clock);
 }
 

@@ -56,9 +56,15 @@ static void find_core_pmus(struct upmc_linux_probe *p)
 	d = opendir(dir);
 	if (!d)
 		return;
-	while ((e = readdir(d)) && p->n_core < UPMC_LINUX_MAX_CORE_PMUS)
-		if (is_core_pmu(e->d_name))
-			upmc_format(p->core[p->n_core++], sizeof(p->core[0]), "%s", e->d_name);
+	while ((e = readdir(d)) && p->n_core < UPMC_LINUX_MAX_CORE_PMUS) {
+		char type[128];
+		int t;
+		if (!is_core_pmu(e->d_name))
+			continue;
+		upmc_format(type, sizeof(type), "/sys/bus/event_source/devices/%s/type", e->d_name);
+		p->core_type[p->n_core] = upmc_linux_read_int(type, &t) == 0 ? (uint32_t)t : 0;
+		upmc_format(p->core[p->n_core++], sizeof(p->core[0]), "%s", e->d_name);
+	}
 	closedir(d);
 }
 
@@ -167,7 +173,8 @@ static void explain_group_full(char *buf, size_t size, const struct upmc_event *
 		upmc_format(has, sizeof(has), "has %d counters per core", n);
 	upmc_format(buf, size,
 	            "'%s' does not fit in one group with the events before it: the PMU %s%s; "
-	            "count fewer events per set",
+	            "count fewer events per set, or pass UPMC_OPT_MULTIPLEX to time-share the "
+	            "counters",
 	            ev->name, has,
 	            p->nmi_watchdog > 0 ? " and the NMI watchdog holds one (free it with `sysctl "
 	                                  "kernel.nmi_watchdog=0`)"

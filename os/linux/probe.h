@@ -22,7 +22,21 @@ struct upmc_linux_probe {
 	int privileged;   /* running as root */
 	unsigned n_core;  /* core PMUs: cpu, cpu_core, cpu_atom, armv8_*, ... */
 	char core[UPMC_LINUX_MAX_CORE_PMUS][48];
+	uint32_t core_type[UPMC_LINUX_MAX_CORE_PMUS]; /* their perf type numbers */
 };
+
+/* One perf event to open for an upmc event (perf_event_attr's type and
+ * config), and the group it joins: its core PMU on a hybrid CPU. */
+struct upmc_linux_attr {
+	uint32_t type;
+	uint64_t config;
+	unsigned key;
+};
+
+/* The events to open for ev: one, or one per core PMU for a generic event
+ * on a hybrid CPU. Returns how many (at most UPMC_LINUX_MAX_CORE_PMUS). */
+unsigned upmc_linux_plan(const struct upmc_event *ev, const struct upmc_linux_probe *p,
+                         struct upmc_linux_attr *out);
 
 void upmc_linux_probe(struct upmc_linux_probe *p);
 

@@ -375,6 +375,50 @@ static void width_and_wrap(unsigned want_width, int wrap_too)
 #endif
 }
 
+#ifdef LOOP_ASM
+/*
+ * More events than counters: without UPMC_OPT_MULTIPLEX a clear error;
+ * with it, the kernel time-shares the counters and every scaled count of
+ * the same loop lands near its true length, with a ratio below 1.
+ */
+static void multiplex(void)
+{
+	static const char spec[] = "instructions,instructions,instructions,instructions,"
+	                           "instructions,instructions,instructions,instructions,"
+	                           "instructions,instructions";
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	struct upmc_set *set;
+	uint64_t a[10], b[10], n = 50000000, k = LOOP_BASE + 2 * n;
+	int err = upmc_open(&set, spec, NULL), i, close_enough = 1, rotated = 0;
+	char worst[128] = "";
+
+	check(err < 0 && strstr(upmc_last_error(), "UPMC_OPT_MULTIPLEX"), "multiplex_refused_without",
+	      "10 events: %s", err < 0 ? upmc_last_error() : "opened");
+	if (err == 0)
+		upmc_close(set);
+	if (upmc_open(&set, spec, &mux) < 0) {
+		check(0, "multiplex_scaled", "%s", upmc_last_error());
+		return;
+	}
+	upmc_read(set, a);
+	__asm__ __volatile__(LOOP_ASM : "+r"(n));
+	upmc_read(set, b);
+	for (i = 0; i < 10; i++) {
+		double got = (double)(b[i] - a[i]), ratio = upmc_counter_ratio(set, (unsigned)i);
+		rotated |= ratio < 1;
+		if (got < 0.9 * (double)k || got > 1.1 * (double)k) {
+			close_enough = 0;
+			snprintf(worst, sizeof(worst), "; counter %d: %.0f (ratio %.2f)", i, got, ratio);
+		}
+	}
+	check(close_enough && rotated, "multiplex_scaled",
+	      "10 events on the PMU's counters, time-shared: every scaled count within 10%% of "
+	      "%llu instructions, ratios below 1: %s%s",
+	      (unsigned long long)k, rotated ? "yes" : "no", worst);
+	upmc_close(set);
+}
+#endif
+
 /* User access off: the set says so and how to fix it, and counts stay right. */
 static void syscall_path(void)
 {
@@ -559,6 +603,9 @@ int main(int argc, char **argv)
 #endif
 		zero_syscalls();
 		width_and_wrap(width, wrap);
+#ifdef LOOP_ASM
+		multiplex();
+#endif
 #ifdef LOOP_ASM
 		costs();
 #endif

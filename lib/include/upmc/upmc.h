@@ -35,6 +35,7 @@ extern "C" {
 #define UPMC_OPT_TIME_ONLY         (1u << 1) /* open what can be, mark the rest unavailable */
 #define UPMC_OPT_FORCE_SYSCALL     (1u << 2) /* never read from user space */
 #define UPMC_OPT_REQUIRE_USER_READ (1u << 3) /* fail unless every counter reads in user space */
+#define UPMC_OPT_MULTIPLEX         (1u << 4) /* allow more events than counters, scaled */
 
 /*
  * Options for upmc_open(). Set size to sizeof(struct upmc_options): fields
@@ -86,6 +87,16 @@ UPMC_API int upmc_counter_path(const struct upmc_set *set, unsigned i);
 
 /* Why counter i is not read in user space ("" when it is). */
 UPMC_API const char *upmc_counter_reason(const struct upmc_set *set, unsigned i);
+
+/*
+ * For a multiplexed set (UPMC_OPT_MULTIPLEX): the share of the time counter
+ * i was on the PMU at the last read, which its value was scaled by (1 when
+ * it always was; 0 when it never ran, and the value is UPMC_NOT_COUNTED).
+ * Below UPMC_LOW_CONFIDENCE the scaled value is an extrapolation to treat
+ * with care. Negative errno when i is out of range.
+ */
+UPMC_API double upmc_counter_ratio(const struct upmc_set *set, unsigned i);
+#define UPMC_LOW_CONFIDENCE 0.9
 
 /* One line about the whole set, e.g. "3 counters, user-space rdpmc". */
 UPMC_API const char *upmc_summary(const struct upmc_set *set);
