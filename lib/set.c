@@ -12,8 +12,8 @@ struct set_block {
 	struct upmc_set_state state;
 };
 
-#define KNOWN_FLAGS                                                                          \
-	(UPMC_OPT_KERNEL | UPMC_OPT_TIME_ONLY | UPMC_OPT_FORCE_SYSCALL |                      \
+#define KNOWN_FLAGS                                                      \
+	(UPMC_OPT_KERNEL | UPMC_OPT_TIME_ONLY | UPMC_OPT_FORCE_SYSCALL | \
 	 UPMC_OPT_REQUIRE_USER_READ | UPMC_OPT_MULTIPLEX)
 
 static int read_options(const struct upmc_options *opts, unsigned *flags)

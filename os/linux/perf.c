@@ -102,8 +102,8 @@ unsigned upmc_linux_plan(const struct upmc_event *ev, const struct upmc_linux_pr
  * the set multiplexes, so that the group either runs whole or its read says
  * it is not running.
  */
-static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr *plan,
-                      int leader, unsigned flags)
+static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr *plan, int leader,
+                      unsigned flags)
 {
 	struct perf_event_attr attr;
 
@@ -199,9 +199,9 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 		int fd = open_event(&c->event, &plan[k], leader, flags);
 		if (fd < 0) {
 			int err = errno;
-			upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err,
-			                        leader >= 0 && opens_alone(&c->event, &plan[k], flags),
-			                        probe);
+			upmc_linux_explain_open(
+			        c->reason, sizeof(c->reason), &c->event, err,
+			        leader >= 0 && opens_alone(&c->event, &plan[k], flags), probe);
 			close_events(ls, first_ev); /* its other core PMUs' events */
 			ls->n_grp = first_grp;
 			return err;
@@ -245,10 +245,12 @@ static void map_pages(struct upmc_set *set, struct linux_set *ls, unsigned flags
 
 		if (!wants_user_read(&c->event, flags))
 			continue;
-		p = mmap(NULL, ls->page_size, PROT_READ, MAP_SHARED | MAP_POPULATE, ls->ev[e].fd, 0);
+		p = mmap(NULL, ls->page_size, PROT_READ, MAP_SHARED | MAP_POPULATE, ls->ev[e].fd,
+		         0);
 		if (p == MAP_FAILED) {
 			upmc_format(c->reason, sizeof(c->reason),
-			            "mmap of the perf page failed (%s): raise kernel.perf_event_mlock_kb "
+			            "mmap of the perf page failed (%s): raise "
+			            "kernel.perf_event_mlock_kb "
 			            "or `ulimit -l`; read(2) is used",
 			            strerror(errno));
 			continue;
@@ -266,7 +268,8 @@ static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, u
 		upmc_format(c->reason, sizeof(c->reason),
 		            "software event: the kernel counts it, read(2) reads it");
 	else if (flags & UPMC_OPT_FORCE_SYSCALL)
-		upmc_format(c->reason, sizeof(c->reason), "UPMC_OPT_FORCE_SYSCALL asks for read(2)");
+		upmc_format(c->reason, sizeof(c->reason),
+		            "UPMC_OPT_FORCE_SYSCALL asks for read(2)");
 	else if (ls->multiplex)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "multiplexed: read(2) gives the times that scale the count");
@@ -275,9 +278,10 @@ static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, u
 		            "hybrid CPU: read out of line, from user space on the core type this "
 		            "thread runs on, by read(2) for the others when they have changed");
 	else
-		upmc_format(c->reason, sizeof(c->reason),
-		            "this architecture (%s) has no user-space counter read; read(2) is used",
-		            UPMC_ARCH_NAME);
+		upmc_format(
+		        c->reason, sizeof(c->reason),
+		        "this architecture (%s) has no user-space counter read; read(2) is used",
+		        UPMC_ARCH_NAME);
 }
 
 /* After the groups are enabled: which counters the inline reader may read
@@ -343,7 +347,8 @@ static int enable_groups(struct linux_set *ls)
 
 	for (g = 0; g < ls->n_grp; g++)
 		if (ioctl(ls->grp[g].leader, PERF_EVENT_IOC_ENABLE, 0) < 0)
-			return upmc_fail(-errno, "enabling the counters failed: %s", strerror(errno));
+			return upmc_fail(-errno, "enabling the counters failed: %s",
+			                 strerror(errno));
 	return 0;
 }
 
@@ -360,8 +365,9 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 	upmc_linux_probe(&probe);
 	ls->hybrid = probe.n_core > 1;
 	err = ls->hybrid && ls->multiplex
-	              ? upmc_fail(-EOPNOTSUPP, "UPMC_OPT_MULTIPLEX on a hybrid CPU (%s, %s): open a set "
-	                                       "per core type instead",
+	              ? upmc_fail(-EOPNOTSUPP,
+	                          "UPMC_OPT_MULTIPLEX on a hybrid CPU (%s, %s): open a set "
+	                          "per core type instead",
 	                          probe.core[0], probe.core[1])
 	              : open_counters(set, ls, flags, &probe);
 	if (err == 0) {
@@ -486,7 +492,8 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 	int err;
 
 	for (i = 0; i < set->n; i++)
-		values[i] = set->state->counter[i].path == UPMC_PATH_UNAVAILABLE ? UPMC_NOT_COUNTED : 0;
+		values[i] =
+		        set->state->counter[i].path == UPMC_PATH_UNAVAILABLE ? UPMC_NOT_COUNTED : 0;
 	for (g = 0; g < ls->n_grp; g++) {
 		uint64_t gen = 0, grun = 0;
 		err = group_update(ls, g, &gen, &grun);
@@ -503,7 +510,8 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 				c->ratio = gen ? (double)grun / (double)gen : 0;
 				ev->cached = upmc_scale(ev->cached, gen, grun);
 			}
-			if (ev->cached == UPMC_NOT_COUNTED || values[ev->counter] == UPMC_NOT_COUNTED)
+			if (ev->cached == UPMC_NOT_COUNTED ||
+			    values[ev->counter] == UPMC_NOT_COUNTED)
 				values[ev->counter] = UPMC_NOT_COUNTED;
 			else
 				values[ev->counter] += ev->cached;

@@ -392,8 +392,8 @@ static void multiplex(void)
 	int err = upmc_open(&set, spec, NULL), i, close_enough = 1, rotated = 0;
 	char worst[128] = "";
 
-	check(err < 0 && strstr(upmc_last_error(), "UPMC_OPT_MULTIPLEX"), "multiplex_refused_without",
-	      "10 events: %s", err < 0 ? upmc_last_error() : "opened");
+	check(err < 0 && strstr(upmc_last_error(), "UPMC_OPT_MULTIPLEX"),
+	      "multiplex_refused_without", "10 events: %s", err < 0 ? upmc_last_error() : "opened");
 	if (err == 0)
 		upmc_close(set);
 	if (upmc_open(&set, spec, &mux) < 0) {
@@ -408,7 +408,8 @@ static void multiplex(void)
 		rotated |= ratio < 1;
 		if (got < 0.9 * (double)k || got > 1.1 * (double)k) {
 			close_enough = 0;
-			snprintf(worst, sizeof(worst), "; counter %d: %.0f (ratio %.2f)", i, got, ratio);
+			snprintf(worst, sizeof(worst), "; counter %d: %.0f (ratio %.2f)", i, got,
+			         ratio);
 		}
 	}
 	check(close_enough && rotated, "multiplex_scaled",
