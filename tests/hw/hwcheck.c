@@ -98,6 +98,42 @@ static __attribute__((noinline)) uint64_t measure_loop(struct upmc_set *set, uin
 	return b[0] - a[0];
 }
 
+/* The loop between the library's region begin and end. */
+static __attribute__((noinline)) double region_loop(struct upmc_region *r, uint64_t n)
+{
+	double v = -1;
+
+	upmc_region_begin(r);
+	__asm__ __volatile__(LOOP_ASM : "+r"(n));
+	upmc_region_end(r);
+	upmc_region_last(r, 0, 1, &v);
+	return v;
+}
+
+/* After the library's own calibration, a region of k instructions reads k. */
+static void calibrated_counts(struct upmc_set *set)
+{
+	static const uint64_t ns[] = {0, 1, 2, 5, 50, 500, 5000, 50000, 500000, 5000000};
+	struct upmc_region *r;
+	double bias = 0, worst = 0;
+	unsigned i;
+
+	if (upmc_region_open(&r, set, "k") < 0) {
+		check(0, "calibrated_counts", "%s", upmc_last_error());
+		return;
+	}
+	upmc_region_bias(r, 0, NULL, &bias);
+	for (i = 0; i < sizeof(ns) / sizeof(ns[0]); i++) {
+		double off = region_loop(r, ns[i]) - (double)(LOOP_BASE + 2 * ns[i]);
+		worst = off * off > worst * worst ? off : worst;
+	}
+	check(worst == 0, "calibrated_counts",
+	      "regions of k instructions, k from %d to %llu, read k + %.0f after the library "
+	      "subtracted its calibrated bias of %.0f",
+	      LOOP_BASE, (unsigned long long)(LOOP_BASE + 2 * ns[9]), worst, bias);
+	upmc_region_close(r);
+}
+
 /* Measured - k must be one constant for every k and every repeat. */
 static void exact_counts(struct upmc_set *set, const char *name, int include_big)
 {
@@ -571,12 +607,17 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (upmc_open(&probe, "instructions", NULL) < 0) {
-		static const char *const cases[] = {
-		        "every_counter",         "exact_instruction_counts",
-		        "seccomp_zero_syscalls", "counter_width",
-		        "counter_wrap",          "costs",
-		        "x86_fixed_counter",     "x86_general_counter",
-		        "x86_rdpmc_modes",       "x86_hybrid"};
+		static const char *const cases[] = {"every_counter",
+		                                    "exact_instruction_counts",
+		                                    "calibrated_counts",
+		                                    "seccomp_zero_syscalls",
+		                                    "counter_width",
+		                                    "counter_wrap",
+		                                    "costs",
+		                                    "x86_fixed_counter",
+		                                    "x86_general_counter",
+		                                    "x86_rdpmc_modes",
+		                                    "x86_hybrid"};
 		for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++)
 			if (!strcmp(expect, "any"))
 				skip(cases[i], "%s", upmc_last_error());
@@ -598,6 +639,7 @@ int main(int argc, char **argv)
 			struct upmc_set *set;
 			if (upmc_open(&set, "instructions", NULL) == 0) {
 				exact_counts(set, "exact_instruction_counts", 1);
+				calibrated_counts(set);
 				upmc_close(set);
 			}
 		}
