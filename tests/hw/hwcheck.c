@@ -614,6 +614,7 @@ int main(int argc, char **argv)
 		                                    "counter_width",
 		                                    "counter_wrap",
 		                                    "costs",
+		                                    "multiplex",
 		                                    "x86_fixed_counter",
 		                                    "x86_general_counter",
 		                                    "x86_rdpmc_modes",
