@@ -21,25 +21,6 @@
 
 #define DEVICES "/sys/bus/event_source/devices"
 
-/* A small sysfs file's first line, without the newline. */
-static int read_line(const char *path, char *buf, size_t size)
-{
-	char full[512];
-	FILE *f;
-	int ok;
-
-	upmc_linux_root_path(full, sizeof(full), path);
-	f = fopen(full, "re");
-	if (!f)
-		return -errno;
-	ok = fgets(buf, (int)size, f) != NULL;
-	fclose(f);
-	if (!ok)
-		return -EIO;
-	buf[strcspn(buf, "\n")] = '\0';
-	return 0;
-}
-
 /*
  * Puts value into the bits a format names, e.g. "config:0-7,21" or
  * "config1:0-15": the value's low bits fill the ranges in order.
@@ -114,10 +95,10 @@ static int apply_term(struct upmc_event *ev, const char *pmu, char *term, int de
 			                 ev->name, eq + 1, term);
 	}
 	upmc_format(path, sizeof(path), DEVICES "/%s/format/%s", pmu, term);
-	if (read_line(path, format, sizeof(format)) == 0)
+	if (upmc_linux_read_line(path, format, sizeof(format)) == 0)
 		return set_bits(ev, format, value, term);
 	upmc_format(path, sizeof(path), DEVICES "/%s/events/%s", pmu, term);
-	if (!eq && depth == 0 && read_line(path, alias, sizeof(alias)) == 0)
+	if (!eq && depth == 0 && upmc_linux_read_line(path, alias, sizeof(alias)) == 0)
 		return apply_terms(ev, pmu, alias, depth + 1);
 	upmc_format(path, sizeof(path), DEVICES "/%s/format", pmu);
 	list_dir(path, known, sizeof(known));
@@ -152,7 +133,7 @@ static int sysfs_event(const char *item, unsigned flags, struct upmc_event *ev)
 		                 item);
 	*first = *last = '\0';
 	upmc_format(path, sizeof(path), DEVICES "/%s/type", spec);
-	if (read_line(path, type, sizeof(type)) < 0) {
+	if (upmc_linux_read_line(path, type, sizeof(type)) < 0) {
 		list_dir(DEVICES, known, sizeof(known));
 		return upmc_fail(-ENODEV, "event '%s': no PMU '%s' in " DEVICES " (there: %s)",
 		                 item, spec, known[0] ? known : "nothing");
@@ -265,7 +246,7 @@ static int sysfs_list(int (*fn)(const struct upmc_event_info *info, void *arg), 
 				continue; /* ".scale", ".unit": not events */
 			upmc_format(file, sizeof(file), DEVICES "/%s/events/%s", p->d_name,
 			            e->d_name);
-			if (read_line(file, desc, sizeof(desc)) < 0)
+			if (upmc_linux_read_line(file, desc, sizeof(desc)) < 0)
 				desc[0] = '\0';
 			upmc_format(name, sizeof(name), "%s/%s/", p->d_name, e->d_name);
 			info.name = name;

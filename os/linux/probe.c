@@ -16,7 +16,7 @@ void upmc_linux_root_path(char *buf, size_t size, const char *path)
 	upmc_format(buf, size, "%s%s", root ? root : "", path);
 }
 
-int upmc_linux_read_int(const char *path, int *value)
+int upmc_linux_read_line(const char *path, char *buf, size_t size)
 {
 	char full[512];
 	FILE *f;
@@ -26,9 +26,23 @@ int upmc_linux_read_int(const char *path, int *value)
 	f = fopen(full, "re");
 	if (!f)
 		return -errno;
-	ok = fscanf(f, "%d", value) == 1;
+	ok = fgets(buf, (int)size, f) != NULL;
 	fclose(f);
-	return ok ? 0 : -EINVAL;
+	if (!ok)
+		return -EIO;
+	buf[strcspn(buf, "\n")] = '\0';
+	return 0;
+}
+
+int upmc_linux_read_int(const char *path, int *value)
+{
+	char line[64], *end;
+	int err = upmc_linux_read_line(path, line, sizeof(line));
+
+	if (err < 0)
+		return err;
+	*value = (int)strtol(line, &end, 10);
+	return end == line ? -EINVAL : 0;
 }
 
 static int read_or(const char *path, int fallback)

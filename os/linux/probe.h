@@ -43,6 +43,10 @@ void upmc_linux_probe(struct upmc_linux_probe *p);
 /* path under the fixture root ($UPMC_FS_ROOT), or path itself. */
 void upmc_linux_root_path(char *buf, size_t size, const char *path);
 
+/* The first line of a /proc or /sys file (under the fixture root), without
+ * its newline. */
+int upmc_linux_read_line(const char *path, char *buf, size_t size);
+
 /* Reads an integer from a /proc or /sys path (prefixed by the fixture root). */
 int upmc_linux_read_int(const char *path, int *value);
 
