@@ -118,7 +118,7 @@ TEST(software, several_sets_at_once)
 
 TEST(software, nothing_leaks)
 {
-	int fds = open_fd_count(), maps = mapping_count(), k;
+	int fds = open_fd_count(), maps = perf_mapping_count(), k;
 	struct upmc_set *set;
 	struct upmc_options force = {sizeof(force), UPMC_OPT_FORCE_SYSCALL};
 
@@ -130,7 +130,7 @@ TEST(software, nothing_leaks)
 		EXPECT(upmc_open(&set, "task-clock,bogus", NULL) == -ENOENT);
 	}
 	EXPECT_EQ(open_fd_count(), fds);
-	EXPECT_EQ(mapping_count(), maps);
+	EXPECT_EQ(perf_mapping_count(), maps);
 }
 
 TEST(software, timer_only_set)

@@ -2,6 +2,7 @@
 #define _GNU_SOURCE
 #include <dirent.h>
 #include <stdio.h>
+#include <string.h>
 #include <time.h>
 
 #include "tests/linux_util.h"
@@ -19,15 +20,16 @@ int open_fd_count(void)
 	return n;
 }
 
-int mapping_count(void)
+int perf_mapping_count(void)
 {
 	FILE *f = fopen("/proc/self/maps", "re");
-	int n = 0, c;
+	char line[512];
+	int n = 0;
 
 	if (!f)
 		return -1;
-	while ((c = fgetc(f)) != EOF)
-		n += c == '\n';
+	while (fgets(line, sizeof(line), f))
+		n += strstr(line, "[perf_event]") != NULL;
 	fclose(f);
 	return n;
 }

@@ -8,8 +8,8 @@
 /* Descriptors this process has open (to prove that nothing leaks). */
 int open_fd_count(void);
 
-/* Mappings this process has (to prove that no perf page leaks). */
-int mapping_count(void);
+/* perf pages this process has mapped (to prove that none leaks). */
+int perf_mapping_count(void);
 
 /* CPU time of this thread, ns. */
 uint64_t thread_cpu_ns(void);
