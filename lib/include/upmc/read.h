@@ -134,22 +134,28 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_page_value(const volatile struct upmc_pe
  * not on the PMU right now (index 0) sends the whole set through read(2).
  *
  * Defined twice from one body: as a loop (upmc_read_pages) and unrolled
- * into straight-line code for a constant n (upmc_read_pages_unrolled).
+ * into straight-line code for a constant n (upmc_read_pages_unrolled),
+ * which also keeps the page pointers in registers.
  */
-#define UPMC_DEFINE_READ_PAGES(name, unroll)                                                  \
+#define UPMC_DEFINE_READ_PAGES(name, unroll, copy)                                            \
 	static UPMC_ALWAYS_INLINE int name(struct upmc_set *set, uint64_t *values,            \
 	                                   const uint32_t n)                                  \
 	{                                                                                     \
+		const volatile struct upmc_perf_page *local[UPMC_MAX_COUNTERS];               \
+		const volatile struct upmc_perf_page *const *page = copy ? local : set->page; \
 		uint32_t seq, i;                                                              \
+		/* Copied, the pointers stay in registers across the barriers. */             \
+		if (copy)                                                                     \
+			unroll for (i = 0; i < n; i++) local[i] = set->page[i];               \
 		do {                                                                          \
 			/* The locks only ever grow: their sum changes iff one did. */        \
 			seq = 0;                                                              \
-			unroll for (i = 0; i < n; i++) seq += set->page[i]->lock;             \
+			unroll for (i = 0; i < n; i++) seq += page[i]->lock;                  \
 			/* Pairs with the kernel's barrier() after its first ++lock. */       \
 			upmc_barrier();                                                       \
 			unroll for (i = 0; i < n; i++)                                        \
 			{                                                                     \
-				const volatile struct upmc_perf_page *pc = set->page[i];      \
+				const volatile struct upmc_perf_page *pc = page[i];           \
 				const uint32_t index = pc->index;                             \
 				if (UPMC_UNLIKELY(!index ||                                   \
 				                  !(pc->capabilities & UPMC_CAP_USER_RDPMC))) \
@@ -158,13 +164,13 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_page_value(const volatile struct upmc_pe
 			}                                                                     \
 			/* Pairs with the kernel's barrier() before its second ++lock. */     \
 			upmc_barrier();                                                       \
-			unroll for (i = 0; i < n; i++) seq -= set->page[i]->lock;             \
+			unroll for (i = 0; i < n; i++) seq -= page[i]->lock;                  \
 		} while (UPMC_UNLIKELY(seq != 0));                                            \
 		return (int)n;                                                                \
 	}
 /* clang-format off */
-UPMC_DEFINE_READ_PAGES(upmc_read_pages, )
-UPMC_DEFINE_READ_PAGES(upmc_read_pages_unrolled, UPMC_UNROLL)
+UPMC_DEFINE_READ_PAGES(upmc_read_pages, , 0)
+UPMC_DEFINE_READ_PAGES(upmc_read_pages_unrolled, UPMC_UNROLL, 1)
 /* clang-format on */
 
 /*
