@@ -116,8 +116,8 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_mul_shift(uint64_t cyc, uint32_t mult, u
 /*
  * offset + the counter sign-extended from pmc_width bits. Sign extension
  * (not masking) is what makes the sum continuous when the counter wraps.
- * The shift is taken modulo 64, as both x86 and arm64 shift instructions do,
- * so the compiler emits no extra instruction for it.
+ * The shift is taken modulo 64 so that no width, not even a bogus 0, makes
+ * it undefined (one "and").
  */
 static UPMC_ALWAYS_INLINE uint64_t upmc_page_value(const volatile struct upmc_perf_page *pc,
                                                    uint32_t index)
