@@ -1,0 +1,99 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * upmc: what this machine allows (info), the events upmc knows (list),
+ * counts for a command (stat) and the cost of every way to read time and
+ * counters (bench).
+ */
+#define _GNU_SOURCE
+#include <stdarg.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cli.h"
+
+static const char usage[] =
+        "usage: upmc <command> [options]\n"
+        "\n"
+        "  info [--json]                   what this machine allows, and how to lift each limit\n"
+        "  list [--json]                   the events upmc knows, grouped by PMU\n"
+        "  stat [-e SPEC] [--json] [-o FILE] -- CMD [ARGS...]\n"
+        "                                  counts for CMD and its children, then CMD's exit "
+        "status\n"
+        "  bench [--json | --csv] [--repeats N]\n"
+        "                                  the overhead of every timestamp and counter read\n"
+        "\n"
+        "  SPEC: events separated by commas, e.g. cycles,instructions:u,task-clock\n"
+        "  (`upmc list` shows them; the default is\n"
+        "  task-clock,context-switches,page-faults,cycles,instructions,branches,branch-misses)\n";
+
+int cli_usage_error(const char *fmt, ...)
+{
+	va_list ap;
+
+	fputs("upmc: ", stderr);
+	va_start(ap, fmt);
+	vfprintf(stderr, fmt, ap);
+	va_end(ap);
+	fputs("\n\n", stderr);
+	fputs(usage, stderr);
+	return CLI_EXIT_USAGE;
+}
+
+void cli_thousands(char *buf, size_t size, uint64_t n)
+{
+	char digits[32];
+	size_t len, i, o = 0;
+
+	snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n);
+	len = strlen(digits);
+	for (i = 0; i < len && o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+const char *cli_after_quoted_name(const char *reason, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (reason[0] == '\'' && !strncmp(reason + 1, name, len) && reason[len + 1] == '\'')
+		return reason + len + 2;
+	return reason;
+}
+
+void cli_root_path(char *buf, size_t size, const char *path)
+{
+	const char *root = getenv("UPMC_FS_ROOT");
+
+	snprintf(buf, size, "%s%s", root ? root : "", path);
+}
+
+struct command {
+	const char *name;
+	int (*run)(int argc, char **argv);
+};
+
+static const struct command commands[] = {
+        {"info", cli_info},
+        {"list", cli_list},
+        {"stat", cli_stat},
+        {"bench", cli_bench},
+};
+
+int main(int argc, char **argv)
+{
+	size_t i;
+
+	if (argc < 2)
+		return cli_usage_error("no command given");
+	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
+		fputs(usage, stdout);
+		return 0;
+	}
+	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++)
+		if (!strcmp(argv[1], commands[i].name))
+			return commands[i].run(argc - 2, argv + 2);
+	return cli_usage_error("unknown command '%s'", argv[1]);
+}
