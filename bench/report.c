@@ -34,7 +34,7 @@ static const struct bench_case *baseline_of(const struct bench_report *r,
 {
 	const struct bench_case *b;
 
-	if (!c->baseline)
+	if (!c->baseline || !measured(c))
 		return NULL;
 	b = bench_find(r->cases, r->n, c->baseline);
 	return measured(b) ? b : bench_find(r->cases, r->n, BENCH_RAW_TSC);
