@@ -63,32 +63,37 @@ static const char *after_name(const char *reason, const char *name)
 	return reason[0] == ':' ? reason + 2 : reason;
 }
 
-static void open_counter(struct stat_counter *c, pid_t pid, const struct upmc_linux_probe *probe)
+/* Kernel mode was refused (err): opens c for user space only, and says so.
+ * Returns 0, or the errno of that second refusal. */
+static int open_user_only(struct stat_counter *c, pid_t pid, int err,
+                          const struct upmc_linux_probe *probe)
 {
 	char why[UPMC_REASON_MAX];
+
+	upmc_linux_explain_open(why, sizeof(why), &c->event, err, 0, probe);
+	c->event.exclude_kernel = 1;
+	c->fd = perf_open_for(&c->event, pid);
+	if (c->fd < 0)
+		return errno;
+	upmc_format(c->reason, sizeof(c->reason), "'%s' counted user space only: %s", c->event.name,
+	            after_name(why, c->event.name));
+	return 0;
+}
+
+static void open_counter(struct stat_counter *c, pid_t pid, const struct upmc_linux_probe *probe)
+{
 	int err;
 
 	c->fd = perf_open_for(&c->event, pid);
-	if (c->fd >= 0)
-		goto opened;
-	err = errno;
-	if ((err == EACCES || err == EPERM) && may_drop_kernel(&c->event)) {
-		upmc_linux_explain_open(why, sizeof(why), &c->event, err, 0, probe);
-		c->event.exclude_kernel = 1;
-		c->fd = perf_open_for(&c->event, pid);
-		if (c->fd >= 0) {
-			upmc_format(c->reason, sizeof(c->reason),
-			            "'%s' counted user space only: %s", c->event.name,
-			            after_name(why, c->event.name));
-			goto opened;
-		}
-		err = errno;
+	err = c->fd < 0 ? errno : 0;
+	if ((err == EACCES || err == EPERM) && may_drop_kernel(&c->event))
+		err = open_user_only(c, pid, err, probe);
+	if (!err) {
+		c->opened = 1;
+		return;
 	}
 	upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, 0, probe);
 	c->status = unsupported(err) ? STAT_NOT_SUPPORTED : STAT_NOT_COUNTED;
-	return;
-opened:
-	c->opened = 1;
 }
 
 static void open_counters(struct stat_run *run, pid_t pid)
@@ -164,8 +169,8 @@ static void __attribute__((noreturn)) child(int go, int failed, char **argv)
 		_exit(127); /* the parent gave up before the exec */
 	execvp(argv[0], argv);
 	err = errno;
-	if (write(failed, &err, sizeof(err)) < 0)
-		_exit(127);
+	got = write(failed, &err, sizeof(err)); /* nothing more to do if it fails */
+	(void)got;
 	_exit(127);
 }
 
@@ -205,16 +210,18 @@ static void record_exit(struct stat_run *run, int status, const struct rusage *r
 /* Releases the child, waits for it; returns the exec's errno or 0. */
 static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
 {
-	struct sigaction ignore, old_int, old_quit;
+	struct sigaction ignore, old_int, old_quit, old_pipe;
 	struct rusage ru;
 	uint64_t t0;
 	int status = 0, err;
 
-	/* Like perf stat: ^C goes to the command, and the counts still print. */
+	/* Like perf stat: ^C goes to the command, and the counts still print.
+	 * SIGPIPE: a child killed before its release must not kill upmc. */
 	memset(&ignore, 0, sizeof(ignore));
 	ignore.sa_handler = SIG_IGN;
 	sigaction(SIGINT, &ignore, &old_int);
 	sigaction(SIGQUIT, &ignore, &old_quit);
+	sigaction(SIGPIPE, &ignore, &old_pipe);
 	t0 = now_ns();
 	if (write(go, "g", 1) != 1)
 		kill(pid, SIGKILL); /* it cannot be released: do not leave it waiting */
@@ -226,6 +233,7 @@ static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
 	run->elapsed_ns = now_ns() - t0;
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
 	record_exit(run, status, &ru);
 	return err;
 }
