@@ -55,6 +55,22 @@ static void text_core_pmus(const struct info *in)
 		printf("%s%s", in->probe.core[i], i + 1 < in->probe.n_core ? ", " : "\n");
 }
 
+/* What every level allows, the machine's marked: what to ask an admin for. */
+static void text_paranoid_levels(const struct info *in)
+{
+	int level;
+
+	static const char *const labels[] = {"-1:", "0:", "1:", "2:", "3+:"};
+
+	for (level = -1; level <= 3; level++)
+		printf(ROW "%3s %s%s\n", level == -1 ? "levels" : "", labels[level + 1],
+		       info_paranoid_meaning(level, 1),
+		       in->paranoid_readable && (in->probe.paranoid == level ||
+		                                 (level == 3 && in->probe.paranoid > 3))
+		               ? "  <- here"
+		               : "");
+}
+
 static void text_permissions(const struct info *in)
 {
 	const struct upmc_linux_probe *p = &in->probe;
@@ -67,6 +83,7 @@ static void text_permissions(const struct info *in)
 		       p->privileged ? " (this process runs as root: not restricted)" : "");
 	else
 		printf(ROW "%s\n", "perf_event_paranoid", info_paranoid_meaning(0, 0));
+	text_paranoid_levels(in);
 	if (p->rdpmc >= 0)
 		printf(ROW "%d: %s\n", "rdpmc (sysfs)", p->rdpmc, info_rdpmc_meaning(p->rdpmc));
 	else
@@ -183,12 +200,22 @@ static void json_cpu(struct json *j, const struct info *in)
 
 static void json_permissions(struct json *j, const struct info *in)
 {
+	int level;
+
 	if (in->paranoid_readable)
 		json_int(j, "perf_event_paranoid", in->probe.paranoid);
 	else
 		json_null(j, "perf_event_paranoid");
 	json_string(j, "paranoid_meaning",
 	            info_paranoid_meaning(in->probe.paranoid, in->paranoid_readable));
+	json_array(j, "paranoid_levels");
+	for (level = -1; level <= 3; level++) {
+		json_object(j, NULL);
+		json_int(j, "level", level);
+		json_string(j, "allows", info_paranoid_meaning(level, 1));
+		json_end(j);
+	}
+	json_end(j);
 	json_bool(j, "privileged", in->probe.privileged);
 	json_level(j, "rdpmc", in->probe.rdpmc);
 	json_level(j, "nmi_watchdog", in->probe.nmi_watchdog);

@@ -106,16 +106,6 @@ static void open_counters(struct stat_run *run, pid_t pid)
 		open_counter(&run->counter[i], pid, &probe);
 }
 
-/* count * enabled / running without overflowing 64 bits. */
-static uint64_t scaled(uint64_t count, uint64_t enabled, uint64_t running)
-{
-	__extension__ typedef unsigned __int128 u128;
-
-	if (running >= enabled)
-		return count;
-	return (uint64_t)((u128)count * enabled / running);
-}
-
 static void read_counter(struct stat_counter *c)
 {
 	uint64_t buf[3]; /* value, time enabled, time running */
@@ -140,7 +130,7 @@ static void read_counter(struct stat_counter *c)
 		            c->event.name, (unsigned long long)c->enabled);
 		return;
 	}
-	c->value = scaled(buf[0], c->enabled, c->running);
+	c->value = cli_scale(buf[0], c->enabled, c->running);
 }
 
 static void close_counters(struct stat_run *run)

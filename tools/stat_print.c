@@ -119,7 +119,7 @@ static void text_derived(FILE *out, struct derived d)
 	if (!d.unit)
 		return;
 	if (d.unit[0] == '%') {
-		fprintf(out, "  # %8.2f%s", d.value, d.unit);
+		fprintf(out, "  # %7.2f%s", d.value, d.unit); /* perf's width: 8 with the % */
 		return;
 	}
 	if (!strcmp(d.unit, "/sec"))
