@@ -154,43 +154,47 @@ static void text_row(FILE *out, const struct stat_run *run, const struct stat_co
 }
 
 /*
- * Counters with the same reason share one note: "'cycles', 'instructions'
- * cannot be counted: ...". Every reason starts with its counter's quoted
- * name, so the rest is what they may share. note[i] is 1-based, 0: none.
+ * Counters with the same reason share one note: "cycles, instructions:
+ * 'cycles' cannot be counted: ...". Every reason starts with its counter's
+ * quoted name, so the rest is what they may share. note[i] is 1-based, 0:
+ * none.
  */
-static unsigned group_notes(const struct stat_run *run, unsigned *note, const char **rest)
+static unsigned group_notes(const struct stat_run *run, unsigned *note)
 {
 	unsigned i, k, notes = 0;
 
 	for (i = 0; i < run->n; i++) {
 		const struct stat_counter *c = &run->counter[i];
+		const char *rest = cli_after_quoted_name(c->reason, c->event.name);
 		note[i] = 0;
 		if (!c->reason[0])
 			continue;
-		rest[i] = cli_after_quoted_name(c->reason, c->event.name);
-		for (k = 0; k < i && !(note[k] && !strcmp(rest[k], rest[i])); k++)
-			;
+		for (k = 0; k < i; k++)
+			if (note[k] &&
+			    !strcmp(rest, cli_after_quoted_name(run->counter[k].reason,
+			                                        run->counter[k].event.name)))
+				break;
 		note[i] = k < i ? note[k] : ++notes;
 	}
 	return notes;
 }
 
-static void text_notes(FILE *out, const struct stat_run *run, const unsigned *note,
-                       const char **rest, unsigned notes)
+/* " [n] a, b: <a's reason>" for every note. */
+static void text_notes(FILE *out, const struct stat_run *run, const unsigned *note, unsigned notes)
 {
 	unsigned k, i, first;
 
 	for (k = 1; k <= notes; k++) {
 		fprintf(out, " [%u] ", k);
-		for (i = 0, first = 1; i < run->n; i++) {
+		for (i = 0, first = run->n; i < run->n; i++) {
 			if (note[i] != k)
 				continue;
-			fprintf(out, "%s'%s'", first ? "" : ", ", run->counter[i].event.name);
-			first = 0;
+			fprintf(out, "%s%s", first < run->n ? ", " : "",
+			        run->counter[i].event.name);
+			if (first == run->n)
+				first = i;
 		}
-		for (i = 0; note[i] != k; i++)
-			;
-		fprintf(out, "%s\n", rest[i]);
+		fprintf(out, ": %s\n", run->counter[first].reason);
 	}
 	if (notes)
 		fputc('\n', out);
@@ -199,18 +203,17 @@ static void text_notes(FILE *out, const struct stat_run *run, const unsigned *no
 void stat_print_text(FILE *out, const struct stat_run *run)
 {
 	unsigned note[UPMC_MAX_COUNTERS], notes, i;
-	const char *rest[UPMC_MAX_COUNTERS];
 	char cmd[1024];
 
 	command_line(cmd, sizeof(cmd), run->argv);
-	notes = group_notes(run, note, rest);
+	notes = group_notes(run, note);
 	fprintf(out, "\n Performance counter stats for '%s':\n\n", cmd);
 	for (i = 0; i < run->n; i++)
 		text_row(out, run, &run->counter[i], note[i]);
 	fprintf(out, "\n%18.9f seconds time elapsed\n\n", (double)run->elapsed_ns / 1e9);
 	fprintf(out, "%18.9f seconds user\n", (double)run->user_ns / 1e9);
 	fprintf(out, "%18.9f seconds sys\n\n", (double)run->sys_ns / 1e9);
-	text_notes(out, run, note, rest, notes);
+	text_notes(out, run, note, notes);
 }
 
 /* ---- JSON ---- */

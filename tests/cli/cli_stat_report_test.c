@@ -106,10 +106,11 @@ TEST(cli_stat_report, perf_stat_layout)
 	EXPECT_CONTAINS(text, "   <not supported>      stalled-cycles-frontend           [2]\n");
 	EXPECT_CONTAINS(text, "   <not supported>      ref-cycles                        [2]\n");
 	EXPECT_CONTAINS(text, "\n       0.004000000 seconds time elapsed\n");
-	EXPECT_CONTAINS(text, "\n [1] 'context-switches': counting kernel mode needs paranoid "
-	                      "<= 1\n");
-	EXPECT_CONTAINS(text, "\n [2] 'stalled-cycles-frontend', 'ref-cycles' cannot be counted: "
-	                      "no PMU\n");
+	EXPECT_CONTAINS(text, "\n [1] context-switches: 'context-switches': counting kernel mode "
+	                      "needs paranoid <= 1\n");
+	EXPECT_CONTAINS(text,
+	                "\n [2] stalled-cycles-frontend, ref-cycles: 'stalled-cycles-frontend' "
+	                "cannot be counted: no PMU\n");
 	free(text);
 }
 

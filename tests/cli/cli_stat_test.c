@@ -59,7 +59,7 @@ static void expect_row(const char *text, const char *name)
 	}
 	marker = strstr(line, "  [");
 	ASSERT_MSG(marker && sscanf(marker, "  [%u]", &n) == 1, "a row without its note: %s", line);
-	snprintf(note, sizeof(note), "\n [%u] '", n); /* the note under the table */
+	snprintf(note, sizeof(note), "\n [%u] ", n); /* the note under the table */
 	EXPECT_CONTAINS(text, note);
 }
 
