@@ -84,4 +84,20 @@ timeout 600 qemu-system-aarch64 -M virt -cpu max,pauth-impdef=on -smp 1 -m 512 -
 	-kernel "$(ls "$work"/kernel/boot/vmlinuz-*)" -initrd "$work/initrd.gz" \
 	-append "console=ttyAMA0 rdinit=/init panic=-1 quiet" </dev/null |
 	tr -d '\r' | sed -n '/^=== upmc info/,$p' | tee "$work/out.txt"
-grep -q '^=== upmc bench exit=0' "$work/out.txt"
+
+# Verdicts, one line each (.ci/run counts them): the emulated PMU allows
+# every user-space read, so no case may be skipped there.
+verdict() {
+	if grep -q "$2" "$work/out.txt"; then echo "PASS bench-arm64/$1"; else echo "FAIL bench-arm64/$1"; fi
+}
+{
+	verdict info-user-read '^  2 counters, user-space mrs$'
+	verdict stat-counts '^ *[0-9,][0-9,]*      instructions  '
+	verdict bench-ran '^=== upmc bench exit=0'
+	if grep -q '  skipped \[' "$work/out.txt"; then
+		echo "FAIL bench-arm64/no-case-skipped"
+	else
+		echo "PASS bench-arm64/no-case-skipped"
+	fi
+} | tee "$work/verdicts.txt"
+! grep -q '^FAIL' "$work/verdicts.txt"
