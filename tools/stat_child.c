@@ -44,11 +44,29 @@ static int perf_open_for(const struct upmc_event *ev, pid_t pid)
  * switches and migrations, which only happen in the kernel: in user mode
  * alone they would read a silent 0.
  */
+static int kernel_only(const struct upmc_event *ev)
+{
+	return ev->type == UPMC_TYPE_SOFTWARE && (ev->config == 3 || ev->config == 4);
+}
+
 static int may_drop_kernel(const struct upmc_event *ev)
 {
-	int kernel_only = ev->type == UPMC_TYPE_SOFTWARE && (ev->config == 3 || ev->config == 4);
+	return !ev->exclude_kernel && !strchr(ev->name, ':') && !kernel_only(ev);
+}
 
-	return !ev->exclude_kernel && !strchr(ev->name, ':') && !kernel_only;
+/* The library's sentence suggests ':u', which would make a kernel-only
+ * event read a silent 0: say what it needs instead. */
+static void explain_refusal(struct stat_counter *c, int err, const struct upmc_linux_probe *probe)
+{
+	if ((err == EACCES || err == EPERM) && kernel_only(&c->event) && probe->paranoid > 1)
+		upmc_format(
+		        c->reason, sizeof(c->reason),
+		        "'%s' happen in the kernel: counting them needs perf_event_paranoid "
+		        "<= 1 (it is %d): run `sysctl kernel.perf_event_paranoid=1`, or give the "
+		        "program CAP_PERFMON",
+		        c->event.name, probe->paranoid);
+	else
+		upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, 0, probe);
 }
 
 static int unsupported(int err)
@@ -92,7 +110,7 @@ static void open_counter(struct stat_counter *c, pid_t pid, const struct upmc_li
 		c->opened = 1;
 		return;
 	}
-	upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, 0, probe);
+	explain_refusal(c, err, probe);
 	c->status = unsupported(err) ? STAT_NOT_SUPPORTED : STAT_NOT_COUNTED;
 }
 

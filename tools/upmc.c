@@ -5,9 +5,11 @@
  * counters (bench).
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tools/cli.h"
 
@@ -51,10 +53,21 @@ static const struct command commands[] = {
         {"bench", cli_bench},
 };
 
+/* `bazel run` starts a program in its runfiles: paths the user gives
+ * (stat's command, -o, UPMC_FS_ROOT) are meant from where the user is. */
+static void work_where_the_user_is(void)
+{
+	const char *dir = getenv("BUILD_WORKING_DIRECTORY");
+
+	if (dir && chdir(dir) < 0)
+		fprintf(stderr, "upmc: cannot enter %s: %s\n", dir, strerror(errno));
+}
+
 int main(int argc, char **argv)
 {
 	size_t i;
 
+	work_where_the_user_is();
 	if (argc < 2)
 		return cli_usage_error("no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
