@@ -218,7 +218,7 @@ TEST(cli_stat, output_file_keeps_the_command_output_apart)
  * command includes its children; task-clock must account for most of it. */
 TEST(cli_stat, children_are_counted)
 {
-	const char *busy = "(i=0; while [ $i -lt 40000 ]; do i=$((i+1)); done); :";
+	const char *busy = "(i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done); :";
 	struct cli_result r;
 	struct jdoc *doc;
 	double cpu, task;
