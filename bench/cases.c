@@ -1,0 +1,331 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The benchmark's cases: each runs one operation in a loop. The raw ones
+ * are the bare instructions, written here, so that upmc's own are compared
+ * with what the hardware costs and nothing else.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <math.h>
+#include <string.h>
+#include <time.h>
+
+#include "bench/overhead.h"
+
+/* Every result goes here, so that no loop is optimised away. */
+static volatile uint64_t sink;
+
+/* ---- the raw instructions ---- */
+
+#if defined(__x86_64__) || defined(__i386__)
+#define HAVE_RAW 1
+static inline __attribute__((always_inline)) uint64_t raw_tsc(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline __attribute__((always_inline)) uint64_t raw_tsc_serialized(void)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
+	return (uint64_t)hi << 32 | lo;
+}
+
+static inline __attribute__((always_inline)) uint64_t raw_pmc(uint32_t page_index)
+{
+	uint32_t lo, hi;
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(page_index - 1));
+	return (uint64_t)hi << 32 | lo;
+}
+#elif defined(__aarch64__)
+#define HAVE_RAW 1
+static inline __attribute__((always_inline)) uint64_t raw_tsc(void)
+{
+	uint64_t v;
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0" : "=r"(v));
+	return v;
+}
+
+static inline __attribute__((always_inline)) uint64_t raw_tsc_serialized(void)
+{
+	uint64_t v;
+	__asm__ __volatile__("isb\n\tmrs %0, cntvct_el0\n\tisb" : "=r"(v)::"memory");
+	return v;
+}
+
+/* The counter number is part of the mrs instruction: the arch layer's
+ * table of them is the raw read on arm64. */
+static inline __attribute__((always_inline)) uint64_t raw_pmc(uint32_t page_index)
+{
+	return upmc_arch_read_counter(page_index);
+}
+#else
+#define HAVE_RAW           0
+static uint64_t raw_tsc(void)
+{
+	return 0;
+}
+#define raw_tsc_serialized raw_tsc
+static uint64_t raw_pmc(uint32_t page_index)
+{
+	return page_index;
+}
+#endif
+
+static int setup_raw(struct bench_case *c, char *why, size_t size)
+{
+	(void)c;
+	if (HAVE_RAW)
+		return 0;
+	snprintf(why, size, "no raw timestamp instruction is written for %s", UPMC_ARCH_NAME);
+	return -ENOTSUP;
+}
+
+static void run_raw_tsc(struct bench_case *c, uint64_t iters)
+{
+	uint64_t acc = 0, k;
+
+	(void)c;
+	for (k = 0; k < iters; k++) {
+		uint64_t t0 = raw_tsc();
+		acc += raw_tsc() - t0;
+	}
+	sink = acc;
+}
+
+static void run_raw_tsc_serialized(struct bench_case *c, uint64_t iters)
+{
+	uint64_t acc = 0, k;
+
+	(void)c;
+	for (k = 0; k < iters; k++) {
+		uint64_t t0 = raw_tsc_serialized();
+		acc += raw_tsc_serialized() - t0;
+	}
+	sink = acc;
+}
+
+/* ---- upmc's timestamps and the OS clock ---- */
+
+static void run_timestamp(struct bench_case *c, uint64_t iters)
+{
+	uint64_t acc = 0, k;
+
+	(void)c;
+	for (k = 0; k < iters; k++) {
+		uint64_t t0 = upmc_timestamp();
+		acc += upmc_timestamp() - t0;
+	}
+	sink = acc;
+}
+
+static void run_timestamp_serialized(struct bench_case *c, uint64_t iters)
+{
+	uint64_t acc = 0, k;
+
+	(void)c;
+	for (k = 0; k < iters; k++) {
+		uint64_t t0 = upmc_timestamp_serialized();
+		acc += upmc_timestamp_serialized() - t0;
+	}
+	sink = acc;
+}
+
+static void run_clock_gettime(struct bench_case *c, uint64_t iters)
+{
+	struct timespec a, b;
+	uint64_t acc = 0, k;
+
+	(void)c;
+	for (k = 0; k < iters; k++) {
+		clock_gettime(CLOCK_MONOTONIC, &a);
+		clock_gettime(CLOCK_MONOTONIC, &b);
+		acc += (uint64_t)(b.tv_nsec - a.tv_nsec);
+	}
+	sink = acc;
+}
+
+/* ---- sets and regions ---- */
+
+static void close_set(struct bench_case *c)
+{
+	upmc_region_close(c->region);
+	upmc_close(c->set);
+	c->region = NULL;
+	c->set = NULL;
+}
+
+static int failed(struct bench_case *c, int err, char *why, size_t size)
+{
+	snprintf(why, size, "%s", upmc_last_error());
+	close_set(c);
+	return err;
+}
+
+static int setup_timer_region(struct bench_case *c, char *why, size_t size)
+{
+	int err = upmc_open_timer(&c->set);
+
+	if (err < 0)
+		return failed(c, err, why, size);
+	err = upmc_region_open(&c->region, c->set, c->name);
+	return err < 0 ? failed(c, err, why, size) : 0;
+}
+
+/* read(2) on purpose: the fallback whose cost the user-space path avoids. */
+static int setup_syscall_read(struct bench_case *c, char *why, size_t size)
+{
+	struct upmc_options opts = {sizeof(opts), UPMC_OPT_FORCE_SYSCALL};
+	int err = upmc_open(&c->set, c->spec, &opts);
+
+	return err < 0 ? failed(c, err, why, size) : 0;
+}
+
+/* Hardware cases: every counter read in user space, or the case is skipped. */
+static int setup_user_set(struct bench_case *c, char *why, size_t size)
+{
+	struct upmc_options opts = {sizeof(opts), UPMC_OPT_REQUIRE_USER_READ};
+	int err = upmc_open(&c->set, c->spec, &opts);
+
+	if (err < 0)
+		return failed(c, err, why, size);
+	c->index = c->set->page[0]->index; /* for the raw rdpmc only */
+	return 0;
+}
+
+static int setup_user_region(struct bench_case *c, char *why, size_t size)
+{
+	int err = setup_user_set(c, why, size);
+
+	if (err < 0)
+		return err;
+	err = upmc_region_open(&c->region, c->set, c->name);
+	return err < 0 ? failed(c, err, why, size) : 0;
+}
+
+static void run_region(struct bench_case *c, uint64_t iters)
+{
+	uint64_t k;
+
+	for (k = 0; k < iters; k++) {
+		upmc_region_begin(c->region);
+		upmc_region_end(c->region);
+	}
+}
+
+static void run_read(struct bench_case *c, uint64_t iters)
+{
+	uint64_t v[UPMC_MAX_COUNTERS], acc = 0, k;
+
+	for (k = 0; k < iters; k++) {
+		upmc_read(c->set, v);
+		acc += v[0];
+	}
+	sink = acc;
+}
+
+static void run_raw_pmc(struct bench_case *c, uint64_t iters)
+{
+	const uint32_t index = c->index;
+	uint64_t acc = 0, k;
+
+	for (k = 0; k < iters; k++)
+		acc += raw_pmc(index);
+	sink = acc;
+}
+
+static void run_read_counter(struct bench_case *c, uint64_t iters)
+{
+	uint64_t v = 0, acc = 0, k;
+
+	for (k = 0; k < iters; k++) {
+		upmc_read_counter(c->set, 0, &v);
+		acc += v;
+	}
+	sink = acc;
+}
+
+/* upmc_read_n needs its n as a constant to unroll: one function each. */
+#define RUN_READ_N(n)                                                  \
+	static void run_read_##n(struct bench_case *c, uint64_t iters) \
+	{                                                              \
+		uint64_t v[UPMC_MAX_COUNTERS], acc = 0, k;             \
+		for (k = 0; k < iters; k++) {                          \
+			upmc_read_n(c->set, v, n);                     \
+			acc += v[0];                                   \
+		}                                                      \
+		sink = acc;                                            \
+	}
+RUN_READ_N(2)
+RUN_READ_N(4)
+RUN_READ_N(7)
+
+/* ---- the table ---- */
+
+static const struct bench_ops raw_tsc_ops = {setup_raw, NULL, run_raw_tsc};
+static const struct bench_ops raw_tsc_ser_ops = {setup_raw, NULL, run_raw_tsc_serialized};
+static const struct bench_ops ts_ops = {NULL, NULL, run_timestamp};
+static const struct bench_ops ts_ser_ops = {NULL, NULL, run_timestamp_serialized};
+static const struct bench_ops region_time_ops = {setup_timer_region, close_set, run_region};
+static const struct bench_ops clock_ops = {NULL, NULL, run_clock_gettime};
+static const struct bench_ops syscall_ops = {setup_syscall_read, close_set, run_read};
+static const struct bench_ops raw_pmc_ops = {setup_user_set, close_set, run_raw_pmc};
+static const struct bench_ops read_one_ops = {setup_user_set, close_set, run_read_counter};
+static const struct bench_ops read_2_ops = {setup_user_set, close_set, run_read_2};
+static const struct bench_ops read_4_ops = {setup_user_set, close_set, run_read_4};
+static const struct bench_ops read_7_ops = {setup_user_set, close_set, run_read_7};
+static const struct bench_ops region_4_ops = {setup_user_region, close_set, run_region};
+
+/* A read costs the same whatever the events: instructions (counter 0, so
+ * that every hardware case also counts its own instructions) and cycles,
+ * repeated, fit on any PMU with enough counters; branch or cache events
+ * are missing on some (QEMU's arm64 PMU has neither). */
+#define SPEC_2 "instructions,cycles"
+#define SPEC_4 SPEC_2 ",instructions,instructions"
+#define SPEC_7 SPEC_4 ",instructions,instructions,instructions"
+
+#define CASE(n, b, o, s, hw)                                                  \
+	{                                                                     \
+		.name = n, .baseline = b, .ops = o, .spec = s, .hardware = hw \
+	}
+
+static struct bench_case table[] = {
+        CASE(BENCH_RAW_TSC, NULL, &raw_tsc_ops, NULL, 0),
+        CASE(BENCH_RAW_TSC_SER, NULL, &raw_tsc_ser_ops, NULL, 0),
+        CASE(BENCH_TS, BENCH_RAW_TSC, &ts_ops, NULL, 0),
+        CASE(BENCH_TS_SER, BENCH_RAW_TSC_SER, &ts_ser_ops, NULL, 0),
+        CASE(BENCH_REGION_TIME, BENCH_RAW_TSC_SER, &region_time_ops, NULL, 0),
+        CASE(BENCH_CLOCK, BENCH_RAW_TSC, &clock_ops, NULL, 0),
+        CASE(BENCH_SYSCALL_READ, BENCH_RAW_PMC, &syscall_ops, "task-clock", 0),
+        CASE(BENCH_RAW_PMC, NULL, &raw_pmc_ops, "instructions", 1),
+        CASE(BENCH_READ_ONE, BENCH_RAW_PMC, &read_one_ops, "instructions", 1),
+        CASE(BENCH_READ_2, BENCH_RAW_PMC, &read_2_ops, SPEC_2, 1),
+        CASE(BENCH_READ_4, BENCH_RAW_PMC, &read_4_ops, SPEC_4, 1),
+        CASE(BENCH_READ_7, BENCH_RAW_PMC, &read_7_ops, SPEC_7, 1),
+        CASE(BENCH_REGION_4, BENCH_RAW_TSC_SER, &region_4_ops, SPEC_4, 1),
+};
+
+size_t bench_cases(struct bench_case **cases)
+{
+	size_t i;
+
+	for (i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
+		table[i].median = table[i].min = table[i].instr_median = NAN;
+		table[i].skipped[0] = '\0';
+	}
+	*cases = table;
+	return sizeof(table) / sizeof(table[0]);
+}
+
+const struct bench_case *bench_find(const struct bench_case *cases, size_t n, const char *name)
+{
+	size_t i;
+
+	for (i = 0; i < n; i++)
+		if (!strcmp(cases[i].name, name))
+			return &cases[i];
+	return NULL;
+}

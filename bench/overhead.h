@@ -1,0 +1,85 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The overhead benchmark: what every way to take a timestamp or read a
+ * counter costs, side by side in one process, against the raw instruction.
+ * `bazel run //bench:overhead` and `upmc bench` run the same code.
+ */
+#ifndef UPMC_BENCH_OVERHEAD_H
+#define UPMC_BENCH_OVERHEAD_H
+
+#include <stddef.h>
+#include <stdint.h>
+
+#include <upmc/upmc.h>
+
+/* Runs the benchmark with the options in argv (none of them the program's
+ * name) and prints its report to stdout; prog names it in the usage.
+ * Returns an exit status. */
+int upmc_overhead_main(int argc, char **argv, const char *prog);
+
+/* ---- between the files of bench/ ---- */
+
+struct bench_case;
+
+struct bench_ops {
+	/* Opens what the case needs; 0, or -errno with a sentence in why. */
+	int (*setup)(struct bench_case *c, char *why, size_t size);
+	void (*teardown)(struct bench_case *c);
+	/* The measured operation, iters times. */
+	void (*run)(struct bench_case *c, uint64_t iters);
+};
+
+struct bench_case {
+	const char *name;
+	const char *baseline; /* the raw instruction it is compared with; NULL: none */
+	const struct bench_ops *ops;
+	const char *spec; /* the set's events; counter 0 is instructions for hardware cases */
+	int hardware;     /* needs counters read in user space: opened for each batch
+	                     alone, so that the sets never compete for the PMU */
+	/* state while it runs */
+	struct upmc_set *set;
+	struct upmc_region *region;
+	uint32_t index; /* the page's index of counter 0 (raw rdpmc) */
+	uint64_t iters; /* operations per batch */
+	double *ns;     /* one per repeat: ns per operation */
+	double *instr;  /* one per repeat: instructions per operation (hardware cases) */
+	unsigned samples, instr_samples;
+	char skipped[400]; /* why it did not run; "" when it ran */
+	/* results */
+	double median, min, instr_median; /* NAN when unknown */
+};
+
+/* The cases, in the table's order. */
+size_t bench_cases(struct bench_case **cases);
+
+/* A case by name; NULL when absent. */
+const struct bench_case *bench_find(const struct bench_case *cases, size_t n, const char *name);
+
+/* Case names the report refers to. */
+#define BENCH_RAW_TSC      "raw rdtsc pair"
+#define BENCH_RAW_TSC_SER  "raw serialized pair"
+#define BENCH_TS           "upmc_timestamp pair"
+#define BENCH_TS_SER       "upmc_timestamp_serialized pair"
+#define BENCH_REGION_TIME  "region begin+end, time only"
+#define BENCH_CLOCK        "clock_gettime pair"
+#define BENCH_SYSCALL_READ "read(2) of task-clock"
+#define BENCH_RAW_PMC      "raw rdpmc"
+#define BENCH_READ_ONE     "upmc_read_counter"
+#define BENCH_READ_2       "upmc_read_n, 2 counters"
+#define BENCH_READ_4       "upmc_read_n, 4 counters"
+#define BENCH_READ_7       "upmc_read_n, 7 counters"
+#define BENCH_REGION_4     "region begin+end, 4 counters"
+
+struct bench_report {
+	const struct bench_case *cases;
+	size_t n;
+	unsigned repeats;
+	uint64_t batch_ns;
+	char date[64];
+};
+
+void bench_print_text(const struct bench_report *r);
+void bench_print_json(const struct bench_report *r);
+void bench_print_csv(const struct bench_report *r);
+
+#endif /* UPMC_BENCH_OVERHEAD_H */

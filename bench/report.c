@@ -1,0 +1,333 @@
+/* SPDX-License-Identifier: MIT */
+/* The benchmark's report: the table, the issue's targets, as text, JSON or CSV. */
+#include <math.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "bench/overhead.h"
+#include "tools/json.h"
+
+enum verdict { MET, MISSED, NOT_CHECKED, INFO };
+
+struct target {
+	char text[96];   /* the target, as the issue states it */
+	double measured; /* in the unit of limit; NAN when not checked */
+	double limit;    /* NAN for information only */
+	enum verdict verdict;
+	char note[200];  /* the figures, or what else to know */
+	const char *why; /* not checked: a case's reason for being skipped */
+};
+
+#define MAX_TARGETS 8
+
+static const char *const verdict_names[] = {"met", "missed", "not checked", "info"};
+
+static int measured(const struct bench_case *c)
+{
+	return c && !isnan(c->median);
+}
+
+/* The case a row is compared with: its raw instruction, or the raw rdtsc
+ * pair when that instruction cannot run here (read(2) without rdpmc). */
+static const struct bench_case *baseline_of(const struct bench_report *r,
+                                            const struct bench_case *c)
+{
+	const struct bench_case *b;
+
+	if (!c->baseline || !measured(c))
+		return NULL;
+	b = bench_find(r->cases, r->n, c->baseline);
+	return measured(b) ? b : bench_find(r->cases, r->n, BENCH_RAW_TSC);
+}
+
+static double ratio_of(const struct bench_report *r, const struct bench_case *c)
+{
+	const struct bench_case *b = baseline_of(r, c);
+
+	if (!c->baseline)
+		return measured(c) ? 1.0 : NAN;
+	return measured(b) && measured(c) ? c->median / b->median : NAN;
+}
+
+static void judge(struct target *t, double value, double limit)
+{
+	t->measured = value;
+	t->limit = limit;
+	t->verdict = value <= limit ? MET : MISSED;
+}
+
+static void not_checked(struct target *t, const char *why)
+{
+	t->measured = NAN;
+	t->limit = NAN;
+	t->verdict = NOT_CHECKED;
+	t->why = why;
+}
+
+/* upmc's case within factor x of the raw one's median. */
+static void target_ratio(struct target *t, const struct bench_report *r, const char *upmc,
+                         const char *raw, double x)
+{
+	const struct bench_case *u = bench_find(r->cases, r->n, upmc);
+	const struct bench_case *w = bench_find(r->cases, r->n, raw);
+
+	snprintf(t->text, sizeof(t->text), "%s <= %.1fx %s", upmc, x, raw);
+	if (!measured(u) || !measured(w)) {
+		not_checked(t, measured(u) ? w->skipped : u->skipped);
+		return;
+	}
+	judge(t, u->median / w->median, x);
+	snprintf(t->note, sizeof(t->note), "%.2fx (%.2f ns against %.2f ns)", t->measured,
+	         u->median, w->median);
+}
+
+static void target_single_read(struct target *t, const struct bench_report *r)
+{
+	const struct bench_case *u = bench_find(r->cases, r->n, BENCH_READ_ONE);
+	const struct bench_case *w = bench_find(r->cases, r->n, BENCH_RAW_PMC);
+
+	snprintf(t->text, sizeof(t->text), "%s <= %s + 10 instructions", BENCH_READ_ONE,
+	         BENCH_RAW_PMC);
+	if (!measured(u) || !measured(w)) {
+		not_checked(t, measured(u) ? w->skipped : u->skipped);
+		snprintf(t->note, sizeof(t->note),
+		         "the target is in instructions: only a machine with a PMU can check it");
+		return;
+	}
+	if (isnan(u->instr_median) || isnan(w->instr_median)) {
+		not_checked(t, "the instructions could not be counted");
+		snprintf(t->note, sizeof(t->note), "%.2f ns against %.2f ns", u->median, w->median);
+		return;
+	}
+	judge(t, u->instr_median - w->instr_median, 10);
+	snprintf(t->note, sizeof(t->note),
+	         "+%.1f instructions (%.1f against %.1f; %.2f ns against %.2f ns)", t->measured,
+	         u->instr_median, w->instr_median, u->median, w->median);
+}
+
+static void target_set_read(struct target *t, const struct bench_report *r, const char *name,
+                            unsigned k)
+{
+	const struct bench_case *set = bench_find(r->cases, r->n, name);
+	const struct bench_case *one = bench_find(r->cases, r->n, BENCH_READ_ONE);
+
+	snprintf(t->text, sizeof(t->text), "%s <= %u x %s", name, k, BENCH_READ_ONE);
+	if (!measured(set) || !measured(one)) {
+		not_checked(t, measured(set) ? one->skipped : set->skipped);
+		return;
+	}
+	judge(t, set->median / (k * one->median), 1.0);
+	snprintf(t->note, sizeof(t->note), "%.2f ns against %u x %.2f ns = %.2f ns", set->median, k,
+	         one->median, k * one->median);
+}
+
+/* Information, not a target: how much the user-space path saves. */
+static void syscall_gain(struct target *t, const struct bench_report *r)
+{
+	const struct bench_case *sys = bench_find(r->cases, r->n, BENCH_SYSCALL_READ);
+	const struct bench_case *one = bench_find(r->cases, r->n, BENCH_READ_ONE);
+	const struct bench_case *ts = bench_find(r->cases, r->n, BENCH_TS);
+
+	snprintf(t->text, sizeof(t->text), "%s against the user-space path", BENCH_SYSCALL_READ);
+	t->verdict = INFO;
+	t->limit = NAN;
+	t->measured = NAN;
+	if (!measured(sys)) {
+		snprintf(t->note, sizeof(t->note), "not measured");
+		t->why = sys->skipped;
+	} else if (measured(one)) {
+		t->measured = sys->median / one->median;
+		snprintf(t->note, sizeof(t->note), "%.1fx: %.1f ns against %.2f ns for %s",
+		         t->measured, sys->median, one->median, BENCH_READ_ONE);
+	} else if (measured(ts)) {
+		t->measured = sys->median / ts->median;
+		snprintf(t->note, sizeof(t->note),
+		         "%.1fx: %.1f ns against %.2f ns for an %s, the user-space read this "
+		         "machine allows (no counter can be read in user space here)",
+		         t->measured, sys->median, ts->median, BENCH_TS);
+	}
+}
+
+static unsigned targets(const struct bench_report *r, struct target *t)
+{
+	unsigned n = 0;
+
+	memset(t, 0, MAX_TARGETS * sizeof(*t));
+	target_ratio(&t[n++], r, BENCH_TS, BENCH_RAW_TSC, 1.1);
+	target_ratio(&t[n++], r, BENCH_REGION_TIME, BENCH_RAW_TSC_SER, 1.5);
+	target_single_read(&t[n++], r);
+	target_set_read(&t[n++], r, BENCH_READ_2, 2);
+	target_set_read(&t[n++], r, BENCH_READ_4, 4);
+	target_set_read(&t[n++], r, BENCH_READ_7, 7);
+	syscall_gain(&t[n++], r);
+	return n;
+}
+
+/* ---- text ---- */
+
+/* Reasons print once, as numbered notes under the table: rows and targets
+ * that share one refer to it. */
+struct notes {
+	const char *text[32];
+	unsigned n;
+};
+
+static unsigned note_of(struct notes *notes, const char *why)
+{
+	unsigned i;
+
+	for (i = 0; i < notes->n; i++)
+		if (!strcmp(notes->text[i], why))
+			return i + 1;
+	if (notes->n == sizeof(notes->text) / sizeof(notes->text[0]))
+		return 0;
+	notes->text[notes->n++] = why;
+	return notes->n;
+}
+
+static void text_number(double v, const char *format, int width)
+{
+	if (isnan(v))
+		printf("%*s", width, "-");
+	else
+		printf(format, width, v);
+}
+
+static void text_row(const struct bench_report *r, const struct bench_case *c, struct notes *notes)
+{
+	const struct bench_case *b = baseline_of(r, c);
+
+	printf("%-32s", c->name);
+	text_number(c->median, "%*.2f", 10);
+	text_number(c->min, "%*.2f", 10);
+	text_number(c->instr_median, "%*.1f", 10);
+	text_number(ratio_of(r, c), "%*.2f", 9);
+	if (c->skipped[0])
+		printf("  skipped [%u]\n", note_of(notes, c->skipped));
+	else
+		printf("  %s\n", b ? b->name : "(the raw instruction)");
+}
+
+static void text_target(const struct target *t, struct notes *notes)
+{
+	printf("  %-12s %s", verdict_names[t->verdict], t->text);
+	if (t->note[0])
+		printf(": %s", t->note);
+	if (t->why)
+		printf(" [%u]", note_of(notes, t->why));
+	printf("\n");
+}
+
+void bench_print_text(const struct bench_report *r)
+{
+	struct target t[MAX_TARGETS];
+	struct notes notes = {{NULL}, 0};
+	unsigned n = targets(r, t), i;
+
+	printf("upmc overhead benchmark, %s, %s\n", r->date, UPMC_ARCH_NAME);
+	printf("ns per operation: median and minimum of %u repeats of a batch of about %llu us; "
+	       "every case in every repeat, in a rotating order\n\n",
+	       r->repeats, (unsigned long long)(r->batch_ns / 1000));
+	printf("%-32s%10s%10s%10s%9s  %s\n", "case", "median", "min", "instr", "ratio", "to");
+	for (i = 0; i < r->n; i++)
+		text_row(r, &r->cases[i], &notes);
+	printf("\nTargets\n");
+	for (i = 0; i < n; i++)
+		text_target(&t[i], &notes);
+	if (notes.n)
+		printf("\n");
+	for (i = 0; i < notes.n; i++)
+		printf("[%u] %s\n", i + 1, notes.text[i]);
+}
+
+/* ---- JSON ---- */
+
+static void json_case(struct json *j, const struct bench_report *r, const struct bench_case *c)
+{
+	const struct bench_case *b = baseline_of(r, c);
+
+	json_object(j, NULL);
+	json_string(j, "case", c->name);
+	json_double(j, "ns_per_op", c->median);
+	json_double(j, "ns_min", c->min);
+	json_double(j, "instructions_per_op", c->instr_median);
+	json_double(j, "ratio", ratio_of(r, c));
+	json_string(j, "baseline", b ? b->name : NULL);
+	json_uint(j, "iterations", c->iters);
+	json_uint(j, "samples", c->samples);
+	json_string(j, "skipped", c->skipped[0] ? c->skipped : NULL);
+	json_end(j);
+}
+
+void bench_print_json(const struct bench_report *r)
+{
+	struct target t[MAX_TARGETS];
+	unsigned n = targets(r, t), i;
+	struct json j;
+
+	json_start(&j, stdout);
+	json_object(&j, NULL);
+	json_string(&j, "date", r->date);
+	json_string(&j, "arch", UPMC_ARCH_NAME);
+	json_uint(&j, "repeats", r->repeats);
+	json_uint(&j, "batch_ns", r->batch_ns);
+	json_array(&j, "cases");
+	for (i = 0; i < r->n; i++)
+		json_case(&j, r, &r->cases[i]);
+	json_end(&j);
+	json_array(&j, "targets");
+	for (i = 0; i < n; i++) {
+		json_object(&j, NULL);
+		json_string(&j, "target", t[i].text);
+		json_string(&j, "verdict", verdict_names[t[i].verdict]);
+		json_double(&j, "measured", t[i].measured);
+		json_double(&j, "limit", t[i].limit);
+		json_string(&j, "note", t[i].note);
+		json_string(&j, "reason", t[i].why);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_end(&j);
+}
+
+/* ---- CSV: the table only ---- */
+
+static void csv_number(double v, const char *format)
+{
+	if (!isnan(v))
+		printf(format, v);
+	putchar(',');
+}
+
+static void csv_text(const char *s)
+{
+	putchar('"');
+	for (; *s; s++) {
+		if (*s == '"')
+			putchar('"');
+		putchar(*s);
+	}
+	putchar('"');
+}
+
+void bench_print_csv(const struct bench_report *r)
+{
+	size_t i;
+
+	printf("case,ns_per_op,ns_min,instructions_per_op,ratio,baseline,skipped\n");
+	for (i = 0; i < r->n; i++) {
+		const struct bench_case *c = &r->cases[i], *b = baseline_of(r, c);
+		csv_text(c->name);
+		putchar(',');
+		csv_number(c->median, "%.3f");
+		csv_number(c->min, "%.3f");
+		csv_number(c->instr_median, "%.2f");
+		csv_number(ratio_of(r, c), "%.3f");
+		if (b)
+			csv_text(b->name);
+		putchar(',');
+		if (c->skipped[0])
+			csv_text(c->skipped);
+		putchar('\n');
+	}
+}

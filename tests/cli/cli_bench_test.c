@@ -1,0 +1,147 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `upmc bench`: it runs, its CSV has the header and one row per case, each
+ * measured or skipped with a reason; its JSON judges the targets
+ * consistently. (The targets themselves are checked by the benchmark's
+ * output, not here: timing in tests would make them flaky.)
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/cli/cli_run.h"
+#include "tests/cli/json_doc.h"
+#include "tests/upmc_test.h"
+
+#define RUN(r, ...)                                                                    \
+	do {                                                                           \
+		const char *const args_[] = {__VA_ARGS__, NULL};                       \
+		ASSERT_MSG(cli_run(&(r), NULL, args_) == 0, "tools/upmc did not run"); \
+	} while (0)
+
+static const char *const cases[] = {
+        "raw rdtsc pair",
+        "raw serialized pair",
+        "upmc_timestamp pair",
+        "upmc_timestamp_serialized pair",
+        "region begin+end, time only",
+        "clock_gettime pair",
+        "read(2) of task-clock",
+        "raw rdpmc",
+        "upmc_read_counter",
+        "upmc_read_n, 2 counters",
+        "upmc_read_n, 4 counters",
+        "upmc_read_n, 7 counters",
+        "region begin+end, 4 counters",
+};
+#define N_CASES (sizeof(cases) / sizeof(cases[0]))
+
+/* Cases every Linux machine can run (x86-64 and arm64 have the raw ones). */
+static int always_runs(size_t i)
+{
+	return i <= 6;
+}
+
+/* One CSV row: "name",ns,min,instr,ratio,"baseline","skipped". */
+static void expect_row(const char *row, size_t i)
+{
+	char name[96], rest[1024];
+	double ns = NAN, min = NAN;
+
+	ASSERT_MSG(sscanf(row, "\"%95[^\"]\",%1023[^\n]", name, rest) == 2, "bad row: %s", row);
+	EXPECT_MSG(!strcmp(name, cases[i]), "row %zu is '%s', expected '%s'", i, name, cases[i]);
+	if (sscanf(rest, "%lf,%lf,", &ns, &min) == 2) {
+		EXPECT_MSG(ns > 0 && min > 0 && min <= ns, "%s: median %g, min %g", name, ns, min);
+		EXPECT_MSG(rest[strlen(rest) - 1] == ',', "%s: measured and skipped: %s", name,
+		           rest);
+		return;
+	}
+	EXPECT_MSG(!always_runs(i), "%s was not measured: %s", name, rest);
+	EXPECT_MSG(!strncmp(rest, ",,,,,\"", 6) && strlen(rest) > 8,
+	           "%s: skipped without a reason: %s", name, rest);
+}
+
+TEST(cli_bench, csv)
+{
+	struct cli_result r;
+	char *line, *save = NULL;
+	size_t rows = 0;
+
+	RUN(r, "bench", "--csv");
+	EXPECT_EQ(r.status, 0);
+	ASSERT(r.out);
+	line = strtok_r(r.out, "\n", &save);
+	ASSERT(line);
+	EXPECT(!strcmp(line, "case,ns_per_op,ns_min,instructions_per_op,ratio,baseline,skipped"));
+	while ((line = strtok_r(NULL, "\n", &save)) && rows < N_CASES)
+		expect_row(line, rows++);
+	EXPECT_EQ(rows, N_CASES);
+	EXPECT(strtok_r(NULL, "\n", &save) == NULL); /* nothing after the table */
+	cli_result_free(&r);
+}
+
+static void expect_target(const struct jdoc *t)
+{
+	const char *verdict = jdoc_string(t, "verdict");
+	double measured = jdoc_number(t, "measured", NAN), limit = jdoc_number(t, "limit", NAN);
+
+	ASSERT(verdict && jdoc_string(t, "target"));
+	if (!strcmp(verdict, "met") || !strcmp(verdict, "missed")) {
+		ASSERT(!isnan(measured) && !isnan(limit));
+		EXPECT_MSG((measured <= limit) == !strcmp(verdict, "met"),
+		           "%s: %s with %g against %g", jdoc_string(t, "target"), verdict, measured,
+		           limit);
+	} else if (!strcmp(verdict, "not checked")) {
+		EXPECT(jdoc_is_null(t, "measured"));
+		EXPECT(jdoc_string(t, "reason") && jdoc_string(t, "reason")[0]);
+	} else {
+		EXPECT_MSG(!strcmp(verdict, "info"), "verdict %s", verdict);
+	}
+}
+
+TEST(cli_bench, json_targets)
+{
+	const struct jdoc *list, *targets;
+	struct cli_result r;
+	struct jdoc *doc;
+	char err[128];
+	size_t i;
+
+	RUN(r, "bench", "--json", "--repeats", "11");
+	EXPECT_EQ(r.status, 0);
+	doc = jdoc_parse(r.out, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON: %s", err);
+	EXPECT(jdoc_number(doc, "repeats", 0) == 11);
+	list = jdoc_get(doc, "cases");
+	ASSERT(list && list->n == N_CASES);
+	for (i = 0; i < N_CASES; i++) {
+		const struct jdoc *c = jdoc_at(list, i);
+		EXPECT(!strcmp(jdoc_string(c, "case"), cases[i]));
+		if (always_runs(i))
+			EXPECT_MSG(jdoc_number(c, "samples", 0) == 11, "%s", cases[i]);
+	}
+	/* the raw instruction is its own baseline */
+	EXPECT(jdoc_number(jdoc_at(list, 0), "ratio", 0) == 1);
+	targets = jdoc_get(doc, "targets");
+	ASSERT(targets && targets->n == 7);
+	for (i = 0; i < targets->n; i++)
+		expect_target(jdoc_at(targets, i));
+	jdoc_free(doc);
+	cli_result_free(&r);
+}
+
+TEST(cli_bench, text_names_the_targets)
+{
+	struct cli_result r;
+
+	RUN(r, "bench", "--repeats", "5");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_CONTAINS(r.out, "median and minimum of 5 repeats");
+	EXPECT_CONTAINS(r.out, "upmc_timestamp pair <= 1.1x raw rdtsc pair: ");
+	EXPECT_CONTAINS(r.out, "region begin+end, time only <= 1.5x raw serialized pair: ");
+	EXPECT_CONTAINS(r.out, "upmc_read_counter <= raw rdpmc + 10 instructions");
+	EXPECT_CONTAINS(r.out, "read(2) of task-clock against the user-space path: ");
+	cli_result_free(&r);
+}

@@ -1,0 +1,127 @@
+/* SPDX-License-Identifier: MIT */
+/* `upmc list`: every event upmc_list_events() gives, grouped by its PMU. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include <upmc/upmc.h>
+
+#include "tests/cli/cli_run.h"
+#include "tests/cli/json_doc.h"
+#include "tests/upmc_test.h"
+
+#define RUN(r, ...)                                                                    \
+	do {                                                                           \
+		const char *const args_[] = {__VA_ARGS__, NULL};                       \
+		ASSERT_MSG(cli_run(&(r), NULL, args_) == 0, "tools/upmc did not run"); \
+	} while (0)
+
+struct known {
+	char name[160][64];
+	char pmu[160][64];
+	unsigned n, total;
+};
+
+/* The first 160 events the library lists, and how many there are. */
+static int remember(const struct upmc_event_info *info, void *arg)
+{
+	struct known *k = arg;
+
+	if (k->n < 160) {
+		snprintf(k->name[k->n], sizeof(k->name[0]), "%s", info->name);
+		snprintf(k->pmu[k->n], sizeof(k->pmu[0]), "%s", info->pmu);
+		k->n++;
+	}
+	k->total++;
+	return 0;
+}
+
+static struct known *library_events(void)
+{
+	struct known *k = calloc(1, sizeof(*k));
+
+	if (k && upmc_list_events(remember, k) < 0) {
+		free(k);
+		return NULL;
+	}
+	return k;
+}
+
+/* Lines of text that start with two spaces: the events, one a line. */
+static unsigned event_lines(const char *text)
+{
+	unsigned n = 0;
+	const char *p;
+
+	for (p = text; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL)
+		n += !strncmp(p, "  ", 2);
+	return n;
+}
+
+TEST(cli_list, text)
+{
+	struct known *k = library_events();
+	struct cli_result r;
+
+	ASSERT(k);
+	RUN(r, "list");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_CONTAINS(r.out, "hardware events");
+	EXPECT_CONTAINS(r.out, "\nsoftware events");
+	EXPECT_CONTAINS(r.out, "\ncache events");
+	EXPECT_CONTAINS(r.out, "  task-clock                       CPU time of the task, ns\n");
+	EXPECT_CONTAINS(r.out, "  L1-dcache-load-misses ");
+	EXPECT_EQ(event_lines(r.out), k->total);
+	cli_result_free(&r);
+	free(k);
+}
+
+/* The JSON's PMU group that holds event name; NULL if none does. */
+static const char *pmu_of(const struct jdoc *doc, const char *name)
+{
+	const struct jdoc *pmus = jdoc_get(doc, "pmus");
+	size_t i, e;
+
+	for (i = 0; pmus && i < pmus->n; i++) {
+		const struct jdoc *events = jdoc_get(jdoc_at(pmus, i), "events");
+		for (e = 0; events && e < events->n; e++)
+			if (!strcmp(jdoc_string(jdoc_at(events, e), "name"), name))
+				return jdoc_string(jdoc_at(pmus, i), "pmu");
+	}
+	return NULL;
+}
+
+TEST(cli_list, json)
+{
+	struct known *k = library_events();
+	const struct jdoc *pmus;
+	struct cli_result r;
+	struct jdoc *doc;
+	char err[128];
+	size_t i, total = 0;
+
+	ASSERT(k);
+	RUN(r, "list", "--json");
+	EXPECT_EQ(r.status, 0);
+	doc = jdoc_parse(r.out, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON: %s", err);
+	EXPECT(jdoc_number(doc, "count", -1) == k->total);
+	pmus = jdoc_get(doc, "pmus");
+	ASSERT(pmus && pmus->type == JDOC_ARRAY);
+	for (i = 0; i < pmus->n; i++) {
+		const struct jdoc *events = jdoc_get(jdoc_at(pmus, i), "events");
+		ASSERT(events && events->type == JDOC_ARRAY);
+		EXPECT(events->n > 0);
+		EXPECT(jdoc_string(jdoc_at(events, 0), "desc") != NULL);
+		total += events->n;
+	}
+	EXPECT_EQ(total, k->total);
+	for (i = 0; i < k->n; i++) {
+		const char *pmu = pmu_of(doc, k->name[i]);
+		EXPECT_MSG(pmu && !strcmp(pmu, k->pmu[i]), "%s: pmu %s, expected %s", k->name[i],
+		           pmu ? pmu : "(none)", k->pmu[i]);
+	}
+	jdoc_free(doc);
+	cli_result_free(&r);
+	free(k);
+}

@@ -1,0 +1,30 @@
+/* SPDX-License-Identifier: MIT */
+/* Runs the `upmc` binary (a data dependency: tools/upmc in the runfiles)
+ * and captures what it prints. */
+#ifndef UPMC_TESTS_CLI_RUN_H
+#define UPMC_TESTS_CLI_RUN_H
+
+struct cli_result {
+	int status; /* exit status, or 128 + the signal that ended it */
+	char *out;  /* stdout, NUL-terminated */
+	char *err;  /* stderr */
+};
+
+/*
+ * Runs tools/upmc with args (NULL-terminated, without the program's name),
+ * stdin from /dev/null, with UPMC_FS_ROOT set to fs_root (unset when NULL).
+ * Returns 0, or -errno when it could not be run at all.
+ */
+int cli_run(struct cli_result *r, const char *fs_root, const char *const *args);
+void cli_result_free(struct cli_result *r);
+
+/* A fresh file name under $TEST_TMPDIR (or /tmp), into buf. */
+void cli_temp_name(char *buf, unsigned long size, const char *stem);
+
+/* The whole file, NUL-terminated (free it); NULL when unreadable. */
+char *cli_read_file(const char *path);
+
+/* The line of text that contains what; copied into line; 0 when found. */
+int cli_line_with(const char *text, const char *what, char *line, unsigned long size);
+
+#endif /* UPMC_TESTS_CLI_RUN_H */

@@ -1,0 +1,269 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `upmc stat`: counts for a child process in perf stat's layout and as
+ * JSON, its exit status passed through, and what it says when it cannot
+ * count or cannot run the command.
+ */
+#define _GNU_SOURCE
+#include <math.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+#include <upmc/upmc.h>
+
+#include "tests/cli/cli_run.h"
+#include "tests/cli/json_doc.h"
+#include "tests/upmc_test.h"
+
+#define RUN(r, ...)                                                                    \
+	do {                                                                           \
+		const char *const args_[] = {__VA_ARGS__, NULL};                       \
+		ASSERT_MSG(cli_run(&(r), NULL, args_) == 0, "tools/upmc did not run"); \
+	} while (0)
+
+static int test_saw_refusal; /* for the log: which path ran */
+
+static const char *const default_events[] = {
+        "task-clock",   "context-switches", "page-faults",   "cycles",
+        "instructions", "branches",         "branch-misses",
+};
+#define N_DEFAULT (sizeof(default_events) / sizeof(default_events[0]))
+
+/* Whether this process can count `event` at all (any read path). */
+static int can_count(const char *event)
+{
+	struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
+	struct upmc_set *set;
+	int ok;
+
+	if (upmc_open(&set, event, &opts) < 0)
+		return 0;
+	ok = upmc_counter_path(set, 0) != UPMC_PATH_UNAVAILABLE;
+	upmc_close(set);
+	return ok;
+}
+
+/* A row of the table: "<value> <unit> <name> ..." with the value counted,
+ * or "<not supported>"/"<not counted>" and a note number. */
+static void expect_row(const char *text, const char *name)
+{
+	char needle[96], line[1024], note[32];
+	const char *marker;
+	unsigned n;
+
+	snprintf(needle, sizeof(needle), " %s ", name);
+	ASSERT_MSG(cli_line_with(text, needle, line, sizeof(line)) == 0, "no row for %s", name);
+	if (!strstr(line, "<not supported>") && !strstr(line, "<not counted>")) {
+		EXPECT_MSG(line[17] >= '0' && line[17] <= '9', "row without a value: %s", line);
+		return;
+	}
+	marker = strstr(line, "  [");
+	ASSERT_MSG(marker && sscanf(marker, "  [%u]", &n) == 1, "a row without its note: %s", line);
+	snprintf(note, sizeof(note), "\n [%u] ", n); /* the note under the table */
+	EXPECT_CONTAINS(text, note);
+}
+
+TEST(cli_stat, true_text)
+{
+	struct cli_result r;
+	size_t i;
+
+	RUN(r, "stat", "--", "true");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_CONTAINS(r.err, "\n Performance counter stats for 'true':\n\n");
+	EXPECT_CONTAINS(r.err, " msec task-clock ");
+	EXPECT_CONTAINS(r.err, "CPUs utilized");
+	EXPECT_CONTAINS(r.err, " seconds time elapsed\n");
+	EXPECT_CONTAINS(r.err, " seconds user\n");
+	for (i = 0; i < N_DEFAULT; i++)
+		expect_row(r.err, default_events[i]);
+	if (!can_count("cycles"))
+		EXPECT_CONTAINS(r.err, "<not supported>      cycles");
+	EXPECT(r.out && !r.out[0]); /* true prints nothing, and neither does upmc on stdout */
+	cli_result_free(&r);
+}
+
+static void expect_counter_shape(const struct jdoc *c)
+{
+	const char *status = jdoc_string(c, "status"), *name = jdoc_string(c, "name");
+	const struct jdoc *value = jdoc_get(c, "value");
+
+	ASSERT(status && name && value);
+	if (!strcmp(status, "counted")) {
+		EXPECT_MSG(value->type == JDOC_NUMBER, "%s: counted without a value", name);
+		EXPECT(jdoc_number(c, "enabled_ns", -1) >= jdoc_number(c, "running_ns", 0));
+		EXPECT(jdoc_number(c, "running_ns", 0) > 0);
+		return;
+	}
+	EXPECT_MSG(!strcmp(status, "not supported") || !strcmp(status, "not counted"), "%s: %s",
+	           name, status);
+	EXPECT_MSG(value->type == JDOC_NULL, "%s: not counted but valued", name);
+	EXPECT_MSG(jdoc_string(c, "reason") && jdoc_string(c, "reason")[0], "%s: no reason", name);
+	EXPECT(jdoc_is_null(c, "derived"));
+}
+
+/* task-clock: counted, at most the elapsed time on every CPU, and its
+ * derived "CPUs utilized" is that ratio. */
+static void expect_task_clock(const struct jdoc *doc, const struct jdoc *c)
+{
+	double elapsed = jdoc_number(doc, "elapsed_ns", -1), value = jdoc_number(c, "value", -1);
+	const struct jdoc *derived = jdoc_get(c, "derived");
+	long cpus = sysconf(_SC_NPROCESSORS_ONLN);
+
+	ASSERT(!strcmp(jdoc_string(c, "status"), "counted"));
+	EXPECT(!strcmp(jdoc_string(c, "unit"), "ns"));
+	EXPECT_MSG(value > 0 && value <= elapsed * (double)cpus, "task-clock %g, elapsed %g", value,
+	           elapsed);
+	ASSERT(derived && derived->type == JDOC_OBJECT);
+	EXPECT(!strcmp(jdoc_string(derived, "unit"), "CPUs utilized"));
+	EXPECT_MSG(fabs(jdoc_number(derived, "value", -1) - value / elapsed) < 1e-6,
+	           "derived %g, expected %g", jdoc_number(derived, "value", -1), value / elapsed);
+}
+
+/* context-switches count in the kernel: counted, or refused with the
+ * paranoid level's sentence; then task-clock was refused kernel mode too
+ * and counted user space only, saying so. (Bazel's sandbox takes the
+ * privileges away: there the refusal is what runs.) */
+static void expect_context_switches(const struct jdoc *cs, const struct jdoc *task_clock)
+{
+	if (!strcmp(jdoc_string(cs, "status"), "counted")) {
+		EXPECT(jdoc_is_null(task_clock, "reason"));
+		return;
+	}
+	EXPECT(!strcmp(jdoc_string(cs, "status"), "not counted"));
+	EXPECT_CONTAINS(jdoc_string(cs, "reason"), "'context-switches' happen in the kernel: "
+	                                           "counting them needs perf_event_paranoid <= 1");
+	EXPECT_CONTAINS(jdoc_string(task_clock, "reason"),
+	                "'task-clock' counted user space only: ");
+	test_saw_refusal = 1;
+}
+
+TEST(cli_stat, true_json)
+{
+	const struct jdoc *counters, *command;
+	struct cli_result r;
+	struct jdoc *doc;
+	char err[128];
+	size_t i;
+
+	RUN(r, "stat", "--json", "--", "true");
+	EXPECT_EQ(r.status, 0);
+	doc = jdoc_parse(r.err, err, sizeof(err)); /* perf stat's place: stderr */
+	ASSERT_MSG(doc, "invalid JSON (%s): %s", err, r.err);
+	command = jdoc_get(doc, "command");
+	ASSERT(command && command->n == 1);
+	EXPECT(!strcmp(jdoc_at(command, 0)->string, "true"));
+	EXPECT(jdoc_number(doc, "exit_status", -1) == 0);
+	EXPECT(jdoc_is_null(doc, "signal"));
+	EXPECT(jdoc_number(doc, "elapsed_ns", -1) > 0);
+	counters = jdoc_get(doc, "counters");
+	ASSERT(counters && counters->n == N_DEFAULT);
+	for (i = 0; i < N_DEFAULT; i++) {
+		const struct jdoc *c = jdoc_at(counters, i);
+		EXPECT(!strcmp(jdoc_string(c, "name"), default_events[i]));
+		expect_counter_shape(c);
+	}
+	expect_task_clock(doc, jdoc_at(counters, 0));
+	expect_context_switches(jdoc_at(counters, 1), jdoc_at(counters, 0));
+	printf("context-switches: %s\n", test_saw_refusal ? "refused (unprivileged)" : "counted");
+	EXPECT(jdoc_number(jdoc_at(counters, 2), "value", 0) > 0); /* page-faults of an exec */
+	if (!can_count("cycles"))
+		EXPECT(jdoc_is_null(jdoc_at(counters, 3), "value"));
+	jdoc_free(doc);
+	cli_result_free(&r);
+}
+
+TEST(cli_stat, exit_status_passes_through)
+{
+	struct cli_result r;
+
+	RUN(r, "stat", "-e", "task-clock,page-faults", "--", "sh", "-c", "exit 3");
+	EXPECT_EQ(r.status, 3);
+	EXPECT_CONTAINS(r.err, "Performance counter stats for 'sh -c exit 3':");
+	expect_row(r.err, "task-clock");
+	expect_row(r.err, "page-faults");
+	EXPECT(!strstr(r.err, "cycles")); /* only the events asked for */
+	cli_result_free(&r);
+
+	RUN(r, "stat", "-e", "task-clock", "--", "sh", "-c", "kill -9 $$");
+	EXPECT_EQ(r.status, 128 + 9);
+	cli_result_free(&r);
+}
+
+TEST(cli_stat, output_file_keeps_the_command_output_apart)
+{
+	char path[512];
+	struct cli_result r;
+	struct jdoc *doc;
+	char err[128], *text;
+
+	cli_temp_name(path, sizeof(path), "stat.json");
+	RUN(r, "stat", "--json", "-o", path, "-e", "task-clock", "--", "sh", "-c", "echo hello");
+	EXPECT_EQ(r.status, 0);
+	EXPECT(!strcmp(r.out, "hello\n"));
+	EXPECT(!strcmp(r.err, ""));
+	text = cli_read_file(path);
+	doc = jdoc_parse(text, err, sizeof(err));
+	EXPECT_MSG(doc, "invalid JSON: %s", err);
+	EXPECT(jdoc_get(doc, "counters") && jdoc_get(doc, "counters")->n == 1);
+	jdoc_free(doc);
+	free(text);
+	unlink(path);
+	cli_result_free(&r);
+}
+
+/* inherit: a subshell's work is counted too. rusage of the waited-for
+ * command includes its children; task-clock must account for most of it. */
+TEST(cli_stat, children_are_counted)
+{
+	const char *busy = "(i=0; while [ $i -lt 100000 ]; do i=$((i+1)); done); :";
+	struct cli_result r;
+	struct jdoc *doc;
+	double cpu, task;
+	char err[128];
+
+	RUN(r, "stat", "--json", "-e", "task-clock", "--", "sh", "-c", busy);
+	EXPECT_EQ(r.status, 0);
+	doc = jdoc_parse(r.err, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON: %s", err);
+	cpu = jdoc_number(doc, "user_ns", 0) + jdoc_number(doc, "sys_ns", 0);
+	task = jdoc_number(jdoc_at(jdoc_get(doc, "counters"), 0), "value", 0);
+	EXPECT_MSG(cpu > 10e6, "the loop took %g ns of CPU only", cpu);
+	EXPECT_MSG(task > 0.5 * cpu, "task-clock %g ns against %g ns of CPU time", task, cpu);
+	jdoc_free(doc);
+	cli_result_free(&r);
+}
+
+TEST(cli_stat, command_not_found)
+{
+	struct cli_result r;
+
+	RUN(r, "stat", "-e", "task-clock", "--", "/nonexistent/upmc-test-command");
+	EXPECT_EQ(r.status, 127);
+	EXPECT_CONTAINS(r.err, "upmc stat: cannot run '/nonexistent/upmc-test-command': No such "
+	                       "file or directory");
+	EXPECT(!strstr(r.err, "Performance counter stats"));
+	cli_result_free(&r);
+}
+
+TEST(cli_stat, bad_spec_runs_nothing)
+{
+	char marker[512], script[600];
+	struct cli_result r;
+
+	cli_temp_name(marker, sizeof(marker), "ran");
+	snprintf(script, sizeof(script), "touch %s", marker);
+	RUN(r, "stat", "-e", "cycels", "--", "sh", "-c", script);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_CONTAINS(r.err, "upmc stat: event 'cycels' unknown; did you mean 'cycles'");
+	EXPECT_MSG(access(marker, F_OK) != 0, "the command ran despite the bad spec");
+	unlink(marker);
+	cli_result_free(&r);
+
+	RUN(r, "stat", "-e", "task-clock,", "--", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_CONTAINS(r.err, "has an empty item at position 2");
+	cli_result_free(&r);
+}

@@ -1,0 +1,151 @@
+/* SPDX-License-Identifier: MIT */
+/* `upmc list`: every event upmc knows by name, grouped by PMU. */
+#define _GNU_SOURCE
+#include <stdlib.h>
+#include <string.h>
+
+#include <upmc/upmc.h>
+
+#include "os/linux/probe.h"
+#include "tools/cli.h"
+#include "tools/json.h"
+
+struct listed {
+	char *name, *pmu, *desc;
+};
+
+struct event_list {
+	struct listed *item;
+	size_t n, cap;
+	int failed; /* out of memory */
+};
+
+/* The library's strings live only during the callback: keep copies. */
+static int keep(const struct upmc_event_info *info, void *arg)
+{
+	struct event_list *l = arg;
+	struct listed *e;
+
+	if (l->n == l->cap) {
+		size_t cap = l->cap ? 2 * l->cap : 128;
+		struct listed *grown = realloc(l->item, cap * sizeof(*grown));
+		if (!grown)
+			return l->failed = 1;
+		l->item = grown;
+		l->cap = cap;
+	}
+	e = &l->item[l->n];
+	e->name = strdup(info->name);
+	e->pmu = strdup(info->pmu);
+	e->desc = strdup(info->desc ? info->desc : "");
+	if (!e->name || !e->pmu || !e->desc) {
+		free(e->name);
+		free(e->pmu);
+		free(e->desc);
+		return l->failed = 1;
+	}
+	l->n++;
+	return 0;
+}
+
+static void free_list(struct event_list *l)
+{
+	size_t i;
+
+	for (i = 0; i < l->n; i++) {
+		free(l->item[i].name);
+		free(l->item[i].pmu);
+		free(l->item[i].desc);
+	}
+	free(l->item);
+}
+
+/* Whether item i is the first of its PMU: groups print in that order. */
+static int first_of_pmu(const struct event_list *l, size_t i)
+{
+	size_t k;
+
+	for (k = 0; k < i; k++)
+		if (!strcmp(l->item[k].pmu, l->item[i].pmu))
+			return 0;
+	return 1;
+}
+
+static const char *pmu_note(const char *pmu, const struct upmc_linux_probe *p)
+{
+	if (strcmp(pmu, "hardware") && strcmp(pmu, "cache"))
+		return "";
+	return p->n_core ? "" : " (no CPU PMU is visible here: `upmc info` says why)";
+}
+
+static void print_text(const struct event_list *l)
+{
+	struct upmc_linux_probe probe;
+	size_t i, k;
+
+	upmc_linux_probe(&probe);
+	for (i = 0; i < l->n; i++) {
+		if (!first_of_pmu(l, i))
+			continue;
+		printf("%s%s events%s\n", i ? "\n" : "", l->item[i].pmu,
+		       pmu_note(l->item[i].pmu, &probe));
+		for (k = i; k < l->n; k++)
+			if (!strcmp(l->item[k].pmu, l->item[i].pmu))
+				printf("  %-32s %s\n", l->item[k].name, l->item[k].desc);
+	}
+}
+
+static void print_json(const struct event_list *l)
+{
+	struct json j;
+	size_t i, k;
+
+	json_start(&j, stdout);
+	json_object(&j, NULL);
+	json_uint(&j, "count", l->n);
+	json_array(&j, "pmus");
+	for (i = 0; i < l->n; i++) {
+		if (!first_of_pmu(l, i))
+			continue;
+		json_object(&j, NULL);
+		json_string(&j, "pmu", l->item[i].pmu);
+		json_array(&j, "events");
+		for (k = i; k < l->n; k++) {
+			if (strcmp(l->item[k].pmu, l->item[i].pmu))
+				continue;
+			json_object(&j, NULL);
+			json_string(&j, "name", l->item[k].name);
+			json_string(&j, "desc", l->item[k].desc);
+			json_end(&j);
+		}
+		json_end(&j);
+		json_end(&j);
+	}
+	json_end(&j);
+	json_end(&j);
+}
+
+int cli_list(int argc, char **argv)
+{
+	struct event_list l = {NULL, 0, 0, 0};
+	int as_json = 0, i, n;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			as_json = 1;
+		else
+			return cli_usage_error("list: unknown option '%s'", argv[i]);
+	}
+	n = upmc_list_events(keep, &l);
+	if (n < 0 || l.failed) {
+		fprintf(stderr, "upmc list: %s\n", n < 0 ? upmc_last_error() : "out of memory");
+		free_list(&l);
+		return CLI_EXIT_FAILURE;
+	}
+	if (as_json)
+		print_json(&l);
+	else
+		print_text(&l);
+	free_list(&l);
+	return 0;
+}

@@ -1,0 +1,128 @@
+/* SPDX-License-Identifier: MIT */
+/* `upmc stat [-e SPEC] [--json] [-o FILE] -- CMD [ARGS...]` */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cli.h"
+#include "tools/stat.h"
+
+struct stat_args {
+	const char *spec;
+	const char *output; /* NULL: stderr, as perf stat writes */
+	int as_json;
+	char **command;
+};
+
+/* "-e X", "--event X" or "--event=X": the value, advancing *i; NULL if absent. */
+static const char *option_value(int argc, char **argv, int *i, const char *shrt, const char *lng)
+{
+	size_t len = strlen(lng);
+
+	if (!strcmp(argv[*i], shrt) || !strcmp(argv[*i], lng))
+		return *i + 1 < argc ? argv[++*i] : NULL;
+	if (!strncmp(argv[*i], lng, len) && argv[*i][len] == '=')
+		return argv[*i] + len + 1;
+	return NULL;
+}
+
+static int is_option(const char *arg, const char *shrt, const char *lng)
+{
+	size_t len = strlen(lng);
+
+	return !strcmp(arg, shrt) || !strcmp(arg, lng) ||
+	       (!strncmp(arg, lng, len) && arg[len] == '=');
+}
+
+static int parse_args(int argc, char **argv, struct stat_args *a)
+{
+	int i;
+
+	memset(a, 0, sizeof(*a));
+	a->spec = STAT_DEFAULT_SPEC;
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--")) {
+			if (i + 1 == argc)
+				return cli_usage_error("stat: no command after '--'");
+			a->command = argv + i + 1;
+			return 0;
+		}
+		if (!strcmp(argv[i], "--json")) {
+			a->as_json = 1;
+		} else if (is_option(argv[i], "-e", "--event")) {
+			a->spec = option_value(argc, argv, &i, "-e", "--event");
+			if (!a->spec)
+				return cli_usage_error("stat: -e needs an event list");
+		} else if (is_option(argv[i], "-o", "--output")) {
+			a->output = option_value(argc, argv, &i, "-o", "--output");
+			if (!a->output)
+				return cli_usage_error("stat: -o needs a file name");
+		} else {
+			return cli_usage_error("stat: unknown option '%s' (the command goes after "
+			                       "'--')",
+			                       argv[i]);
+		}
+	}
+	return cli_usage_error("stat: no command: write it after '--', e.g. upmc stat -- ls");
+}
+
+static int parse_events(const char *spec, struct stat_run *run)
+{
+	struct upmc_event events[UPMC_MAX_COUNTERS];
+	unsigned i;
+	int n;
+
+	/* Kernel mode too, as perf stat counts; refused, it falls back to user space. */
+	n = upmc_parse_spec(spec, UPMC_OPT_KERNEL, events, UPMC_MAX_COUNTERS);
+	if (n < 0)
+		return n;
+	run->n = (unsigned)n;
+	for (i = 0; i < run->n; i++)
+		run->counter[i].event = events[i];
+	return 0;
+}
+
+/* What a shell answers when a command cannot be run: 127 not found, 126 otherwise. */
+static int exec_failure_status(int err)
+{
+	if (!err)
+		return CLI_EXIT_FAILURE; /* upmc itself failed (pipe, fork) */
+	return err == ENOENT || err == ENOTDIR ? 127 : 126;
+}
+
+int cli_stat(int argc, char **argv)
+{
+	static struct stat_run run; /* 14 KiB: off the stack */
+	struct stat_args a;
+	FILE *out = stderr;
+	int err;
+
+	err = parse_args(argc, argv, &a);
+	if (err)
+		return err;
+	memset(&run, 0, sizeof(run));
+	run.argv = a.command;
+	if (parse_events(a.spec, &run) < 0) {
+		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
+		return CLI_EXIT_FAILURE;
+	}
+	if (a.output && !(out = fopen(a.output, "we"))) {
+		fprintf(stderr, "upmc stat: cannot write '%s': %s\n", a.output, strerror(errno));
+		return CLI_EXIT_FAILURE;
+	}
+	err = stat_run_command(&run);
+	if (err < 0) {
+		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
+		if (out != stderr)
+			fclose(out);
+		return exec_failure_status(run.exec_errno);
+	}
+	if (a.as_json)
+		stat_print_json(out, &run);
+	else
+		stat_print_text(out, &run);
+	if (out != stderr)
+		fclose(out);
+	return run.exit_status;
+}

@@ -1,0 +1,297 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `upmc stat`: the child and its counters. The child waits on a pipe until
+ * its counters are open, then execs; they start counting at the exec
+ * (enable_on_exec) and follow its children (inherit).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <linux/perf_event.h>
+#include <signal.h>
+#include <string.h>
+#include <sys/resource.h>
+#include <sys/syscall.h>
+#include <sys/wait.h>
+#include <time.h>
+#include <unistd.h>
+
+#include "os/linux/probe.h"
+#include "tools/cli.h"
+#include "tools/stat.h"
+
+static int perf_open_for(const struct upmc_event *ev, pid_t pid)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = ev->type;
+	attr.config = ev->config;
+	attr.exclude_user = ev->exclude_user;
+	attr.exclude_kernel = ev->exclude_kernel;
+	attr.exclude_hv = 1;
+	attr.disabled = 1;
+	attr.enable_on_exec = 1;
+	attr.inherit = 1;
+	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * perf stat counts kernel mode too where allowed and falls back to user
+ * space otherwise. Not for an event with its own modifier, nor for context
+ * switches and migrations, which only happen in the kernel: in user mode
+ * alone they would read a silent 0.
+ */
+static int kernel_only(const struct upmc_event *ev)
+{
+	return ev->type == UPMC_TYPE_SOFTWARE && (ev->config == 3 || ev->config == 4);
+}
+
+static int may_drop_kernel(const struct upmc_event *ev)
+{
+	return !ev->exclude_kernel && !strchr(ev->name, ':') && !kernel_only(ev);
+}
+
+/* The library's sentence suggests ':u', which would make a kernel-only
+ * event read a silent 0: say what it needs instead. */
+static void explain_refusal(struct stat_counter *c, int err, const struct upmc_linux_probe *probe)
+{
+	if ((err == EACCES || err == EPERM) && kernel_only(&c->event) && probe->paranoid > 1)
+		upmc_format(
+		        c->reason, sizeof(c->reason),
+		        "'%s' happen in the kernel: counting them needs perf_event_paranoid "
+		        "<= 1 (it is %d): run `sysctl kernel.perf_event_paranoid=1`, or give the "
+		        "program CAP_PERFMON",
+		        c->event.name, probe->paranoid);
+	else
+		upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, 0, probe);
+}
+
+static int unsupported(int err)
+{
+	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL;
+}
+
+/* The library's sentence without its leading "'name': ". */
+static const char *after_name(const char *reason, const char *name)
+{
+	reason = cli_after_quoted_name(reason, name);
+	return reason[0] == ':' ? reason + 2 : reason;
+}
+
+/* Kernel mode was refused (err): opens c for user space only, and says so.
+ * Returns 0, or the errno of that second refusal. */
+static int open_user_only(struct stat_counter *c, pid_t pid, int err,
+                          const struct upmc_linux_probe *probe)
+{
+	char why[UPMC_REASON_MAX];
+
+	upmc_linux_explain_open(why, sizeof(why), &c->event, err, 0, probe);
+	c->event.exclude_kernel = 1;
+	c->fd = perf_open_for(&c->event, pid);
+	if (c->fd < 0)
+		return errno;
+	upmc_format(c->reason, sizeof(c->reason), "'%s' counted user space only: %s", c->event.name,
+	            after_name(why, c->event.name));
+	return 0;
+}
+
+static void open_counter(struct stat_counter *c, pid_t pid, const struct upmc_linux_probe *probe)
+{
+	int err;
+
+	c->fd = perf_open_for(&c->event, pid);
+	err = c->fd < 0 ? errno : 0;
+	if ((err == EACCES || err == EPERM) && may_drop_kernel(&c->event))
+		err = open_user_only(c, pid, err, probe);
+	if (!err) {
+		c->opened = 1;
+		return;
+	}
+	explain_refusal(c, err, probe);
+	c->status = unsupported(err) ? STAT_NOT_SUPPORTED : STAT_NOT_COUNTED;
+}
+
+static void open_counters(struct stat_run *run, pid_t pid)
+{
+	struct upmc_linux_probe probe;
+	unsigned i;
+
+	upmc_linux_probe(&probe);
+	for (i = 0; i < run->n; i++)
+		open_counter(&run->counter[i], pid, &probe);
+}
+
+static void read_counter(struct stat_counter *c)
+{
+	uint64_t buf[3]; /* value, time enabled, time running */
+	ssize_t got;
+
+	if (c->fd < 0)
+		return;
+	got = read(c->fd, buf, sizeof(buf));
+	if (got != (ssize_t)sizeof(buf)) {
+		c->status = STAT_NOT_COUNTED;
+		upmc_format(c->reason, sizeof(c->reason), "'%s': read(2) of the counter failed: %s",
+		            c->event.name, got < 0 ? strerror(errno) : "short read");
+		return;
+	}
+	c->enabled = buf[1];
+	c->running = buf[2];
+	if (!c->running) {
+		c->status = STAT_NOT_COUNTED;
+		upmc_format(c->reason, sizeof(c->reason),
+		            "'%s' never got onto a counter while the command ran (enabled %llu ns, "
+		            "running 0): the PMU's counters were all taken",
+		            c->event.name, (unsigned long long)c->enabled);
+		return;
+	}
+	c->value = cli_scale(buf[0], c->enabled, c->running);
+}
+
+static void close_counters(struct stat_run *run)
+{
+	unsigned i;
+
+	for (i = 0; i < run->n; i++) {
+		read_counter(&run->counter[i]);
+		if (run->counter[i].fd >= 0)
+			close(run->counter[i].fd);
+		run->counter[i].fd = -1;
+	}
+}
+
+/* In the child: wait for the go, then become the command. */
+static void __attribute__((noreturn)) child(int go, int failed, char **argv)
+{
+	ssize_t got;
+	char c;
+	int err;
+
+	do
+		got = read(go, &c, 1);
+	while (got < 0 && errno == EINTR);
+	if (got != 1)
+		_exit(127); /* the parent gave up before the exec */
+	execvp(argv[0], argv);
+	err = errno;
+	got = write(failed, &err, sizeof(err)); /* nothing more to do if it fails */
+	(void)got;
+	_exit(127);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+static uint64_t timeval_ns(struct timeval tv)
+{
+	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
+}
+
+/* The exec's errno when it failed (the pipe closes on a successful exec). */
+static int exec_error(int failed)
+{
+	ssize_t got;
+	int err = 0;
+
+	do
+		got = read(failed, &err, sizeof(err));
+	while (got < 0 && errno == EINTR);
+	return got == (ssize_t)sizeof(err) ? err : 0;
+}
+
+static void record_exit(struct stat_run *run, int status, const struct rusage *ru)
+{
+	run->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	run->exit_status = run->signal ? 128 + run->signal : WEXITSTATUS(status);
+	run->user_ns = timeval_ns(ru->ru_utime);
+	run->sys_ns = timeval_ns(ru->ru_stime);
+}
+
+/* Releases the child, waits for it; returns the exec's errno or 0. */
+static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
+{
+	struct sigaction ignore, old_int, old_quit, old_pipe;
+	struct rusage ru;
+	uint64_t t0;
+	int status = 0, err;
+
+	/* Like perf stat: ^C goes to the command, and the counts still print.
+	 * SIGPIPE: a child killed before its release must not kill upmc. */
+	memset(&ignore, 0, sizeof(ignore));
+	ignore.sa_handler = SIG_IGN;
+	sigaction(SIGINT, &ignore, &old_int);
+	sigaction(SIGQUIT, &ignore, &old_quit);
+	sigaction(SIGPIPE, &ignore, &old_pipe);
+	t0 = now_ns();
+	if (write(go, "g", 1) != 1)
+		kill(pid, SIGKILL); /* it cannot be released: do not leave it waiting */
+	close(go);
+	err = exec_error(failed);
+	close(failed);
+	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
+		;
+	run->elapsed_ns = now_ns() - t0;
+	sigaction(SIGINT, &old_int, NULL);
+	sigaction(SIGQUIT, &old_quit, NULL);
+	sigaction(SIGPIPE, &old_pipe, NULL);
+	record_exit(run, status, &ru);
+	return err;
+}
+
+static int make_pipes(int go[2], int failed[2])
+{
+	if (pipe2(go, O_CLOEXEC) < 0)
+		return -errno;
+	if (pipe2(failed, O_CLOEXEC) < 0) {
+		int err = -errno;
+		close(go[0]);
+		close(go[1]);
+		return err;
+	}
+	return 0;
+}
+
+int stat_run_command(struct stat_run *run)
+{
+	int go[2], failed[2], err;
+	unsigned i;
+	pid_t pid;
+
+	for (i = 0; i < run->n; i++)
+		run->counter[i].fd = -1;
+	err = make_pipes(go, failed);
+	if (err < 0)
+		return upmc_fail(err, "pipe2 failed: %s", strerror(-err));
+	fflush(NULL); /* nothing buffered twice */
+	pid = fork();
+	if (pid < 0) {
+		err = -errno;
+		close(go[0]);
+		close(go[1]);
+		close(failed[0]);
+		close(failed[1]);
+		return upmc_fail(err, "fork failed: %s", strerror(-err));
+	}
+	if (pid == 0) {
+		close(go[1]);
+		close(failed[0]);
+		child(go[0], failed[1], run->argv);
+	}
+	close(go[0]);
+	close(failed[1]);
+	open_counters(run, pid);
+	err = run_child(run, pid, go[1], failed[0]);
+	close_counters(run);
+	run->exec_errno = err;
+	if (err)
+		return upmc_fail(-err, "cannot run '%s': %s", run->argv[0], strerror(err));
+	return 0;
+}

@@ -1,0 +1,47 @@
+/* SPDX-License-Identifier: MIT */
+/* Small helpers the subcommands share. */
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tools/cli.h"
+
+void cli_thousands(char *buf, size_t size, uint64_t n)
+{
+	char digits[32];
+	size_t len, i, o = 0;
+
+	snprintf(digits, sizeof(digits), "%llu", (unsigned long long)n);
+	len = strlen(digits);
+	for (i = 0; i < len && o + 2 < size; i++) {
+		if (i && (len - i) % 3 == 0)
+			buf[o++] = ',';
+		buf[o++] = digits[i];
+	}
+	buf[o] = '\0';
+}
+
+const char *cli_after_quoted_name(const char *reason, const char *name)
+{
+	size_t len = strlen(name);
+
+	if (reason[0] == '\'' && !strncmp(reason + 1, name, len) && reason[len + 1] == '\'')
+		return reason + len + 2;
+	return reason;
+}
+
+void cli_root_path(char *buf, size_t size, const char *path)
+{
+	const char *root = getenv("UPMC_FS_ROOT");
+
+	snprintf(buf, size, "%s%s", root ? root : "", path);
+}
+
+uint64_t cli_scale(uint64_t count, uint64_t enabled, uint64_t running)
+{
+	__extension__ typedef unsigned __int128 u128;
+
+	if (!running || running >= enabled)
+		return count;
+	return (uint64_t)((u128)count * enabled / running);
+}
