@@ -24,11 +24,13 @@ struct upmc_region {
 	double bias_min[SERIES], bias_median[SERIES];
 };
 
-/* One end of a region: the same instructions at begin and at end. */
+/* One end of a region: the same instructions at begin and at end (a
+ * timer-only set has no counters to read). */
 static UPMC_ALWAYS_INLINE void sample(struct upmc_set *set, uint64_t *t, uint64_t *v)
 {
 	*t = upmc_timestamp_serialized();
-	upmc_read(set, v);
+	if (set->n)
+		upmc_read(set, v);
 }
 
 UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)

@@ -75,6 +75,12 @@ TEST(probe, kernel_mode_needs_paranoid_1)
 	upmc_linux_explain_open(why, sizeof(why), &ev, EACCES, 0, &p);
 	EXPECT_CONTAINS(why, "counting kernel mode needs perf_event_paranoid <= 1 (it is 2)");
 	EXPECT_CONTAINS(why, "':u'");
+	/* no ':u' advice where user mode alone would read a silent 0 */
+	ev = event("context-switches", UPMC_TYPE_SOFTWARE, 1);
+	ev.config = 3;
+	upmc_linux_explain_open(why, sizeof(why), &ev, EACCES, 0, &p);
+	EXPECT_CONTAINS(why, "'context-switches' only happens in the kernel");
+	EXPECT(!strstr(why, "':u'"));
 }
 
 TEST(probe, rdpmc_disabled_in_sysfs)
@@ -89,7 +95,7 @@ TEST(probe, rdpmc_disabled_in_sysfs)
 	EXPECT_EQ(p.nmi_watchdog, 1);
 	EXPECT_EQ(p.hypervisor, 0);
 	upmc_linux_explain_no_user_read(why, sizeof(why), &p);
-	EXPECT_CONTAINS(why, "echo 2 > /sys/bus/event_source/devices/cpu/rdpmc");
+	EXPECT_CONTAINS(why, "echo 1 > /sys/bus/event_source/devices/cpu/rdpmc");
 }
 
 TEST(probe, group_full_names_the_nmi_watchdog)

@@ -22,16 +22,9 @@ int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 /* n with a comma between every three digits: 1234567 -> "1,234,567". */
 void cli_thousands(char *buf, size_t size, uint64_t n);
 
-/* A multiplexed count extrapolated to the whole time enabled:
- * count * enabled / running, in 128 bits (the product overflows 64). */
-uint64_t cli_scale(uint64_t count, uint64_t enabled, uint64_t running);
-
 /* What follows the leading 'name' of a library sentence ("'cycles' cannot
  * be counted: ..."), so that counters with one reason can share it; all of
  * the sentence when it does not start so. */
 const char *cli_after_quoted_name(const char *reason, const char *name);
-
-/* The file under $UPMC_FS_ROOT (the fixture root of the probes) or path. */
-void cli_root_path(char *buf, size_t size, const char *path);
 
 #endif /* UPMC_TOOLS_CLI_H */

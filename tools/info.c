@@ -133,8 +133,8 @@ static void gather_clocksource(struct info *in)
 	FILE *f;
 
 	in->clocksource[0] = '\0';
-	cli_root_path(path, sizeof(path),
-	              "/sys/devices/system/clocksource/clocksource0/current_clocksource");
+	upmc_linux_root_path(path, sizeof(path),
+	                     "/sys/devices/system/clocksource/clocksource0/current_clocksource");
 	f = fopen(path, "re");
 	if (!f)
 		return;
@@ -227,7 +227,7 @@ static void limit_user_read(struct info *in)
 	if (p->rdpmc == 0 && (l = add_limit(in))) {
 		upmc_linux_explain_no_user_read(l->what, sizeof(l->what), p);
 		upmc_format(l->fix, sizeof(l->fix),
-		            "`echo 2 > /sys/bus/event_source/devices/%s/rdpmc` (as root)",
+		            "`echo 1 > /sys/bus/event_source/devices/%s/rdpmc` (as root)",
 		            p->core[0]);
 	}
 	if (p->user_access == 0 && (l = add_limit(in))) {

@@ -28,6 +28,8 @@ static int perf_open_for(const struct upmc_event *ev, pid_t pid)
 	attr.size = sizeof(attr);
 	attr.type = ev->type;
 	attr.config = ev->config;
+	attr.config1 = ev->config1;
+	attr.config2 = ev->config2;
 	attr.exclude_user = ev->exclude_user;
 	attr.exclude_kernel = ev->exclude_kernel;
 	attr.exclude_hv = 1;
@@ -52,21 +54,6 @@ static int kernel_only(const struct upmc_event *ev)
 static int may_drop_kernel(const struct upmc_event *ev)
 {
 	return !ev->exclude_kernel && !strchr(ev->name, ':') && !kernel_only(ev);
-}
-
-/* The library's sentence suggests ':u', which would make a kernel-only
- * event read a silent 0: say what it needs instead. */
-static void explain_refusal(struct stat_counter *c, int err, const struct upmc_linux_probe *probe)
-{
-	if ((err == EACCES || err == EPERM) && kernel_only(&c->event) && probe->paranoid > 1)
-		upmc_format(
-		        c->reason, sizeof(c->reason),
-		        "'%s' happen in the kernel: counting them needs perf_event_paranoid "
-		        "<= 1 (it is %d): run `sysctl kernel.perf_event_paranoid=1`, or give the "
-		        "program CAP_PERFMON",
-		        c->event.name, probe->paranoid);
-	else
-		upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, 0, probe);
 }
 
 static int unsupported(int err)
@@ -110,7 +97,7 @@ static void open_counter(struct stat_counter *c, pid_t pid, const struct upmc_li
 		c->opened = 1;
 		return;
 	}
-	explain_refusal(c, err, probe);
+	upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, 0, probe);
 	c->status = unsupported(err) ? STAT_NOT_SUPPORTED : STAT_NOT_COUNTED;
 }
 
@@ -148,7 +135,7 @@ static void read_counter(struct stat_counter *c)
 		            c->event.name, (unsigned long long)c->enabled);
 		return;
 	}
-	c->value = cli_scale(buf[0], c->enabled, c->running);
+	c->value = upmc_scale(buf[0], c->enabled, c->running);
 }
 
 static void close_counters(struct stat_run *run)

@@ -29,19 +29,3 @@ const char *cli_after_quoted_name(const char *reason, const char *name)
 		return reason + len + 2;
 	return reason;
 }
-
-void cli_root_path(char *buf, size_t size, const char *path)
-{
-	const char *root = getenv("UPMC_FS_ROOT");
-
-	snprintf(buf, size, "%s%s", root ? root : "", path);
-}
-
-uint64_t cli_scale(uint64_t count, uint64_t enabled, uint64_t running)
-{
-	__extension__ typedef unsigned __int128 u128;
-
-	if (!running || running >= enabled)
-		return count;
-	return (uint64_t)((u128)count * enabled / running);
-}

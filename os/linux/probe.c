@@ -128,6 +128,13 @@ static void explain_permission(char *buf, size_t size, const struct upmc_event *
 		        "run "
 		        "`sysctl kernel.perf_event_paranoid=2` (or give the program CAP_PERFMON)",
 		        ev->name, p->paranoid);
+	else if (!ev->exclude_kernel && p->paranoid > 1 && ev->type == UPMC_TYPE_SOFTWARE &&
+	         (ev->config == 3 || ev->config == 4))
+		upmc_format(buf, size,
+		            "'%s' only happens in the kernel: counting it needs "
+		            "perf_event_paranoid <= 1 (it is %d): run `sysctl "
+		            "kernel.perf_event_paranoid=1`, or give the program CAP_PERFMON",
+		            ev->name, p->paranoid);
 	else if (!ev->exclude_kernel && p->paranoid > 1)
 		upmc_format(
 		        buf, size,
@@ -239,8 +246,9 @@ void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_l
 {
 	if (p->rdpmc == 0)
 		upmc_format(buf, size,
-		            "user-space rdpmc is disabled: run `echo 2 > "
-		            "/sys/bus/event_source/devices/%s/rdpmc` as root; read(2) is used",
+		            "user-space rdpmc is disabled: run `echo 1 > "
+		            "/sys/bus/event_source/devices/%s/rdpmc` as root (the default: allowed "
+		            "while a counter is mapped); read(2) is used",
 		            p->core[0]);
 	else if (p->user_access == 0)
 		upmc_format(buf, size,

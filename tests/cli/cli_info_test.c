@@ -211,7 +211,7 @@ TEST(cli_info, rdpmc_off_fixture)
 	RUN(r, root, "info");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.out, "rdpmc (sysfs)          0: rdpmc faults in user space");
-	EXPECT_CONTAINS(r.out, "lift it: `echo 2 > /sys/bus/event_source/devices/cpu/rdpmc`");
+	EXPECT_CONTAINS(r.out, "lift it: `echo 1 > /sys/bus/event_source/devices/cpu/rdpmc`");
 	EXPECT_CONTAINS(r.out, "lift it: `sysctl kernel.nmi_watchdog=0`");
 	EXPECT(!strstr(r.out, "virtual machine without a virtual PMU"));
 	cli_result_free(&r);
@@ -224,7 +224,7 @@ TEST(cli_info, rdpmc_off_fixture)
 	EXPECT(jdoc_number(doc, "nmi_watchdog", -1) == 1);
 	EXPECT_EQ(jdoc_get(doc, "core_pmus")->n, 1);
 	EXPECT(!strcmp(jdoc_at(jdoc_get(doc, "core_pmus"), 0)->string, "cpu"));
-	EXPECT(some_limit_says(doc, "fix", "echo 2 > /sys/bus/event_source/devices/cpu/rdpmc"));
+	EXPECT(some_limit_says(doc, "fix", "echo 1 > /sys/bus/event_source/devices/cpu/rdpmc"));
 	EXPECT(!some_limit_says(doc, "limit", "virtual machine"));
 	jdoc_free(doc);
 	cli_result_free(&r);

@@ -133,8 +133,8 @@ static void expect_context_switches(const struct jdoc *cs, const struct jdoc *ta
 		return;
 	}
 	EXPECT(!strcmp(jdoc_string(cs, "status"), "not counted"));
-	EXPECT_CONTAINS(jdoc_string(cs, "reason"), "'context-switches' happen in the kernel: "
-	                                           "counting them needs perf_event_paranoid <= 1");
+	EXPECT_CONTAINS(jdoc_string(cs, "reason"), "'context-switches' only happens in the kernel: "
+	                                           "counting it needs perf_event_paranoid <= 1");
 	EXPECT_CONTAINS(jdoc_string(task_clock, "reason"),
 	                "'task-clock' counted user space only: ");
 	test_saw_refusal = 1;

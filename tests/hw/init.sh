@@ -11,6 +11,12 @@ echo 1 > /proc/sys/kernel/perf_user_access
 echo "=== hwcheck user"
 /hwcheck --expect user --width "$(arg width)" $( [ "$(arg wrap)" = 1 ] && echo --wrap )
 echo "=== hwcheck user exit=$?"
+if [ "$(arg cli)" = 1 ]; then
+	echo "=== upmc info"; /upmc info
+	echo "=== upmc stat"; /upmc stat -e cycles,instructions,branches,branch-misses,task-clock -- /bin/busybox true
+	echo "=== upmc bench"; /upmc bench --repeats 31
+	echo "=== upmc bench exit=$?"
+fi
 if [ "$(arg denied)" = 1 ]; then
 	echo 0 > /proc/sys/kernel/perf_user_access
 	echo "=== hwcheck denied"

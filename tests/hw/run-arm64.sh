@@ -1,7 +1,9 @@
 #!/bin/bash
 # The user-space read path on a real arm64 kernel: boots Debian's arm64
 # kernel under qemu-system-aarch64 (TCG, an emulated PMUv3, exact
-# instruction counts) and runs tests/hw/hwcheck.c there.
+# instruction counts) and runs tests/hw/hwcheck.c there, then the `upmc`
+# CLI (info, stat, and the overhead benchmark, whose hardware cases need a
+# PMU; its ns are the emulator's virtual time: one ns per instruction).
 #
 #   tests/hw/run-arm64.sh            # from a fresh Debian 12 machine, as root
 #
@@ -52,12 +54,15 @@ build() {
 	mkdir -p "$work/rootfs/dev"
 	"${cc[@]}" -o "$work/rootfs/hwcheck" "$repo/tests/hw/hwcheck.c" \
 		"$repo/tests/seccomp_trap.c" "$repo"/lib/*.c "$repo"/os/linux/*.c -lpthread
+	"${cc[@]}" -o "$work/rootfs/upmc" "$repo"/tools/*.c "$repo"/bench/cases.c \
+		"$repo"/bench/overhead.c "$repo"/bench/report.c "$repo"/lib/*.c \
+		"$repo"/os/linux/*.c -lpthread -lm
 	dpkg -x "$(ls "$cache/debs/${kernel}"_*.deb)" "$work/kernel"
 	dpkg -x "$(ls "$cache"/debs/busybox-static_*.deb)" "$work/busybox"
 	mkdir -p "$work/rootfs/bin"
 	cp "$work/busybox/bin/busybox" "$work/rootfs/bin/busybox"
 	cp "$repo/tests/hw/init.sh" "$work/rootfs/init"
-	chmod 755 "$work/rootfs/init" "$work/rootfs/hwcheck"
+	chmod 755 "$work/rootfs/init" "$work/rootfs/hwcheck" "$work/rootfs/upmc"
 	mknod "$work/rootfs/dev/console" c 5 1
 	(cd "$work/rootfs" && find . | cpio -o -H newc --owner=0:0 2>/dev/null | gzip -1) \
 		> "$work/initrd.gz"
@@ -83,6 +88,25 @@ boot() {
 	' "$work/$name.txt"
 	grep -q '=== hwcheck user' "$work/$name.txt" ||
 		{ echo "FAIL arm64-$name/boot: the check never ran"; tail -20 "$work/$name.txt" >&2; }
+	case $args in *upmc_cli=1*) cli_verdicts "$name" "$work/$name.txt" ;; esac
+}
+
+# The CLI on the emulated PMU: every user-space read is allowed there, so
+# no case of the benchmark may be skipped.
+cli_verdicts() {
+	local name=$1 log=$2
+	sed -n '/^=== upmc info/,/^=== upmc bench exit/p' "$log" | sed 's/^/  /' >&2
+	verdict() {
+		if grep -q "$3" "$log"; then echo "PASS arm64-$1-cli/$2"; else echo "FAIL arm64-$1-cli/$2"; fi
+	}
+	verdict "$name" info-user-read '^  2 counters, user-space mrs$'
+	verdict "$name" stat-counts '^ *[0-9,][0-9,]*      instructions  '
+	verdict "$name" bench-ran '^=== upmc bench exit=0'
+	if grep -q '  skipped \[' "$log"; then
+		echo "FAIL arm64-$name-cli/bench-no-case-skipped"
+	else
+		echo "PASS arm64-$name-cli/bench-no-case-skipped"
+	fi
 }
 
 log "host tools"
@@ -93,7 +117,7 @@ log "cross build ($kernel)"
 build || { echo "FAIL arm64/build: the cross build failed"; exit 1; }
 log "boots"
 {
-	boot max "max,pauth-impdef=on" "upmc_width=64 upmc_wrap=0 upmc_denied=1"
+	boot max "max,pauth-impdef=on" "upmc_width=64 upmc_wrap=0 upmc_denied=1 upmc_cli=1"
 	boot a72 "cortex-a72" "upmc_width=32 upmc_wrap=1 upmc_denied=0"
 } | tee "$work/verdicts.txt"
 ! grep -q '^FAIL' "$work/verdicts.txt"
