@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* The benchmark's report: the table, the issue's targets, as text, JSON or CSV. */
+/* The benchmark's report: the table and the performance targets, as text, JSON or CSV. */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -10,7 +10,7 @@
 enum verdict { MET, MISSED, NOT_CHECKED, INFO };
 
 struct target {
-	char text[96];   /* the target, as the issue states it */
+	char text[96];   /* the target, in words */
 	double measured; /* in the unit of limit; NAN when not checked */
 	double limit;    /* NAN for information only */
 	enum verdict verdict;
