@@ -67,6 +67,13 @@ void upmc_format(char *buf, size_t size, const char *fmt, ...) UPMC_PRINTF(3, 4)
  * UPMC_NOT_COUNTED); UPMC_NOT_COUNTED when running is 0. */
 uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running);
 
+/* upmc_measure_call()'s result from a set read before and after the call,
+ * and its summary line ("<k> of <n> counters <how>"). */
+struct upmc_call_result;
+void upmc_call_fill(struct upmc_call_result *out, struct upmc_set *set, const uint64_t *before,
+                    const uint64_t *after, int read_err);
+void upmc_call_summarize(struct upmc_call_result *out, const char *how);
+
 /* Calibrated factors for timestamp ticks (measured once per process). */
 void upmc_clock_calibrated(struct upmc_clock *clock);
 

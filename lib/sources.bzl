@@ -3,6 +3,7 @@ the same files in //tests:core_sim."""
 
 CORE_SRCS = [
     "bench.c",
+    "call.c",
     "clock.c",
     "error.c",
     "events.c",

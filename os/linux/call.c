@@ -29,45 +29,13 @@ static int pin_here(cpu_set_t *old)
 	return sched_setaffinity(0, sizeof(one), &one) ? -1 : cpu;
 }
 
-static void fill(struct upmc_call_result *out, struct upmc_set *set, const uint64_t *a,
-                 const uint64_t *b, int read_err)
-{
-	unsigned i;
-
-	out->n = (unsigned)upmc_count(set);
-	for (i = 0; i < out->n; i++) {
-		struct upmc_call_counter *c = &out->counter[i];
-		int ok = !read_err && upmc_counter_path(set, i) != UPMC_PATH_UNAVAILABLE &&
-		         b[i] != UPMC_NOT_COUNTED;
-		upmc_format(c->name, sizeof(c->name), "%s", upmc_counter_name(set, i));
-		c->value = ok ? b[i] - a[i] : UPMC_NOT_COUNTED;
-		c->path = ok ? upmc_counter_path(set, i) : UPMC_PATH_UNAVAILABLE;
-		upmc_format(c->reason, sizeof(c->reason), "%s",
-		            read_err ? upmc_last_error() : upmc_counter_reason(set, i));
-		out->counted += ok;
-	}
-}
-
-static void summarize(struct upmc_call_result *out)
-{
-	if (!out->n)
-		upmc_format(out->summary, sizeof(out->summary),
-		            "timed only, no counters asked for");
-	else if (!out->counted)
-		upmc_format(out->summary, sizeof(out->summary), "time only: %s",
-		            out->counter[0].reason);
-	else
-		upmc_format(out->summary, sizeof(out->summary),
-		            "%u of %u counters around the call, on CPU %d", out->counted, out->n,
-		            out->cpu);
-}
-
 UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
                                struct upmc_call_result *out)
 {
 	uint64_t a[UPMC_MAX_COUNTERS], b[UPMC_MAX_COUNTERS], cs0 = 0, cs1 = 0, t0, t1;
 	struct upmc_set *set = NULL, *cs = NULL;
 	int err, ra = 0, rb = 0;
+	char how[64];
 	cpu_set_t old;
 
 	if (!fn || !out)
@@ -94,8 +62,9 @@ UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
 		sched_setaffinity(0, sizeof(old), &old);
 	out->elapsed_ns = t1 - t0;
 	if (set)
-		fill(out, set, a, b, ra < 0 ? ra : rb < 0 ? rb : 0);
-	summarize(out);
+		upmc_call_fill(out, set, a, b, ra < 0 ? ra : rb < 0 ? rb : 0);
+	upmc_format(how, sizeof(how), "around the call, on CPU %d", out->cpu);
+	upmc_call_summarize(out, how);
 	upmc_close(cs);
 	upmc_close(set);
 	return 0;

@@ -22,45 +22,6 @@ static int check_args(void (*fn)(void *), struct upmc_call_result *out)
 	return 0;
 }
 
-/* Values, paths and reasons of the set into out; a failed read makes
- * every counter unavailable with the read's error. */
-static void fill(struct upmc_call_result *out, struct upmc_set *set, const uint64_t *a,
-                 const uint64_t *b, int read_err)
-{
-	unsigned i;
-
-	out->n = (unsigned)upmc_count(set);
-	for (i = 0; i < out->n; i++) {
-		struct upmc_call_counter *c = &out->counter[i];
-		int ok = !read_err && upmc_counter_path(set, i) != UPMC_PATH_UNAVAILABLE;
-		upmc_format(c->name, sizeof(c->name), "%s", upmc_counter_name(set, i));
-		c->value = ok ? b[i] - a[i] : UPMC_NOT_COUNTED;
-		c->path = ok ? upmc_counter_path(set, i) : UPMC_PATH_UNAVAILABLE;
-		upmc_format(c->reason, sizeof(c->reason), "%s",
-		            read_err ? upmc_last_error() : upmc_counter_reason(set, i));
-		out->counted += ok;
-	}
-}
-
-static void summarize(struct upmc_call_result *out)
-{
-	unsigned i;
-
-	for (i = 0; i < out->n && out->counter[i].path != UPMC_PATH_UNAVAILABLE; i++)
-		;
-	if (!out->n)
-		upmc_format(out->summary, sizeof(out->summary),
-		            "timed only, no counters asked for");
-	else if (!out->counted)
-		upmc_format(out->summary, sizeof(out->summary), "time only: %s",
-		            out->counter[0].reason);
-	else
-		upmc_format(out->summary, sizeof(out->summary),
-		            "%u of %u counters by kpc around the call, on the calling thread%s%s",
-		            out->counted, out->n, i < out->n ? "; not counted: " : "",
-		            i < out->n ? out->counter[i].reason : "");
-}
-
 UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
                                struct upmc_call_result *out)
 {
@@ -82,8 +43,8 @@ UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
 		rb = upmc_read(set, b);
 	out->elapsed_ns = t1 - t0;
 	if (set)
-		fill(out, set, a, b, ra < 0 ? ra : rb < 0 ? rb : 0);
-	summarize(out);
+		upmc_call_fill(out, set, a, b, ra < 0 ? ra : rb < 0 ? rb : 0);
+	upmc_call_summarize(out, "by kpc around the call, on the calling thread");
 	upmc_close(set);
 	return 0;
 }
