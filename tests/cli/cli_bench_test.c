@@ -15,12 +15,6 @@
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
 
-#define RUN(r, ...)                                                                    \
-	do {                                                                           \
-		const char *const args_[] = {__VA_ARGS__, NULL};                       \
-		ASSERT_MSG(cli_run(&(r), NULL, args_) == 0, "tools/upmc did not run"); \
-	} while (0)
-
 static const char *const cases[] = {
         "raw rdtsc pair",
         "raw serialized pair",
@@ -69,7 +63,7 @@ TEST(cli_bench, csv)
 	char *line, *save = NULL;
 	size_t rows = 0;
 
-	RUN(r, "bench", "--csv");
+	CLI_RUN(r, NULL, "bench", "--csv");
 	EXPECT_EQ(r.status, 0);
 	ASSERT(r.out);
 	line = strtok_r(r.out, "\n", &save);
@@ -109,7 +103,7 @@ TEST(cli_bench, json_targets)
 	char err[128];
 	size_t i;
 
-	RUN(r, "bench", "--json", "--repeats", "11");
+	CLI_RUN(r, NULL, "bench", "--json", "--repeats", "11");
 	EXPECT_EQ(r.status, 0);
 	doc = jdoc_parse(r.out, err, sizeof(err));
 	ASSERT_MSG(doc, "invalid JSON: %s", err);
@@ -136,7 +130,7 @@ TEST(cli_bench, text_names_the_targets)
 {
 	struct cli_result r;
 
-	RUN(r, "bench", "--repeats", "5");
+	CLI_RUN(r, NULL, "bench", "--repeats", "5");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.out, "median and minimum of 5 repeats");
 	EXPECT_CONTAINS(r.out, "upmc_timestamp pair <= 1.1x raw rdtsc pair: ");

@@ -14,12 +14,6 @@
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
 
-#define RUN(r, root, ...)                                                              \
-	do {                                                                           \
-		const char *const args_[] = {__VA_ARGS__, NULL};                       \
-		ASSERT_MSG(cli_run(&(r), root, args_) == 0, "tools/upmc did not run"); \
-	} while (0)
-
 static int read_int(const char *path, int *v)
 {
 	FILE *f = fopen(path, "re");
@@ -75,7 +69,7 @@ TEST(cli_info, text_on_this_machine)
 	struct cli_result r;
 	int paranoid;
 
-	RUN(r, NULL, "info");
+	CLI_RUN(r, NULL, "info");
 	EXPECT_EQ(r.status, 0);
 	ASSERT(read_int("/proc/sys/kernel/perf_event_paranoid", &paranoid) == 0);
 	ASSERT(cli_line_with(r.out, "perf_event_paranoid ", line, sizeof(line)) == 0);
@@ -148,7 +142,7 @@ TEST(cli_info, json_on_this_machine)
 	struct jdoc *doc;
 	int paranoid, watchdog;
 
-	RUN(r, NULL, "info", "--json");
+	CLI_RUN(r, NULL, "info", "--json");
 	EXPECT_EQ(r.status, 0);
 	doc = parse_or_fail(r.out);
 	ASSERT(doc);
@@ -177,7 +171,7 @@ TEST(cli_info, virtual_machine_without_pmu_fixture)
 	struct cli_result r;
 	struct jdoc *doc;
 
-	RUN(r, root, "info");
+	CLI_RUN(r, root, "info");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.out, "UPMC_FS_ROOT=tests/fixtures/vm-no-pmu");
 	EXPECT_CONTAINS(r.out, "typical of a virtual machine without a virtual PMU");
@@ -186,7 +180,7 @@ TEST(cli_info, virtual_machine_without_pmu_fixture)
 	EXPECT(!strstr(r.out, "/rdpmc`")); /* no rdpmc advice without a PMU */
 	cli_result_free(&r);
 
-	RUN(r, root, "info", "--json");
+	CLI_RUN(r, root, "info", "--json");
 	EXPECT_EQ(r.status, 0);
 	doc = parse_or_fail(r.out);
 	ASSERT(doc);
@@ -208,7 +202,7 @@ TEST(cli_info, rdpmc_off_fixture)
 	struct cli_result r;
 	struct jdoc *doc;
 
-	RUN(r, root, "info");
+	CLI_RUN(r, root, "info");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.out, "rdpmc (sysfs)          0: rdpmc faults in user space");
 	EXPECT_CONTAINS(r.out, "lift it: `echo 1 > /sys/bus/event_source/devices/cpu/rdpmc`");
@@ -216,7 +210,7 @@ TEST(cli_info, rdpmc_off_fixture)
 	EXPECT(!strstr(r.out, "virtual machine without a virtual PMU"));
 	cli_result_free(&r);
 
-	RUN(r, root, "info", "--json");
+	CLI_RUN(r, root, "info", "--json");
 	EXPECT_EQ(r.status, 0);
 	doc = parse_or_fail(r.out);
 	ASSERT(doc);
@@ -234,7 +228,7 @@ TEST(cli_info, arm64_user_access_off_fixture)
 {
 	struct cli_result r;
 
-	RUN(r, "tests/fixtures/arm64-user-access-off", "info");
+	CLI_RUN(r, "tests/fixtures/arm64-user-access-off", "info");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.out, "perf_user_access       0: user-space reads off");
 	EXPECT_CONTAINS(r.out, "lift it: `sysctl kernel.perf_user_access=1`");
@@ -245,7 +239,7 @@ TEST(cli_info, paranoid_3_fixture)
 {
 	struct cli_result r;
 
-	RUN(r, "tests/fixtures/paranoid-3", "info");
+	CLI_RUN(r, "tests/fixtures/paranoid-3", "info");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.out, "perf_event_paranoid    3: non-root users may not use perf at all");
 	EXPECT_CONTAINS(r.out, "lift it: `sysctl kernel.perf_event_paranoid=2`");

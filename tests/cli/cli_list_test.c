@@ -10,12 +10,6 @@
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
 
-#define RUN(r, ...)                                                                    \
-	do {                                                                           \
-		const char *const args_[] = {__VA_ARGS__, NULL};                       \
-		ASSERT_MSG(cli_run(&(r), NULL, args_) == 0, "tools/upmc did not run"); \
-	} while (0)
-
 struct known {
 	char name[160][64];
 	char pmu[160][64];
@@ -64,7 +58,7 @@ TEST(cli_list, text)
 	struct cli_result r;
 
 	ASSERT(k);
-	RUN(r, "list");
+	CLI_RUN(r, NULL, "list");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.out, "hardware events");
 	EXPECT_CONTAINS(r.out, "\nsoftware events");
@@ -101,7 +95,7 @@ TEST(cli_list, json)
 	size_t i, total = 0;
 
 	ASSERT(k);
-	RUN(r, "list", "--json");
+	CLI_RUN(r, NULL, "list", "--json");
 	EXPECT_EQ(r.status, 0);
 	doc = jdoc_parse(r.out, err, sizeof(err));
 	ASSERT_MSG(doc, "invalid JSON: %s", err);

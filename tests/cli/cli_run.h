@@ -16,6 +16,14 @@ struct cli_result {
  * Returns 0, or -errno when it could not be run at all.
  */
 int cli_run(struct cli_result *r, const char *fs_root, const char *const *args);
+
+/* cli_run() with the arguments listed, asserting that it ran (in a test:
+ * ASSERT_MSG comes from tests/upmc_test.h). */
+#define CLI_RUN(r, fs_root, ...)                                                              \
+	do {                                                                                  \
+		const char *const cli_args_[] = {__VA_ARGS__, NULL};                          \
+		ASSERT_MSG(cli_run(&(r), fs_root, cli_args_) == 0, "tools/upmc did not run"); \
+	} while (0)
 void cli_result_free(struct cli_result *r);
 
 /* A fresh file name under $TEST_TMPDIR (or /tmp), into buf. */

@@ -17,12 +17,6 @@
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
 
-#define RUN(r, ...)                                                                    \
-	do {                                                                           \
-		const char *const args_[] = {__VA_ARGS__, NULL};                       \
-		ASSERT_MSG(cli_run(&(r), NULL, args_) == 0, "tools/upmc did not run"); \
-	} while (0)
-
 static int test_saw_refusal; /* for the log: which path ran */
 
 static const char *const default_events[] = {
@@ -70,7 +64,7 @@ TEST(cli_stat, true_text)
 	struct cli_result r;
 	size_t i;
 
-	RUN(r, "stat", "--", "true");
+	CLI_RUN(r, NULL, "stat", "--", "true");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.err, "\n Performance counter stats for 'true':\n\n");
 	EXPECT_CONTAINS(r.err, " msec task-clock ");
@@ -148,7 +142,7 @@ TEST(cli_stat, true_json)
 	char err[128];
 	size_t i;
 
-	RUN(r, "stat", "--json", "--", "true");
+	CLI_RUN(r, NULL, "stat", "--json", "--", "true");
 	EXPECT_EQ(r.status, 0);
 	doc = jdoc_parse(r.err, err, sizeof(err)); /* perf stat's place: stderr */
 	ASSERT_MSG(doc, "invalid JSON (%s): %s", err, r.err);
@@ -179,7 +173,7 @@ TEST(cli_stat, exit_status_passes_through)
 {
 	struct cli_result r;
 
-	RUN(r, "stat", "-e", "task-clock,page-faults", "--", "sh", "-c", "exit 3");
+	CLI_RUN(r, NULL, "stat", "-e", "task-clock,page-faults", "--", "sh", "-c", "exit 3");
 	EXPECT_EQ(r.status, 3);
 	EXPECT_CONTAINS(r.err, "Performance counter stats for 'sh -c exit 3':");
 	expect_row(r.err, "task-clock");
@@ -187,7 +181,7 @@ TEST(cli_stat, exit_status_passes_through)
 	EXPECT(!strstr(r.err, "cycles")); /* only the events asked for */
 	cli_result_free(&r);
 
-	RUN(r, "stat", "-e", "task-clock", "--", "sh", "-c", "kill -9 $$");
+	CLI_RUN(r, NULL, "stat", "-e", "task-clock", "--", "sh", "-c", "kill -9 $$");
 	EXPECT_EQ(r.status, 128 + 9);
 	cli_result_free(&r);
 }
@@ -200,7 +194,8 @@ TEST(cli_stat, output_file_keeps_the_command_output_apart)
 	char err[128], *text;
 
 	cli_temp_name(path, sizeof(path), "stat.json");
-	RUN(r, "stat", "--json", "-o", path, "-e", "task-clock", "--", "sh", "-c", "echo hello");
+	CLI_RUN(r, NULL, "stat", "--json", "-o", path, "-e", "task-clock", "--", "sh", "-c",
+	        "echo hello");
 	EXPECT_EQ(r.status, 0);
 	EXPECT(!strcmp(r.out, "hello\n"));
 	EXPECT(!strcmp(r.err, ""));
@@ -224,7 +219,7 @@ TEST(cli_stat, children_are_counted)
 	double cpu, task;
 	char err[128];
 
-	RUN(r, "stat", "--json", "-e", "task-clock", "--", "sh", "-c", busy);
+	CLI_RUN(r, NULL, "stat", "--json", "-e", "task-clock", "--", "sh", "-c", busy);
 	EXPECT_EQ(r.status, 0);
 	doc = jdoc_parse(r.err, err, sizeof(err));
 	ASSERT_MSG(doc, "invalid JSON: %s", err);
@@ -240,7 +235,7 @@ TEST(cli_stat, command_not_found)
 {
 	struct cli_result r;
 
-	RUN(r, "stat", "-e", "task-clock", "--", "/nonexistent/upmc-test-command");
+	CLI_RUN(r, NULL, "stat", "-e", "task-clock", "--", "/nonexistent/upmc-test-command");
 	EXPECT_EQ(r.status, 127);
 	EXPECT_CONTAINS(r.err, "upmc stat: cannot run '/nonexistent/upmc-test-command': No such "
 	                       "file or directory");
@@ -255,14 +250,14 @@ TEST(cli_stat, bad_spec_runs_nothing)
 
 	cli_temp_name(marker, sizeof(marker), "ran");
 	snprintf(script, sizeof(script), "touch %s", marker);
-	RUN(r, "stat", "-e", "cycels", "--", "sh", "-c", script);
+	CLI_RUN(r, NULL, "stat", "-e", "cycels", "--", "sh", "-c", script);
 	EXPECT_EQ(r.status, 1);
 	EXPECT_CONTAINS(r.err, "upmc stat: event 'cycels' unknown; did you mean 'cycles'");
 	EXPECT_MSG(access(marker, F_OK) != 0, "the command ran despite the bad spec");
 	unlink(marker);
 	cli_result_free(&r);
 
-	RUN(r, "stat", "-e", "task-clock,", "--", "true");
+	CLI_RUN(r, NULL, "stat", "-e", "task-clock,", "--", "true");
 	EXPECT_EQ(r.status, 1);
 	EXPECT_CONTAINS(r.err, "has an empty item at position 2");
 	cli_result_free(&r);

@@ -5,12 +5,6 @@
 #include "tests/cli/cli_run.h"
 #include "tests/upmc_test.h"
 
-#define RUN(r, ...)                                                                    \
-	do {                                                                           \
-		const char *const args_[] = {__VA_ARGS__, NULL};                       \
-		ASSERT_MSG(cli_run(&(r), NULL, args_) == 0, "tools/upmc did not run"); \
-	} while (0)
-
 static void expect_usage(struct cli_result *r, const char *message)
 {
 	EXPECT_EQ(r->status, 2);
@@ -33,7 +27,7 @@ TEST(cli_usage, unknown_command)
 {
 	struct cli_result r;
 
-	RUN(r, "frobnicate");
+	CLI_RUN(r, NULL, "frobnicate");
 	expect_usage(&r, "unknown command 'frobnicate'");
 	cli_result_free(&r);
 }
@@ -45,7 +39,7 @@ TEST(cli_usage, unknown_options)
 	size_t i;
 
 	for (i = 0; i < sizeof(commands) / sizeof(commands[0]); i++) {
-		RUN(r, commands[i], "--bogus");
+		CLI_RUN(r, NULL, commands[i], "--bogus");
 		expect_usage(&r, "unknown option '--bogus'");
 		cli_result_free(&r);
 	}
@@ -55,7 +49,7 @@ TEST(cli_usage, help_goes_to_stdout)
 {
 	struct cli_result r;
 
-	RUN(r, "--help");
+	CLI_RUN(r, NULL, "--help");
 	EXPECT_EQ(r.status, 0);
 	EXPECT_CONTAINS(r.out, "usage: upmc <command> [options]");
 	EXPECT_CONTAINS(r.out, "stat [-e SPEC] [--json] [-o FILE] -- CMD [ARGS...]");
@@ -66,19 +60,19 @@ TEST(cli_usage, stat_needs_a_command_after_dashes)
 {
 	struct cli_result r;
 
-	RUN(r, "stat");
+	CLI_RUN(r, NULL, "stat");
 	expect_usage(&r, "stat: no command");
 	cli_result_free(&r);
-	RUN(r, "stat", "true"); /* the command must follow "--" */
+	CLI_RUN(r, NULL, "stat", "true"); /* the command must follow "--" */
 	expect_usage(&r, "unknown option 'true'");
 	cli_result_free(&r);
-	RUN(r, "stat", "-e", "task-clock", "--");
+	CLI_RUN(r, NULL, "stat", "-e", "task-clock", "--");
 	expect_usage(&r, "no command after '--'");
 	cli_result_free(&r);
-	RUN(r, "stat", "-e");
+	CLI_RUN(r, NULL, "stat", "-e");
 	expect_usage(&r, "-e needs an event list");
 	cli_result_free(&r);
-	RUN(r, "stat", "-o");
+	CLI_RUN(r, NULL, "stat", "-o");
 	expect_usage(&r, "-o needs a file name");
 	cli_result_free(&r);
 }
@@ -87,12 +81,12 @@ TEST(cli_usage, bench_options)
 {
 	struct cli_result r;
 
-	RUN(r, "bench", "--frob");
+	CLI_RUN(r, NULL, "bench", "--frob");
 	EXPECT_EQ(r.status, 2);
 	EXPECT_CONTAINS(r.err, "upmc bench: unknown option '--frob'");
 	EXPECT_CONTAINS(r.err, "usage: upmc bench [--json | --csv] [--repeats N]");
 	cli_result_free(&r);
-	RUN(r, "bench", "--repeats", "2");
+	CLI_RUN(r, NULL, "bench", "--repeats", "2");
 	EXPECT_EQ(r.status, 2);
 	EXPECT_CONTAINS(r.err, "bad repeat count '2'");
 	cli_result_free(&r);
