@@ -5,9 +5,6 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/mman.h>
-#include <sys/syscall.h>
-#include <unistd.h>
 
 #include "tools/cli.h"
 #include "tools/info.h"
@@ -93,38 +90,17 @@ static void gather_clock(struct info *in)
 	upmc_close(timer);
 }
 
-/* The time capabilities the kernel publishes on a perf page: a dummy
- * software event (user mode only, so any paranoid level allows it). */
+/* The time capabilities the kernel publishes on a perf page. */
 static void gather_page_caps(struct info *in)
 {
-	struct perf_event_attr attr;
-	size_t size = (size_t)sysconf(_SC_PAGESIZE);
-	const volatile struct perf_event_mmap_page *pc;
-	void *map;
-	int fd;
+	struct perf_event_mmap_page page;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
-	in->caps_err = fd < 0 ? -errno : 0;
-	if (fd < 0)
+	in->caps_err = upmc_linux_dummy_page(&page);
+	if (in->caps_err)
 		return;
-	map = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	if (map == MAP_FAILED) {
-		in->caps_err = -errno;
-		close(fd);
-		return;
-	}
-	pc = map;
-	in->cap_user_time = pc->cap_user_time;
-	in->cap_user_time_zero = pc->cap_user_time_zero;
-	in->cap_user_time_short = pc->cap_user_time_short;
-	munmap(map, size);
-	close(fd);
+	in->cap_user_time = page.cap_user_time;
+	in->cap_user_time_zero = page.cap_user_time_zero;
+	in->cap_user_time_short = page.cap_user_time_short;
 }
 
 static void gather_clocksource(struct info *in)

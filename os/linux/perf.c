@@ -543,13 +543,14 @@ static int page_clock(const volatile struct perf_event_mmap_page *pc, struct upm
 	return ok ? 0 : -ENOTSUP;
 }
 
-/* A software event that counts nothing, opened only for its page's clock. */
-static int dummy_clock(struct upmc_clock *clock)
+int upmc_linux_dummy_page(struct perf_event_mmap_page *copy)
 {
 	struct perf_event_attr attr;
 	size_t size = (size_t)sysconf(_SC_PAGESIZE);
+	const volatile struct perf_event_mmap_page *pc;
+	uint32_t seq;
 	void *p;
-	int fd, err;
+	int fd;
 
 	memset(&attr, 0, sizeof(attr));
 	attr.size = sizeof(attr);
@@ -561,11 +562,30 @@ static int dummy_clock(struct upmc_clock *clock)
 	if (fd < 0)
 		return -errno;
 	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
-	err = p == MAP_FAILED ? -errno : page_clock(p, clock);
-	if (p != MAP_FAILED)
-		munmap(p, size);
+	if (p == MAP_FAILED) {
+		int err = -errno;
+		close(fd);
+		return err;
+	}
+	pc = p;
+	do { /* a copy from one moment: under the page's seqlock */
+		seq = pc->lock;
+		upmc_barrier();
+		memcpy(copy, p, sizeof(*copy));
+		upmc_barrier();
+	} while (pc->lock != seq);
+	munmap(p, size);
 	close(fd);
-	return err;
+	return 0;
+}
+
+/* With no page of its own, a set takes the clock of a dummy event's page. */
+static int dummy_clock(struct upmc_clock *clock)
+{
+	struct perf_event_mmap_page page;
+	int err = upmc_linux_dummy_page(&page);
+
+	return err < 0 ? err : page_clock(&page, clock);
 }
 
 int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock)

@@ -47,6 +47,12 @@ void upmc_linux_root_path(char *buf, size_t size, const char *path);
  * its newline. */
 int upmc_linux_read_line(const char *path, char *buf, size_t size);
 
+/* A copy of the perf page of a software event that counts nothing (user
+ * mode only: any paranoid level allows it), for what the kernel publishes
+ * there, its time capabilities and factors. 0 or -errno. */
+struct perf_event_mmap_page;
+int upmc_linux_dummy_page(struct perf_event_mmap_page *copy);
+
 /* Reads an integer from a /proc or /sys path (prefixed by the fixture root). */
 int upmc_linux_read_int(const char *path, int *value);
 
