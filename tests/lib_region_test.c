@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#include <time.h>
 
 #include "tests/sim/sim_kernel.h"
 
@@ -158,21 +159,59 @@ TEST(bench, per_call_counts_with_the_bias_removed)
 	upmc_close(set);
 }
 
-TEST(bench, grows_the_batch_until_it_is_long_enough)
+static uint64_t calls;
+
+static void counted_call(void *arg)
+{
+	(void)arg;
+	calls++;
+}
+
+/*
+ * No batch can last 10^15 ns, so the batch grows 10x per try until
+ * max_repeats stops it: 1 + 10 + 100 + 1000 warm-up calls, then the samples.
+ * Counting calls keeps the test free of the host's speed and load.
+ */
+TEST(bench, grows_the_batch_tenfold_up_to_max_repeats)
 {
 	struct upmc_set *set = open_sim("instructions", 0);
-	struct upmc_bench_options opts = {sizeof(opts), 1, 200000, 100000000, 5};
+	struct upmc_bench_options opts = {sizeof(opts), 1, 1000000000000000ull, 1000, 5};
 	struct upmc_bench_result res;
 
 	ASSERT(set);
-	ASSERT(upmc_bench(set, seven_counts, NULL, &opts, &res) == 0);
-	EXPECT_MSG(res.repeats >= 10 && res.ns.mean * (double)res.repeats >= 100000,
-	           "%llu calls per batch, %.1f ns per call", (unsigned long long)res.repeats,
-	           res.ns.mean);
-	EXPECT(res.counter[0].median == 7);
+	calls = 0;
+	ASSERT(upmc_bench(set, counted_call, NULL, &opts, &res) == 0);
+	EXPECT_EQ(res.repeats, 1000);
+	EXPECT_EQ_U64(calls, 1 + 10 + 100 + 1000 + 5 * 1000);
 	opts.size = 4;
-	EXPECT_EQ(upmc_bench(set, seven_counts, NULL, &opts, &res), -EINVAL);
+	EXPECT_EQ(upmc_bench(set, counted_call, NULL, &opts, &res), -EINVAL);
 	EXPECT_CONTAINS(upmc_last_error(), "sizeof(struct upmc_bench_options)");
+	upmc_close(set);
+}
+
+static void two_ms_call(void *arg)
+{
+	struct timespec start, now;
+
+	(void)arg;
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000000ll + (now.tv_nsec - start.tv_nsec) <
+	       2000000);
+}
+
+/* A call that alone outlasts min_ns (1 ms) is measured one call a batch. */
+TEST(bench, stops_growing_once_a_batch_is_long_enough)
+{
+	struct upmc_set *set = open_sim("instructions", 0);
+	struct upmc_bench_options opts = {sizeof(opts), 1, 1000000, 1000, 3};
+	struct upmc_bench_result res;
+
+	ASSERT(set);
+	ASSERT_MSG(upmc_bench(set, two_ms_call, NULL, &opts, &res) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(res.repeats, 1);
+	EXPECT_MSG(res.ns.min >= 1000000, "%.0f ns", res.ns.min);
 	upmc_close(set);
 }
 

@@ -33,6 +33,8 @@ void upmc_test_skip(const char *file, int line, const char *fmt, ...)
 }
 #endif
 
+/* The C side's macros; the shim (C++) takes only the declarations above. */
+#ifndef __cplusplus
 #define TEST(suite, name)                                                              \
 	static void suite##_##name(void);                                              \
 	__attribute__((constructor)) static void suite##_##name##_register(void)       \
@@ -76,5 +78,7 @@ void upmc_test_skip(const char *file, int line, const char *fmt, ...)
 		upmc_test_skip(__FILE__, __LINE__, __VA_ARGS__); \
 		return;                                          \
 	} while (0)
+
+#endif /* !__cplusplus */
 
 #endif /* UPMC_TEST_H */
