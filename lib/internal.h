@@ -36,6 +36,9 @@ struct upmc_counter {
 
 struct upmc_set_state {
 	struct upmc_counter counter[UPMC_MAX_COUNTERS];
+	/* Every page the OS layer gave for a user-space read, whatever its
+	 * width; set->page[] keeps those the inline reader was built for. */
+	const volatile struct upmc_perf_page *user_page[UPMC_MAX_COUNTERS];
 	char summary[UPMC_REASON_MAX + 96];
 	void *os; /* the OS layer's own data */
 };
@@ -73,6 +76,13 @@ struct upmc_call_result;
 void upmc_call_fill(struct upmc_call_result *out, struct upmc_set *set, const uint64_t *before,
                     const uint64_t *after, int read_err);
 void upmc_call_summarize(struct upmc_call_result *out, const char *how);
+
+/* A page with index 0: the inline reader hands every counter on it over. */
+extern const struct upmc_perf_page upmc_no_page;
+
+/* One page's count by the uapi header's loop, with the page's own width and
+ * capability; -1 when it cannot be read in user space right now. */
+int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count);
 
 /* Calibrated factors for timestamp ticks (measured once per process). */
 void upmc_clock_calibrated(struct upmc_clock *clock);

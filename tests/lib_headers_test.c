@@ -113,13 +113,41 @@ TEST(headers, arm64_table_reads_every_index_in_order)
 		SKIP("aarch64-linux-gnu-gcc is not installed: apt-get install "
 		     "gcc-aarch64-linux-gnu "
 		     "libc6-dev-arm64-cross");
-	strcat(want, "pmccntr_el0 "); /* index 32, modulo 32 */
+	/* Entry 0 (index 0) has no read; index n is PMEVCNTR<n-1>, 32 PMCCNTR. */
 	for (i = 0; i <= 30; i++)
 		snprintf(want + strlen(want), sizeof(want) - strlen(want), "pmevcntr%d_el0 ", i);
+	strcat(want, "pmccntr_el0 ");
 	for (k = 0; k < 2; k++) {
 		ASSERT_MSG(arm64_table(flags[k], regs, sizeof(regs)) == 0,
 		           "cross build failed (%s)", flags[k]);
 		EXPECT_MSG(!strcmp(regs, want), "table %s:\n  got  %s\n  want %s", flags[k], regs,
 		           want);
 	}
+}
+
+/* Objects built with and without BTI, linked together, each keep their own
+ * table: the two layouts differ, so one shared COMDAT group would read the
+ * wrong counters in one of them. */
+TEST(headers, arm64_bti_and_plain_objects_link_together)
+{
+	char out[4096];
+	int status;
+
+	if (access("/usr/bin/aarch64-linux-gnu-gcc", X_OK))
+		SKIP("aarch64-linux-gnu-gcc is not installed: apt-get install "
+		     "gcc-aarch64-linux-gnu libc6-dev-arm64-cross");
+	status = run(
+	        "for f in plain bti; do printf '#include <upmc/upmc.h>\\nuint64_t read_%s"
+	        "(uint32_t i) { return upmc_arch_read_counter(i); }\\n' $f > /tmp/upmc_$f.c; "
+	        "done && aarch64-linux-gnu-gcc -O2 -std=c11 -Werror " INCLUDES
+	        " -c /tmp/upmc_plain.c -o /tmp/upmc_plain.o 2>&1 && "
+	        "aarch64-linux-gnu-gcc -O2 -mbranch-protection=standard -std=c11 -Werror " INCLUDES
+	        " -c /tmp/upmc_bti.c -o /tmp/upmc_bti.o 2>&1 && "
+	        "printf 'int main(void) { return 0; }\\n' > /tmp/upmc_main.c && "
+	        "aarch64-linux-gnu-gcc -static /tmp/upmc_main.c /tmp/upmc_plain.o /tmp/upmc_bti.o "
+	        "-o /tmp/upmc_both 2>&1 && aarch64-linux-gnu-nm /tmp/upmc_both | "
+	        "grep -c ' upmc_arm64_counters'",
+	        out, sizeof(out));
+	EXPECT_MSG(status == 0, "%s", out);
+	EXPECT_MSG(atoi(out) == 2, "tables in the program: %s", out);
 }

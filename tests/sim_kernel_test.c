@@ -6,6 +6,7 @@
  * torn or goes backwards.
  */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <pthread.h>
 #include <signal.h>
 #include <stdio.h>
@@ -54,7 +55,9 @@ TEST(sim, sign_extends_by_pmc_width)
 		uint64_t v;
 
 		ASSERT(set);
-		ASSERT(set->user_n);
+		/* Inline for the width it was built for; the others out of line,
+		 * from user space too. */
+		EXPECT_EQ(set->user_n, w == UPMC_ARCH_PMC_WIDTH);
 		sim.event[0].page.offset = 1000;
 		set_raw(0, w == 64 ? ~0ull : (1ull << w) - 1); /* -1 */
 		ASSERT(upmc_read_counter(set, 0, &v) == 0);
@@ -156,6 +159,79 @@ TEST(sim, no_rdpmc_capability_takes_the_slow_path)
 	ASSERT(upmc_read_counter(set, 0, &v) == 0);
 	EXPECT_EQ(sim.slow_reads, 1);
 	EXPECT_EQ_U64(v, 9);
+	upmc_close(set);
+}
+
+/* While the reader reads counter 1, the kernel moves counter 0 (already
+ * read) to another counter: its lock moved, so the pass is repeated. */
+static void move_counter_0_at_read_1(unsigned nth)
+{
+	if (nth == 1)
+		sim_move(0, 9);
+}
+
+TEST(sim, counter_moved_mid_pass_repeats_the_pass)
+{
+	struct upmc_set *set = open_sim(UPMC_ARCH_PMC_WIDTH, "cycles,instructions");
+	uint64_t v[2];
+
+	ASSERT(set);
+	sim_tick(0, 40);
+	sim_tick(1, 2);
+	sim.counter_reads = 0;
+	sim.before_read = move_counter_0_at_read_1;
+	ASSERT(upmc_read_n(set, v, 2) == 2);
+	sim.before_read = NULL;
+	EXPECT_EQ(sim.counter_reads, 4); /* two passes of two counters */
+	EXPECT_EQ(sim.event[0].counter, 9);
+	EXPECT_EQ_U64(v[0], 40);
+	EXPECT_EQ_U64(v[1], 2);
+	EXPECT_EQ(sim.slow_reads, 0);
+	upmc_close(set);
+}
+
+/*
+ * The width is settled at open: the kernel fixes it when the event is made
+ * (x86_pmu.cntval_bits; ARMPMU_EVT_64BIT on arm64). A page that later said
+ * another width would not be believed: the reader keeps the one it opened
+ * with. Shown with a raw value whose bit 31 is set.
+ */
+TEST(sim, width_is_settled_at_open)
+{
+	struct upmc_set *set = open_sim(UPMC_ARCH_PMC_WIDTH, "cycles");
+	uint64_t v;
+
+	ASSERT(set);
+	ASSERT(set->user_n);
+	sim.event[0].page.offset = 0;
+	set_raw(0, 0x80000000ull);
+	sim.event[0].page.pmc_width = UPMC_ARCH_PMC_WIDTH == 32 ? 48 : 32;
+	ASSERT(upmc_read(set, &v) == 1);
+	EXPECT_EQ_U64(v, (uint64_t)sim_sign_extend(0x80000000ull, UPMC_ARCH_PMC_WIDTH));
+	EXPECT_EQ(sim.slow_reads, 0);
+	upmc_close(set);
+}
+
+/* Sets larger than the inline readers go out of line, still from user space. */
+TEST(sim, nine_counters_read_out_of_line_without_a_syscall)
+{
+	struct upmc_set *set =
+	        open_sim(UPMC_ARCH_PMC_WIDTH, "instructions,instructions,"
+	                                      "instructions,instructions,instructions,instructions,"
+	                                      "instructions,instructions,instructions");
+	uint64_t v[9];
+	unsigned i;
+
+	ASSERT(set);
+	for (i = 0; i < 9; i++)
+		sim_tick(i, 10 + i);
+	ASSERT(upmc_read(set, v) == 9);
+	for (i = 0; i < 9; i++)
+		EXPECT_EQ_U64(v[i], 10 + i);
+	EXPECT_EQ(sim.slow_reads, 0);
+	ASSERT(upmc_read_n(set, v, 3) == 3); /* the first three */
+	EXPECT_EQ_U64(v[2], 12);
+	EXPECT_EQ(upmc_read_n(set, v, 10), -EINVAL);
 	upmc_close(set);
 }
 

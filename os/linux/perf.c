@@ -121,16 +121,13 @@ static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr 
 	attr.read_format =
 	        PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 #if defined(__aarch64__)
-	if (wants_user_read(ev, flags)) {
-		/* config1 bit 1 asks for user access, bit 0 for a 64-bit
-		 * counter; PMUs without 64-bit event counters refuse bit 0. */
-		int fd;
-		attr.config1 = ev->config1 | 3;
-		fd = perf_event_open(&attr, leader);
-		if (fd >= 0 || errno != EOPNOTSUPP)
-			return fd;
+	/* config1 bit 1 asks for user access. Bit 0 ("long", a 64-bit
+	 * counter) is left as the spec has it: 32-bit counters are what every
+	 * PMU has, they never need two counters per event, and the width they
+	 * give is the one the inline reader is built for (UPMC_ARCH_PMC_WIDTH).
+	 * The kernel folds their overflow into the page's offset. */
+	if (wants_user_read(ev, flags))
 		attr.config1 = ev->config1 | 2;
-	}
 #endif
 	return perf_event_open(&attr, leader);
 }
@@ -403,22 +400,6 @@ void upmc_os_close(struct upmc_set *set)
 	set->state->os = NULL;
 }
 
-/* One page's count under its seqlock; -1 when not on a counter now. */
-static int page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)
-{
-	uint32_t seq;
-
-	do {
-		seq = pc->lock;
-		upmc_barrier();
-		if (!pc->index || !(pc->capabilities & UPMC_CAP_USER_RDPMC))
-			return -1;
-		*count = upmc_page_value(pc, pc->index);
-		upmc_barrier();
-	} while (pc->lock != seq);
-	return 0;
-}
-
 /* The sum of the group's page locks, or 0 when a member has no page. */
 static uint32_t group_seq(const struct linux_set *ls, unsigned g)
 {
@@ -443,7 +424,7 @@ static int group_from_pages(struct linux_set *ls, unsigned g)
 
 	for (e = 0; e < ls->n_ev; e++)
 		if (ls->ev[e].group == g &&
-		    (!ls->ev[e].map || page_count(ls->ev[e].map, &ls->ev[e].cached) < 0))
+		    (!ls->ev[e].map || upmc_page_count(ls->ev[e].map, &ls->ev[e].cached) < 0))
 			return -1;
 	return 0;
 }

@@ -31,8 +31,12 @@ int64_t sim_sign_extend(uint64_t raw, unsigned width)
 
 uint64_t sim_read_counter(uint32_t page_index)
 {
-	volatile uint64_t *counter = &sim.bank[(page_index - 1) % SIM_COUNTERS];
+	volatile uint64_t *counter;
 
+	if (sim.before_read)
+		sim.before_read(sim.counter_reads);
+	sim.counter_reads++;
+	counter = &sim.bank[(page_index - 1) % SIM_COUNTERS];
 	if (sim.read_cost) /* never a store otherwise: the kernel may interrupt */
 		*counter += sim.read_cost;
 	return *counter;

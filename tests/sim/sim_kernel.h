@@ -40,6 +40,10 @@ struct sim_machine {
 	uint64_t read_cost;               /* each read advances its counter by this much, as an
 	                                     instructions counter counts the read itself */
 	volatile sig_atomic_t in_syscall; /* read(2) is atomic: updates wait */
+	unsigned counter_reads;           /* user-space counter reads so far */
+	/* Called at each user-space counter read, before it: a kernel update
+	 * placed exactly between two steps of the reader. */
+	void (*before_read)(unsigned nth);
 };
 
 extern struct sim_machine sim;

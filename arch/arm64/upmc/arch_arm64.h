@@ -22,33 +22,79 @@
 #define UPMC_ARCH_TICKS_ARE_NS 0
 
 /*
+ * The library opens every event as a 32-bit one (no "long" bit), so every
+ * page it gives the inline reader says pmc_width 32; a page of another
+ * width goes to the generic reader.
+ */
+#define UPMC_ARCH_PMC_WIDTH 32
+
+/* The counter sign-extended from 32 bits: folds into the add of the
+ * offset ("add x, x, w, sxtw"). */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_extend(uint64_t raw)
+{
+	return (uint64_t)(int64_t)(int32_t)(uint32_t)raw;
+}
+
+/*
+ * The page's lock and index in one load (ldp): an update interrupts the
+ * reader between instructions, never inside one, so the two always belong
+ * together; the lock read again after the counter says whether one came.
+ */
+static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct upmc_perf_page *pc,
+                                                        uint32_t *lock)
+{
+	uint32_t index;
+
+	/* The operand names the lock; ldp reads the index beside it too. */
+	__asm__ __volatile__("ldp %w0, %w1, %2" : "=r"(*lock), "=r"(index) : "Ump"(pc->lock));
+	return index;
+}
+
+/*
+ * The kernel never shows a non-zero index without user access here:
+ * armv8pmu_user_event_idx() returns 0 unless the event has user read and
+ * perf_user_access is on. So the index test is the whole test.
+ */
+static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_page *pc)
+{
+	(void)pc;
+	return 1;
+}
+
+/*
  * The counter number is encoded in the mrs instruction, so reads go through
- * a table of 32 two-instruction functions, "mrs x16, <counter>; ret",
- * indexed by the page's index (the counter + 1) modulo 32: entry 0 is
- * PMCCNTR_EL0 (index 32), entry n is PMEVCNTR<n-1>_EL0 (index n). The 5-bit
- * mask keeps every value inside the table. The table is emitted once per
- * program (a COMDAT group), so each inlined read costs a few instructions
- * of code, not 32 entries. A call through x17 changes only x16, x17 and
- * x30, the registers the procedure call standard leaves to such stubs.
- * With BTI enabled each entry starts with a landing pad.
+ * a table of 33 two-instruction functions, "mrs x16, <counter>; ret",
+ * indexed by the page's index (the counter + 1): entry n is
+ * PMEVCNTR<n-1>_EL0, entry 32 PMCCNTR_EL0, the only values the kernel
+ * gives (armv8pmu_user_event_idx(); entry 0 is never called: index 0 goes
+ * to the slow path first). The table is emitted once per program (a COMDAT
+ * group), so each inlined read costs a few instructions of code. A call
+ * through x17 changes only x16, x17 and x30, the registers the procedure
+ * call standard leaves to such stubs. With BTI each entry starts with a
+ * landing pad and is 16 bytes: that table has its own name, so objects
+ * built with and without BTI each find their own.
  */
 #if UPMC_ARCH_HAS_USER_READ
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
-#define UPMC_ARM64_ENTRY(reg) "hint #34\n\tmrs x16, " reg "\n\tret\n\tnop\n"
+#define UPMC_ARM64_TABLE      "upmc_arm64_counters_bti"
+#define UPMC_ARM64_ENTRY(reg) "hint #34\n\tmrs x16, " reg "\n\tret\n\tnop\n\t"
+#define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\tudf #0\n\tudf #0\n\t"
 #define UPMC_ARM64_SHIFT_BITS 4
 #else
-#define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n"
+#define UPMC_ARM64_TABLE      "upmc_arm64_counters"
+#define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n\t"
+#define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\t"
 #define UPMC_ARM64_SHIFT_BITS 3
 #endif
 
 /* clang-format off */
-__asm__(".pushsection .text.upmc_arm64_counters,\"axG\",%progbits,upmc_arm64_counters,comdat\n"
-	".globl upmc_arm64_counters\n"
-	".hidden upmc_arm64_counters\n"
-	".type upmc_arm64_counters, %function\n"
+__asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_TABLE ",comdat\n"
+	".globl " UPMC_ARM64_TABLE "\n"
+	".hidden " UPMC_ARM64_TABLE "\n"
+	".type " UPMC_ARM64_TABLE ", %function\n"
 	".p2align 4\n"
-	"upmc_arm64_counters:\n\t"
-	UPMC_ARM64_ENTRY("pmccntr_el0")
+	UPMC_ARM64_TABLE ":\n\t"
+	UPMC_ARM64_UNUSED /* index 0: never called */
 	UPMC_ARM64_ENTRY("pmevcntr0_el0")  UPMC_ARM64_ENTRY("pmevcntr1_el0")
 	UPMC_ARM64_ENTRY("pmevcntr2_el0")  UPMC_ARM64_ENTRY("pmevcntr3_el0")
 	UPMC_ARM64_ENTRY("pmevcntr4_el0")  UPMC_ARM64_ENTRY("pmevcntr5_el0")
@@ -64,15 +110,16 @@ __asm__(".pushsection .text.upmc_arm64_counters,\"axG\",%progbits,upmc_arm64_cou
 	UPMC_ARM64_ENTRY("pmevcntr24_el0") UPMC_ARM64_ENTRY("pmevcntr25_el0")
 	UPMC_ARM64_ENTRY("pmevcntr26_el0") UPMC_ARM64_ENTRY("pmevcntr27_el0")
 	UPMC_ARM64_ENTRY("pmevcntr28_el0") UPMC_ARM64_ENTRY("pmevcntr29_el0")
-	UPMC_ARM64_ENTRY("pmevcntr30_el0")
-	".size upmc_arm64_counters, . - upmc_arm64_counters\n"
+	UPMC_ARM64_ENTRY("pmevcntr30_el0") UPMC_ARM64_ENTRY("pmccntr_el0")
+	".size " UPMC_ARM64_TABLE ", . - " UPMC_ARM64_TABLE "\n"
 	".popsection");
 /* clang-format on */
 
 #ifdef __cplusplus
 extern "C" {
 #endif
-__attribute__((visibility("hidden"))) extern const char upmc_arm64_counters[];
+__attribute__((visibility("hidden"))) extern const char
+        upmc_arm64_counters[] __asm__(UPMC_ARM64_TABLE);
 #ifdef __cplusplus
 }
 #endif
@@ -82,7 +129,7 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 	register uint64_t v __asm__("x16");
 	register const char *entry __asm__("x17");
 
-	entry = upmc_arm64_counters + ((page_index & 31) << UPMC_ARM64_SHIFT_BITS);
+	entry = upmc_arm64_counters + ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
 	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
 	return v;
 }
@@ -94,6 +141,11 @@ static inline uint64_t upmc_arch_read_counter(uint32_t page_index)
 	return 0;
 }
 #endif
+
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_extended(uint32_t page_index)
+{
+	return upmc_arch_extend(upmc_arch_read_counter(page_index));
+}
 
 /* The isb keeps the timer read from happening before earlier instructions. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp(void)

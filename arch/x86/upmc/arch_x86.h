@@ -15,12 +15,54 @@
 #define UPMC_ARCH_HAS_USER_READ 1
 #define UPMC_ARCH_TICKS_ARE_NS  0
 
+/*
+ * Every x86 PMU perf drives has 48-bit counters (x86_pmu.cntval_bits);
+ * the library sends a page of any other width to the generic reader.
+ */
+#define UPMC_ARCH_PMC_WIDTH 48
+
+/* A raw counter value sign-extended from 48 bits (the generic seam's). */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_extend(uint64_t raw)
+{
+	return (uint64_t)((int64_t)(raw << 16) >> 16);
+}
+
+/* The page's lock, then its index: two loads in this order (volatile keeps
+ * it), so that an update between them moves the lock read after them. */
+static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct upmc_perf_page *pc,
+                                                        uint32_t *lock)
+{
+	*lock = pc->lock;
+	return pc->index;
+}
+
+/*
+ * Kernels before 5.x copied the sysfs rdpmc knob into cap_user_rdpmc but
+ * left the index set, so an administrator turning rdpmc off shows only in
+ * the capability bit: two instructions that keep rdpmc from faulting there.
+ */
+static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_page *pc)
+{
+	/* The low byte alone, read plainly so that it folds into one "testb":
+	 * the reader's barriers already make it one fresh load per pass. */
+	return (*(const uint8_t *)(const void *)&pc->capabilities & UPMC_CAP_USER_RDPMC) != 0;
+}
+
 /* rdpmc takes the page's index - 1; fixed counters carry bit 30 in it. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
 	uint64_t lo, hi; /* rdpmc zero-extends both halves into 64 bits */
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(page_index - 1));
 	return lo | hi << 32;
+}
+
+/* The same, sign-extended from 48 bits: edx holds bits 32-47, so one
+ * movsx of dx does it. */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_extended(uint32_t page_index)
+{
+	uint64_t lo, hi;
+	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(page_index - 1));
+	return lo | (uint64_t)(int64_t)(int16_t)(uint16_t)hi << 32;
 }
 
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp(void)

@@ -10,8 +10,8 @@
 #define UPMC_LIKELY(x)     __builtin_expect(!!(x), 1)
 #define UPMC_UNLIKELY(x)   __builtin_expect(!!(x), 0)
 #define UPMC_COLD          __attribute__((cold, noinline))
-/* Unrolls the next loop: completely when its trip count is a constant <= 4. */
-#define UPMC_UNROLL _Pragma("GCC unroll 4")
+/* Unrolls the next loop: completely when its trip count is a constant <= 8. */
+#define UPMC_UNROLL _Pragma("GCC unroll 8")
 /* Stops the compiler from moving memory accesses across it; emits nothing. */
 #define upmc_barrier() __asm__ __volatile__("" ::: "memory")
 #else

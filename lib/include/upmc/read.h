@@ -13,26 +13,6 @@
 #include <stdint.h>
 #include <upmc/compiler.h>
 
-/* Exactly one arch header; they refuse to be included any other way. */
-#define UPMC_READ_H_INSIDE
-#if defined(__x86_64__) || defined(__i386__)
-#include <upmc/arch_x86.h>
-#elif defined(__aarch64__) && defined(__AARCH64EL__)
-#include <upmc/arch_arm64.h>
-#else
-#include <upmc/arch_generic.h>
-#endif
-#undef UPMC_READ_H_INSIDE
-
-/*
- * The one seam for the simulated kernel (tests): define this before
- * including <upmc/upmc.h> to route counter reads to a simulated bank. It
- * takes the page's index (the hardware counter + 1).
- */
-#ifndef UPMC_ARCH_READ_COUNTER
-#define UPMC_ARCH_READ_COUNTER(page_index) upmc_arch_read_counter(page_index)
-#endif
-
 #ifdef __cplusplus
 extern "C" {
 #endif
@@ -76,6 +56,39 @@ struct upmc_perf_page {
 #define UPMC_CAP_USER_TIME_ZERO     (1ull << 4)
 #define UPMC_CAP_USER_TIME_SHORT    (1ull << 5)
 
+#ifdef __cplusplus
+}
+#endif
+
+/* Exactly one arch header; they refuse to be included any other way. */
+#define UPMC_READ_H_INSIDE
+#if defined(__x86_64__) || defined(__i386__)
+#include <upmc/arch_x86.h>
+#elif defined(__aarch64__) && defined(__AARCH64EL__)
+#include <upmc/arch_arm64.h>
+#else
+#include <upmc/arch_generic.h>
+#endif
+#undef UPMC_READ_H_INSIDE
+
+/*
+ * The one seam for the simulated kernel (tests): define
+ * UPMC_ARCH_READ_COUNTER before including <upmc/upmc.h> to route counter
+ * reads to a simulated bank. It takes the page's index (the hardware
+ * counter + 1) and returns the raw counter; the inline reader takes it
+ * sign-extended from UPMC_ARCH_PMC_WIDTH bits.
+ */
+#ifndef UPMC_ARCH_READ_COUNTER
+#define UPMC_ARCH_READ_COUNTER(page_index)  upmc_arch_read_counter(page_index)
+#define UPMC_ARCH_READ_EXTENDED(page_index) upmc_arch_read_extended(page_index)
+#else
+#define UPMC_ARCH_READ_EXTENDED(page_index) upmc_arch_extend(UPMC_ARCH_READ_COUNTER(page_index))
+#endif
+
+#ifdef __cplusplus
+extern "C" {
+#endif
+
 /* Timestamp ticks to nanoseconds: zero + ticks * mult / 2^shift. */
 struct upmc_clock {
 	uint64_t zero;
@@ -91,14 +104,21 @@ struct upmc_set_state;
  * treat them as private and use the functions in <upmc/upmc.h>.
  */
 struct upmc_set {
-	uint32_t user_n; /* n when every counter reads in user space, else 0 */
+	uint32_t user_n; /* n when the inline reader reads every counter, else 0 */
 	uint32_t n;      /* counters in the set */
+	/* Counter i's page where the inline reader may read it, else a page
+	 * whose index is 0 (so for every i, counted or not). */
 	const volatile struct upmc_perf_page *page[UPMC_MAX_COUNTERS];
 	struct upmc_clock clock;
 	struct upmc_set_state *state;
 };
 
-/* Out of line and cold: read(2) (or the OS's own call) for the whole set. */
+/*
+ * Out of line and cold: what the inline readers hand over to. Counters whose
+ * page is not the one the inline reader was compiled for (another width, or
+ * not on the PMU right now) are read here: from user space by the uapi
+ * header's generic loop where the page allows, else by read(2).
+ */
 UPMC_API int upmc_read_slow(struct upmc_set *set, uint64_t *values);
 UPMC_API int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n);
 UPMC_API int upmc_read_counter_slow(struct upmc_set *set, unsigned i, uint64_t *value);
@@ -113,110 +133,116 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_mul_shift(uint64_t cyc, uint32_t mult, u
 	return quot * mult + ((rem * mult) >> s);
 }
 
+/* The most counters upmc_read() and upmc_read_n() read inline; larger sets
+ * take one call to upmc_read_slow() (still no syscall). */
+#define UPMC_INLINE_COUNTERS 8
+
 /*
- * offset + the counter sign-extended from pmc_width bits. Sign extension
- * (not masking) is what makes the sum continuous when the counter wraps.
- * The shift is taken modulo 64 so that no width, not even a bogus 0, makes
- * it undefined (one "and").
+ * Counters 0..n-1 in one pass, n a constant the compiler unrolls into
+ * straight-line code. The library settled at open what a page cannot change
+ * afterwards (docs/read-protocol.md): every page in set->page[] has
+ * cap_user_rdpmc and the width this header was compiled for; a counter that
+ * does not points at a page whose index is 0. So each counter costs its
+ * lock and index (one load on arm64), its offset, the counter and one add;
+ * then every lock is compared once. A counter off the PMU (index 0) sends
+ * the whole set to upmc_read_slow(); a moved lock repeats the pass.
  */
-static UPMC_ALWAYS_INLINE uint64_t upmc_page_value(const volatile struct upmc_perf_page *pc,
-                                                   uint32_t index)
+static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *values,
+                                              const uint32_t n)
 {
-	const unsigned shift = (64u - pc->pmc_width) & 63;
-	const uint64_t raw = UPMC_ARCH_READ_COUNTER(index);
-	return (uint64_t)pc->offset + (uint64_t)((int64_t)(raw << shift) >> shift);
+	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
+	uint32_t lock[UPMC_INLINE_COUNTERS], again[UPMC_INLINE_COUNTERS], i;
+	int same;
+
+	/* Copied, the pointers stay in registers across the barriers. */
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		page[i] = set->page[i];
+	do {
+		UPMC_UNROLL
+		for (i = 0; i < n; i++) {
+			const uint32_t index = upmc_arch_lock_index(page[i], &lock[i]);
+			/* Pairs with the kernel's barrier() after its first ++lock. */
+			upmc_barrier();
+			if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(page[i])))
+				return upmc_read_n_slow(set, values, n);
+			values[i] = (uint64_t)page[i]->offset + UPMC_ARCH_READ_EXTENDED(index);
+		}
+		/* Pairs with the kernel's barrier() before its second ++lock. */
+		upmc_barrier();
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			again[i] = page[i]->lock;
+		same = 1;
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			same &= again[i] == lock[i]; /* a cmp/ccmp chain */
+	} while (UPMC_UNLIKELY(!same));
+	return (int)n;
 }
 
 /*
- * Counters 0..n-1 in one validated pass: all locks, then every
- * index/offset/counter, then all locks again; retried as a whole when any
- * lock moved, so every value comes from one schedule-in. A counter that is
- * not on the PMU right now (index 0) sends the whole set through read(2).
- *
- * Defined twice from one body: as a loop (upmc_read_pages) and unrolled
- * into straight-line code for a constant n (upmc_read_pages_unrolled),
- * which also keeps the page pointers in registers.
- */
-#define UPMC_DEFINE_READ_PAGES(name, unroll, copy)                                            \
-	static UPMC_ALWAYS_INLINE int name(struct upmc_set *set, uint64_t *values,            \
-	                                   const uint32_t n)                                  \
-	{                                                                                     \
-		const volatile struct upmc_perf_page *local[UPMC_MAX_COUNTERS];               \
-		const volatile struct upmc_perf_page *const *page = copy ? local : set->page; \
-		uint32_t seq, i;                                                              \
-		/* Copied, the pointers stay in registers across the barriers. */             \
-		if (copy)                                                                     \
-			unroll for (i = 0; i < n; i++) local[i] = set->page[i];               \
-		do {                                                                          \
-			/* The locks only ever grow: their sum changes iff one did. */        \
-			seq = 0;                                                              \
-			unroll for (i = 0; i < n; i++) seq += page[i]->lock;                  \
-			/* Pairs with the kernel's barrier() after its first ++lock. */       \
-			upmc_barrier();                                                       \
-			unroll for (i = 0; i < n; i++)                                        \
-			{                                                                     \
-				const volatile struct upmc_perf_page *pc = page[i];           \
-				const uint32_t index = pc->index;                             \
-				if (UPMC_UNLIKELY(!index ||                                   \
-				                  !(pc->capabilities & UPMC_CAP_USER_RDPMC))) \
-					return upmc_read_slow(set, values);                   \
-				values[i] = upmc_page_value(pc, index);                       \
-			}                                                                     \
-			/* Pairs with the kernel's barrier() before its second ++lock. */     \
-			upmc_barrier();                                                       \
-			unroll for (i = 0; i < n; i++) seq -= page[i]->lock;                  \
-		} while (UPMC_UNLIKELY(seq != 0));                                            \
-		return (int)n;                                                                \
-	}
-/* clang-format off */
-UPMC_DEFINE_READ_PAGES(upmc_read_pages, , 0)
-UPMC_DEFINE_READ_PAGES(upmc_read_pages_unrolled, UPMC_UNROLL, 1)
-/* clang-format on */
-
-/*
- * Reads every counter of the set into values[0..n-1] (see upmc_read_pages).
- * Returns n, or a negative errno.
+ * Reads every counter of the set into values[0..n-1]. Returns n, or a
+ * negative errno. Inline up to UPMC_INLINE_COUNTERS counters: one
+ * straight-line reader per set size, chosen by the set's count.
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 {
-	const uint32_t n = set->user_n;
-
-	if (UPMC_UNLIKELY(!n))
+	/* Emits nothing; hides the caller's array size from the compiler, which
+	 * would otherwise warn about the readers for larger sets. */
+	__asm__("" : "+r"(values));
+	switch (set->user_n) {
+	case 1:
+		return upmc_read_first(set, values, 1);
+	case 2:
+		return upmc_read_first(set, values, 2);
+	case 3:
+		return upmc_read_first(set, values, 3);
+	case 4:
+		return upmc_read_first(set, values, 4);
+	case 5:
+		return upmc_read_first(set, values, 5);
+	case 6:
+		return upmc_read_first(set, values, 6);
+	case 7:
+		return upmc_read_first(set, values, 7);
+	case 8:
+		return upmc_read_first(set, values, 8);
+	default:
 		return upmc_read_slow(set, values);
-	return upmc_read_pages(set, values, n);
+	}
 }
 
 /*
- * upmc_read() for a set of exactly n counters, n a compile-time constant:
- * the reads unroll into straight-line code. Returns n, or a negative errno
- * (-EINVAL when the set does not have n counters).
+ * Reads counters 0..n-1 of a set of at least n counters, n a compile-time
+ * constant: the cheapest read, straight-line code. Returns n, or a negative
+ * errno (-EINVAL when the set has fewer than n counters).
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values, const uint32_t n)
 {
-	if (UPMC_UNLIKELY(set->user_n != n))
+	if (n > UPMC_INLINE_COUNTERS)
 		return upmc_read_n_slow(set, values, n);
-	return upmc_read_pages_unrolled(set, values, n);
+	return upmc_read_first(set, values, n);
 }
 
 /* Reads counter i alone. Returns 0, or a negative errno. */
 static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i, uint64_t *value)
 {
 	const volatile struct upmc_perf_page *pc;
-	uint32_t seq, index;
+	uint32_t lock, index;
 	uint64_t v;
 
-	if (UPMC_UNLIKELY(i >= set->user_n))
+	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS))
 		return upmc_read_counter_slow(set, i, value);
 	pc = set->page[i];
 	do {
-		seq = pc->lock;
-		upmc_barrier(); /* as in upmc_read() */
-		index = pc->index;
-		if (UPMC_UNLIKELY(!index || !(pc->capabilities & UPMC_CAP_USER_RDPMC)))
+		index = upmc_arch_lock_index(pc, &lock);
+		upmc_barrier(); /* as in upmc_read_first() */
+		if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(pc)))
 			return upmc_read_counter_slow(set, i, value);
-		v = upmc_page_value(pc, index);
+		v = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED(index);
 		upmc_barrier();
-	} while (UPMC_UNLIKELY(pc->lock != seq));
+	} while (UPMC_UNLIKELY(pc->lock != lock));
 	*value = v;
 	return 0;
 }
