@@ -77,6 +77,10 @@ void upmc_call_fill(struct upmc_call_result *out, struct upmc_set *set, const ui
                     const uint64_t *after, int read_err);
 void upmc_call_summarize(struct upmc_call_result *out, const char *how);
 
+/* upmc_read()'s reader for the set as opened (lib/read.c). */
+typedef int (*upmc_reader)(struct upmc_set *set, uint64_t *values);
+upmc_reader upmc_reader_for(const struct upmc_set *set);
+
 /* A page with index 0: the inline reader hands every counter on it over. */
 extern const struct upmc_perf_page upmc_no_page;
 

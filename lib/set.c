@@ -46,6 +46,7 @@ static struct upmc_set *set_alloc(unsigned n)
 		return NULL;
 	b->set.n = n;
 	b->set.state = &b->state;
+	b->set.read = upmc_read_slow;
 	for (i = 0; i < UPMC_MAX_COUNTERS; i++)
 		b->set.page[i] = &upmc_no_page;
 	return &b->set;
@@ -73,6 +74,7 @@ static void settle_pages(struct upmc_set *set)
 			set->page[i] = &upmc_no_page;
 	}
 	set->user_n = fast == set->n ? set->n : 0;
+	set->read = upmc_reader_for(set);
 }
 
 int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)

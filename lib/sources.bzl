@@ -8,6 +8,7 @@ CORE_SRCS = [
     "error.c",
     "events.c",
     "prof.c",
+    "read.c",
     "region.c",
     "set.c",
     "stats.c",

@@ -117,7 +117,7 @@ log "cross build ($kernel)"
 build || { echo "FAIL arm64/build: the cross build failed"; exit 1; }
 log "boots"
 {
-	boot max "max,pauth-impdef=on" "upmc_width=64 upmc_wrap=0 upmc_denied=1 upmc_cli=1"
+	boot max "max,pauth-impdef=on" "upmc_width=32 upmc_wrap=0 upmc_denied=1 upmc_cli=1"
 	boot a72 "cortex-a72" "upmc_width=32 upmc_wrap=1 upmc_denied=0"
 } | tee "$work/verdicts.txt"
 ! grep -q '^FAIL' "$work/verdicts.txt"

@@ -128,8 +128,12 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
 	register uint64_t v __asm__("x16");
 	register const char *entry __asm__("x17");
+	const char *table;
 
-	entry = upmc_arm64_counters + ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
+	/* Not volatile: the compiler may compute the table's address once for
+	 * many reads, where it would otherwise redo adrp+add at each. */
+	__asm__("" : "=r"(table) : "0"(upmc_arm64_counters));
+	entry = table + ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
 	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
 	return v;
 }

@@ -110,6 +110,8 @@ struct upmc_set {
 	 * whose index is 0 (so for every i, counted or not). */
 	const volatile struct upmc_perf_page *page[UPMC_MAX_COUNTERS];
 	struct upmc_clock clock;
+	/* upmc_read(): the reader for this set's size, or upmc_read_slow */
+	int (*read)(struct upmc_set *set, uint64_t *values);
 	struct upmc_set_state *state;
 };
 
@@ -151,7 +153,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
                                               const uint32_t n)
 {
 	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
-	uint32_t lock[UPMC_INLINE_COUNTERS], again[UPMC_INLINE_COUNTERS], i;
+	uint32_t lock[UPMC_INLINE_COUNTERS], i;
 	int same;
 
 	/* Copied, the pointers stay in registers across the barriers. */
@@ -170,47 +172,23 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 		}
 		/* Pairs with the kernel's barrier() before its second ++lock. */
 		upmc_barrier();
-		UPMC_UNROLL
-		for (i = 0; i < n; i++)
-			again[i] = page[i]->lock;
 		same = 1;
 		UPMC_UNROLL
 		for (i = 0; i < n; i++)
-			same &= again[i] == lock[i]; /* a cmp/ccmp chain */
+			same &= page[i]->lock == lock[i];
 	} while (UPMC_UNLIKELY(!same));
 	return (int)n;
 }
 
 /*
  * Reads every counter of the set into values[0..n-1]. Returns n, or a
- * negative errno. Inline up to UPMC_INLINE_COUNTERS counters: one
- * straight-line reader per set size, chosen by the set's count.
+ * negative errno. One call: to the library's straight-line reader for the
+ * set's size (chosen at open), or to upmc_read_slow(). Inlining a reader
+ * for every size at every call site would cost kilobytes of code each.
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 {
-	/* Emits nothing; hides the caller's array size from the compiler, which
-	 * would otherwise warn about the readers for larger sets. */
-	__asm__("" : "+r"(values));
-	switch (set->user_n) {
-	case 1:
-		return upmc_read_first(set, values, 1);
-	case 2:
-		return upmc_read_first(set, values, 2);
-	case 3:
-		return upmc_read_first(set, values, 3);
-	case 4:
-		return upmc_read_first(set, values, 4);
-	case 5:
-		return upmc_read_first(set, values, 5);
-	case 6:
-		return upmc_read_first(set, values, 6);
-	case 7:
-		return upmc_read_first(set, values, 7);
-	case 8:
-		return upmc_read_first(set, values, 8);
-	default:
-		return upmc_read_slow(set, values);
-	}
+	return set->read(set, values);
 }
 
 /*
@@ -230,7 +208,6 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i
 {
 	const volatile struct upmc_perf_page *pc;
 	uint32_t lock, index;
-	uint64_t v;
 
 	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS))
 		return upmc_read_counter_slow(set, i, value);
@@ -240,10 +217,9 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i
 		upmc_barrier(); /* as in upmc_read_first() */
 		if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(pc)))
 			return upmc_read_counter_slow(set, i, value);
-		v = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED(index);
+		*value = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED(index);
 		upmc_barrier();
 	} while (UPMC_UNLIKELY(pc->lock != lock));
-	*value = v;
 	return 0;
 }
 
