@@ -11,12 +11,23 @@
 #include "internal.h"
 #include "stats.h"
 
-#define SERIES (UPMC_MAX_COUNTERS + 1) /* counters, then ns (UPMC_NS) */
+#define SERIES  (UPMC_MAX_COUNTERS + 1) /* counters, then ns (UPMC_NS) */
+#define PENDING 64                      /* regions recorded before they are folded */
+
+/* One region as recorded at its end: raw deltas, ticks for ns. */
+struct record {
+	uint64_t delta[SERIES];
+};
 
 struct upmc_region {
 	struct upmc_set *set;
-	char name[UPMC_NAME_MAX];
+	unsigned n;                         /* the set's counters */
+	int begin_read;                     /* upmc_read()'s result at begin */
 	uint64_t t0, v0[UPMC_MAX_COUNTERS]; /* the begin sample */
+	unsigned pending;                   /* records not yet in the statistics */
+	uint64_t dropped;                   /* regions a failed read dropped */
+	struct record record[PENDING];
+	char name[UPMC_NAME_MAX];
 	uint64_t last[SERIES];
 	struct upmc_samples *into; /* samples, or bias_samples while calibrating */
 	struct upmc_samples samples[SERIES];
@@ -24,34 +35,73 @@ struct upmc_region {
 	double bias_min[SERIES], bias_median[SERIES];
 };
 
-/* One end of a region: the same instructions at begin and at end (a
- * timer-only set has no counters to read). */
-static UPMC_ALWAYS_INLINE void sample(struct upmc_set *set, uint64_t *t, uint64_t *v)
+/*
+ * The recorded regions into the statistics: out of line, once per PENDING
+ * regions or when statistics are asked for, so that a region's end only
+ * stores its deltas.
+ */
+static UPMC_COLD void fold(struct upmc_region *r)
 {
-	*t = upmc_timestamp_serialized();
-	if (set->n)
-		upmc_read(set, v);
+	unsigned k, i;
+
+	for (k = 0; k < r->pending; k++) {
+		uint64_t *d = r->record[k].delta;
+		for (i = 0; i < r->n; i++)
+			if (d[i] != UPMC_NOT_COUNTED)
+				upmc_samples_add(&r->into[i], d[i]);
+		d[UPMC_NS] = upmc_mul_shift(d[UPMC_NS], r->set->clock.mult, r->set->clock.shift);
+		upmc_samples_add(&r->into[UPMC_NS], d[UPMC_NS]);
+	}
+	if (r->pending)
+		memcpy(r->last, r->record[r->pending - 1].delta, sizeof(r->last));
+	r->pending = 0;
 }
 
-UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
+/* A region's end when a read at either end failed: dropped and counted. */
+static UPMC_COLD void drop(struct upmc_region *r)
 {
-	sample(r->set, &r->t0, r->v0);
+	r->dropped++;
 }
 
-UPMC_API __attribute__((noinline)) void upmc_region_end(struct upmc_region *r)
+/* A serialized timestamp outside the counter reads at both ends, so the
+ * time covers the region and the counters count one read each, a constant
+ * that calibration measures (a timer-only set reads no counters). */
+UPMC_API void upmc_region_begin(struct upmc_region *r)
+{
+	if (UPMC_UNLIKELY(!r))
+		return;
+	r->t0 = upmc_timestamp_serialized();
+	r->begin_read = r->n ? upmc_read(r->set, r->v0) : 0;
+}
+
+UPMC_API void upmc_region_end(struct upmc_region *r)
 {
 	uint64_t t, v[UPMC_MAX_COUNTERS];
-	unsigned i, n = r->set->n;
+	struct record *rec;
+	unsigned i;
+	int read;
 
-	sample(r->set, &t, v);
-	for (i = 0; i < n; i++) {
-		int counted = v[i] != UPMC_NOT_COUNTED && r->v0[i] != UPMC_NOT_COUNTED;
-		r->last[i] = counted ? v[i] - r->v0[i] : UPMC_NOT_COUNTED;
-		if (counted)
-			upmc_samples_add(&r->into[i], r->last[i]);
+	if (UPMC_UNLIKELY(!r))
+		return;
+	read = r->n ? upmc_read(r->set, v) : 0;
+	t = upmc_timestamp_serialized();
+	if (UPMC_UNLIKELY(read < 0 || r->begin_read < 0)) {
+		drop(r);
+		return;
 	}
-	r->last[UPMC_NS] = upmc_ticks_to_ns(r->set, t) - upmc_ticks_to_ns(r->set, r->t0);
-	upmc_samples_add(&r->into[UPMC_NS], r->last[UPMC_NS]);
+	rec = &r->record[r->pending];
+	for (i = 0; i < r->n; i++)
+		rec->delta[i] = v[i] == UPMC_NOT_COUNTED || r->v0[i] == UPMC_NOT_COUNTED
+		                        ? UPMC_NOT_COUNTED
+		                        : v[i] - r->v0[i];
+	rec->delta[UPMC_NS] = t - r->t0;
+	if (UPMC_UNLIKELY(++r->pending == PENDING))
+		fold(r);
+}
+
+UPMC_API uint64_t upmc_region_dropped(const struct upmc_region *r)
+{
+	return r ? r->dropped : 0;
 }
 
 static void reset_all(struct upmc_samples *s)
@@ -69,12 +119,14 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 
 	if (!r || !repeats)
 		return upmc_fail(-EINVAL, "upmc_region_calibrate: NULL region or 0 repeats");
+	fold(r);
 	reset_all(r->bias_samples);
 	r->into = r->bias_samples;
 	for (i = 0; i < repeats; i++) {
 		upmc_region_begin(r);
 		upmc_region_end(r);
 	}
+	fold(r);
 	r->into = r->samples;
 	for (i = 0; i < SERIES; i++) {
 		upmc_samples_stat(&r->bias_samples[i], 0, &st);
@@ -96,6 +148,7 @@ UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, co
 	if (!r)
 		return upmc_fail(-ENOMEM, "out of memory allocating a region");
 	r->set = set;
+	r->n = set->n;
 	upmc_format(r->name, sizeof(r->name), "%s", name ? name : "");
 	reset_all(r->samples);
 	r->into = r->samples;
@@ -115,19 +168,28 @@ UPMC_API void upmc_region_close(struct upmc_region *r)
 
 UPMC_API void upmc_region_reset(struct upmc_region *r)
 {
-	if (r)
+	if (r) {
+		r->pending = 0;
+		r->dropped = 0;
 		reset_all(r->samples);
+	}
 }
 
 UPMC_API const char *upmc_region_name(const struct upmc_region *r)
 {
+	if (!r)
+		upmc_fail(-EINVAL, "upmc_region_name: the region is NULL");
 	return r ? r->name : NULL;
 }
 
+/* Also brings the statistics up to date: the regions recorded since the
+ * last fold are added first (the region's own state, not its results,
+ * changes, so the readers below keep taking a const region). */
 static int check_series(const struct upmc_region *r, unsigned what, const char *fn)
 {
 	if (!r)
 		return upmc_fail(-EINVAL, "%s: the region is NULL", fn);
+	fold((struct upmc_region *)r);
 	if (what != UPMC_NS && what >= r->set->n)
 		return upmc_fail(-EINVAL, "%s: counter %u does not exist (the set has %u)", fn,
 		                 what, r->set->n);

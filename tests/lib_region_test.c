@@ -159,6 +159,41 @@ TEST(bench, per_call_counts_with_the_bias_removed)
 	upmc_close(set);
 }
 
+/* A read that fails (another user took the counters) drops the region: it
+ * is counted, and no statistic gets 0 - v0. */
+TEST(region, a_failed_read_drops_the_sample_and_counts_it)
+{
+	struct upmc_set *set = open_sim("instructions", 0);
+	struct upmc_region *r;
+	struct upmc_stat st;
+
+	ASSERT(set);
+	ASSERT(upmc_region_open(&r, set, "x") == 0);
+	upmc_region_begin(r);
+	sim_tick(0, 50);
+	sim_stop(0); /* off the PMU: the end reads by read(2), which fails */
+	sim.read_fails = 1;
+	upmc_region_end(r);
+	sim.read_fails = 0;
+	EXPECT_EQ_U64(upmc_region_dropped(r), 1);
+	ASSERT(upmc_region_stat(r, 0, 0, &st) == 0);
+	EXPECT_EQ(st.count, 0);
+	sim_start(0, 3);
+	upmc_region_begin(r);
+	sim_tick(0, 50);
+	upmc_region_end(r);
+	ASSERT(upmc_region_stat(r, 0, 0, &st) == 0);
+	EXPECT_EQ(st.count, 1);
+	EXPECT(st.min == 50);
+	EXPECT_EQ_U64(upmc_region_dropped(r), 1);
+	upmc_region_begin(NULL); /* bad input: nothing happens */
+	upmc_region_end(NULL);
+	EXPECT(upmc_region_name(NULL) == NULL);
+	EXPECT_CONTAINS(upmc_last_error(), "region is NULL");
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
 static uint64_t calls;
 
 static void counted_call(void *arg)

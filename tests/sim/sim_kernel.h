@@ -41,6 +41,7 @@ struct sim_machine {
 	                                     instructions counter counts the read itself */
 	volatile sig_atomic_t in_syscall; /* read(2) is atomic: updates wait */
 	unsigned counter_reads;           /* user-space counter reads so far */
+	int read_fails;                   /* read(2) fails with EBUSY (a pinned group in error) */
 	/* Called at each user-space counter read, before it: a kernel update
 	 * placed exactly between two steps of the reader. */
 	void (*before_read)(unsigned nth);

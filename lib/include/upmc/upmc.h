@@ -151,6 +151,11 @@ UPMC_API void upmc_region_close(struct upmc_region *region);
 UPMC_API void upmc_region_begin(struct upmc_region *region);
 UPMC_API void upmc_region_end(struct upmc_region *region);
 
+/* Regions dropped because a read at begin or end failed (the group was in
+ * an error state, another user took the counters): they are in no
+ * statistic. Since open or the last upmc_region_reset(). */
+UPMC_API uint64_t upmc_region_dropped(const struct upmc_region *region);
+
 /* Measures the bias again over `repeats` empty regions (min and median);
  * statistics are kept. */
 UPMC_API int upmc_region_calibrate(struct upmc_region *region, unsigned repeats);
