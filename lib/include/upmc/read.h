@@ -135,8 +135,8 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_mul_shift(uint64_t cyc, uint32_t mult, u
 	return quot * mult + ((rem * mult) >> s);
 }
 
-/* The most counters upmc_read() and upmc_read_n() read inline; larger sets
- * take one call to upmc_read_slow() (still no syscall). */
+/* The most counters upmc_read_n() reads inline and upmc_read()'s readers
+ * cover; larger sets take one call to upmc_read_slow() (still no syscall). */
 #define UPMC_INLINE_COUNTERS 8
 
 /*
@@ -147,7 +147,7 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_mul_shift(uint64_t cyc, uint32_t mult, u
  * does not points at a page whose index is 0. So each counter costs its
  * lock and index (one load on arm64), its offset, the counter and one add;
  * then every lock is compared once. A counter off the PMU (index 0) sends
- * the whole set to upmc_read_slow(); a moved lock repeats the pass.
+ * the read out of line (upmc_read_n_slow()); a moved lock repeats the pass.
  */
 static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *values,
                                               const uint32_t n)
