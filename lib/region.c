@@ -11,22 +11,14 @@
 #include "internal.h"
 #include "stats.h"
 
-#define SERIES  (UPMC_MAX_COUNTERS + 1) /* counters, then ns (UPMC_NS) */
-#define PENDING 64                      /* regions recorded before they are folded */
-
-/* One region as recorded at its end: raw deltas, ticks for ns. */
-struct record {
-	uint64_t delta[SERIES];
-};
+#define SERIES (UPMC_MAX_COUNTERS + 1) /* counters, then ns (UPMC_NS) */
 
 struct upmc_region {
 	struct upmc_set *set;
 	unsigned n;                         /* the set's counters */
 	int begin_read;                     /* upmc_read()'s result at begin */
 	uint64_t t0, v0[UPMC_MAX_COUNTERS]; /* the begin sample */
-	unsigned pending;                   /* records not yet in the statistics */
 	uint64_t dropped;                   /* regions a failed read dropped */
-	struct record record[PENDING];
 	char name[UPMC_NAME_MAX];
 	uint64_t last[SERIES];
 	struct upmc_samples *into; /* samples, or bias_samples while calibrating */
@@ -35,68 +27,47 @@ struct upmc_region {
 	double bias_min[SERIES], bias_median[SERIES];
 };
 
-/*
- * The recorded regions into the statistics: out of line, once per PENDING
- * regions or when statistics are asked for, so that a region's end only
- * stores its deltas.
- */
-static UPMC_COLD void fold(struct upmc_region *r)
-{
-	unsigned k, i;
-
-	for (k = 0; k < r->pending; k++) {
-		uint64_t *d = r->record[k].delta;
-		for (i = 0; i < r->n; i++)
-			if (d[i] != UPMC_NOT_COUNTED)
-				upmc_samples_add(&r->into[i], d[i]);
-		d[UPMC_NS] = upmc_mul_shift(d[UPMC_NS], r->set->clock.mult, r->set->clock.shift);
-		upmc_samples_add(&r->into[UPMC_NS], d[UPMC_NS]);
-	}
-	if (r->pending)
-		memcpy(r->last, r->record[r->pending - 1].delta, sizeof(r->last));
-	r->pending = 0;
-}
-
 /* A region's end when a read at either end failed: dropped and counted. */
 static UPMC_COLD void drop(struct upmc_region *r)
 {
 	r->dropped++;
 }
 
-/* A serialized timestamp outside the counter reads at both ends, so the
- * time covers the region and the counters count one read each, a constant
- * that calibration measures (a timer-only set reads no counters). */
-UPMC_API void upmc_region_begin(struct upmc_region *r)
+/* The same instructions at begin and at end: a serialized timestamp, then
+ * the set read (a timer-only set reads no counters), so their cost is a
+ * constant that calibration measures. */
+static UPMC_ALWAYS_INLINE int sample(struct upmc_region *r, uint64_t *t, uint64_t *v)
 {
-	if (UPMC_UNLIKELY(!r))
-		return;
-	r->t0 = upmc_timestamp_serialized();
-	r->begin_read = r->n ? upmc_read(r->set, r->v0) : 0;
+	*t = upmc_timestamp_serialized();
+	return r->n ? upmc_read(r->set, v) : 0;
 }
 
-UPMC_API void upmc_region_end(struct upmc_region *r)
+UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
+{
+	if (UPMC_UNLIKELY(!r))
+		return;
+	r->begin_read = sample(r, &r->t0, r->v0);
+}
+
+UPMC_API __attribute__((noinline)) void upmc_region_end(struct upmc_region *r)
 {
 	uint64_t t, v[UPMC_MAX_COUNTERS];
-	struct record *rec;
 	unsigned i;
-	int read;
 
 	if (UPMC_UNLIKELY(!r))
 		return;
-	read = r->n ? upmc_read(r->set, v) : 0;
-	t = upmc_timestamp_serialized();
-	if (UPMC_UNLIKELY(read < 0 || r->begin_read < 0)) {
+	if (UPMC_UNLIKELY(sample(r, &t, v) < 0 || r->begin_read < 0)) {
 		drop(r);
 		return;
 	}
-	rec = &r->record[r->pending];
-	for (i = 0; i < r->n; i++)
-		rec->delta[i] = v[i] == UPMC_NOT_COUNTED || r->v0[i] == UPMC_NOT_COUNTED
-		                        ? UPMC_NOT_COUNTED
-		                        : v[i] - r->v0[i];
-	rec->delta[UPMC_NS] = t - r->t0;
-	if (UPMC_UNLIKELY(++r->pending == PENDING))
-		fold(r);
+	for (i = 0; i < r->n; i++) {
+		int counted = v[i] != UPMC_NOT_COUNTED && r->v0[i] != UPMC_NOT_COUNTED;
+		r->last[i] = counted ? v[i] - r->v0[i] : UPMC_NOT_COUNTED;
+		if (counted)
+			upmc_samples_add(&r->into[i], r->last[i]);
+	}
+	r->last[UPMC_NS] = upmc_ticks_to_ns(r->set, t) - upmc_ticks_to_ns(r->set, r->t0);
+	upmc_samples_add(&r->into[UPMC_NS], r->last[UPMC_NS]);
 }
 
 UPMC_API uint64_t upmc_region_dropped(const struct upmc_region *r)
@@ -119,14 +90,12 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 
 	if (!r || !repeats)
 		return upmc_fail(-EINVAL, "upmc_region_calibrate: NULL region or 0 repeats");
-	fold(r);
 	reset_all(r->bias_samples);
 	r->into = r->bias_samples;
 	for (i = 0; i < repeats; i++) {
 		upmc_region_begin(r);
 		upmc_region_end(r);
 	}
-	fold(r);
 	r->into = r->samples;
 	for (i = 0; i < SERIES; i++) {
 		upmc_samples_stat(&r->bias_samples[i], 0, &st);
@@ -169,7 +138,6 @@ UPMC_API void upmc_region_close(struct upmc_region *r)
 UPMC_API void upmc_region_reset(struct upmc_region *r)
 {
 	if (r) {
-		r->pending = 0;
 		r->dropped = 0;
 		reset_all(r->samples);
 	}
@@ -182,14 +150,10 @@ UPMC_API const char *upmc_region_name(const struct upmc_region *r)
 	return r ? r->name : NULL;
 }
 
-/* Also brings the statistics up to date: the regions recorded since the
- * last fold are added first (the region's own state, not its results,
- * changes, so the readers below keep taking a const region). */
 static int check_series(const struct upmc_region *r, unsigned what, const char *fn)
 {
 	if (!r)
 		return upmc_fail(-EINVAL, "%s: the region is NULL", fn);
-	fold((struct upmc_region *)r);
 	if (what != UPMC_NS && what >= r->set->n)
 		return upmc_fail(-EINVAL, "%s: counter %u does not exist (the set has %u)", fn,
 		                 what, r->set->n);
