@@ -45,8 +45,11 @@ static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct up
 {
 	uint32_t index;
 
-	/* The operand names the lock; ldp reads the index beside it too. */
-	__asm__ __volatile__("ldp %w0, %w1, %2" : "=r"(*lock), "=r"(index) : "Ump"(pc->lock));
+	/* #8 is the lock's offset in the page (os/linux checks the layout);
+	 * the "m" operand tells the compiler the asm reads the page. */
+	__asm__ __volatile__("ldp %w0, %w1, [%2, #8]"
+	                     : "=r"(*lock), "=r"(index)
+	                     : "r"(pc), "m"(pc->lock), "m"(pc->index));
 	return index;
 }
 
