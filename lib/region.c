@@ -3,6 +3,11 @@
  * Regions: statistics of the counters and nanoseconds of a piece of code,
  * with the bias of the measurement itself calibrated and subtracted (the
  * way nanoBench and libpfc do it).
+ *
+ * begin and end only record raw values (a timestamp and the set's counters
+ * at each end) into a buffer of pending records; the differences and the
+ * statistics are folded in off the hot path: when the buffer is full, and
+ * whenever a result is asked for.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -11,14 +16,34 @@
 #include "internal.h"
 #include "stats.h"
 
-#define SERIES (UPMC_MAX_COUNTERS + 1) /* counters, then ns (UPMC_NS) */
+#define SERIES  (UPMC_MAX_COUNTERS + 1) /* counters, then ns (UPMC_NS) */
+#define PENDING 1024                    /* records folded at a time */
 
+/*
+ * A record is [t0, v0[0..n), t1, v1[0..n)]. begin takes the next record and
+ * fills its first half; end fills the second half of the record begun last.
+ * Nothing is checked on the hot path that the fold can check instead:
+ * - a read that fails leaves every value UPMC_NOT_COUNTED (upmc_read_slow):
+ *   the fold drops a record whose counters all read that at either end;
+ * - a begin without an end leaves an old second half, whose t1 is before
+ *   t0: the fold drops it; an end without a begin rewrites the second half
+ *   of the last record (before the first, a spare record in front).
+ */
 struct upmc_region {
+	/* What begin and end use, in the order they load it, so that the
+	 * compiler pairs the loads (ldp): begin full and next, end next and
+	 * half. Sizes are in bytes, which spares a shift. */
+	uint64_t *full; /* one past the last pending record */
+	uint64_t *next; /* the record begin takes */
+	size_t half;    /* bytes per half record: 8 * (1 + n) */
+	size_t record;  /* bytes per record */
 	struct upmc_set *set;
-	unsigned n;                         /* the set's counters */
-	int begin_read;                     /* upmc_read()'s result at begin */
-	uint64_t t0, v0[UPMC_MAX_COUNTERS]; /* the begin sample */
-	uint64_t dropped;                   /* regions a failed read dropped */
+	upmc_reader read; /* the set's reader; NULL for a timer-only set */
+	unsigned n;       /* the set's counters */
+	uint64_t *buffer; /* the spare record, then the pending ones */
+	uint64_t *pending;
+	uint64_t dropped; /* regions dropped: a read failed or counted nothing,
+	                     or a begin had no end */
 	char name[UPMC_NAME_MAX];
 	uint64_t last[SERIES];
 	struct upmc_samples *into; /* samples, or bias_samples while calibrating */
@@ -27,52 +52,93 @@ struct upmc_region {
 	double bias_min[SERIES], bias_median[SERIES];
 };
 
-/* A region's end when a read at either end failed: dropped and counted. */
-static UPMC_COLD void drop(struct upmc_region *r)
+static int counted_nothing(const uint64_t *v, unsigned n)
 {
-	r->dropped++;
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] != UPMC_NOT_COUNTED)
+			return 0;
+	return n > 0;
 }
 
-/* The same instructions at begin and at end: a serialized timestamp, then
- * the set read (a timer-only set reads no counters), so their cost is a
- * constant that calibration measures. */
-static UPMC_ALWAYS_INLINE int sample(struct upmc_region *r, uint64_t *t, uint64_t *v)
+/* One record's differences into the statistics (or its drop). */
+static void fold_record(struct upmc_region *r, const uint64_t *rec)
 {
-	*t = upmc_timestamp_serialized();
-	return r->n ? upmc_read(r->set, v) : 0;
+	const uint64_t *v0 = rec + 1, *v1 = rec + 1 + r->n + 1;
+	uint64_t t0 = rec[0], t1 = rec[1 + r->n];
+	unsigned i;
+
+	if (t1 < t0 || counted_nothing(v0, r->n) || counted_nothing(v1, r->n)) {
+		r->dropped++;
+		return;
+	}
+	for (i = 0; i < r->n; i++) {
+		int counted = v1[i] != UPMC_NOT_COUNTED && v0[i] != UPMC_NOT_COUNTED;
+		r->last[i] = counted ? v1[i] - v0[i] : UPMC_NOT_COUNTED;
+		if (counted)
+			upmc_samples_add(&r->into[i], r->last[i]);
+	}
+	r->last[UPMC_NS] = upmc_ticks_to_ns(r->set, t1) - upmc_ticks_to_ns(r->set, t0);
+	upmc_samples_add(&r->into[UPMC_NS], r->last[UPMC_NS]);
+}
+
+/* Folds the pending records in. Queries call it on a const region: the
+ * region is never defined const, and folding changes no result. */
+static void fold(const struct upmc_region *query)
+{
+	struct upmc_region *r = (struct upmc_region *)query;
+	const uint64_t *rec;
+
+	for (rec = r->pending; rec < r->next; rec += 2 * (1 + r->n))
+		fold_record(r, rec);
+	r->next = r->pending;
+}
+
+/* Both ends end in the set's reader as a tail call, so that a region costs
+ * its two reads and little more; a full buffer is folded out of line, and
+ * begin starts again. */
+static UPMC_COLD void fold_and_begin(struct upmc_region *r)
+{
+	fold(r);
+	upmc_region_begin(r);
 }
 
 UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
 {
+	uint64_t *rec;
+
 	if (UPMC_UNLIKELY(!r))
 		return;
-	r->begin_read = sample(r, &r->t0, r->v0);
+	rec = r->next;
+	if (UPMC_UNLIKELY(rec == r->full)) {
+		fold_and_begin(r);
+		return;
+	}
+	r->next = (uint64_t *)((char *)rec + r->record);
+	rec[0] = upmc_timestamp_serialized();
+	if (r->read)
+		r->read(r->set, rec + 1);
 }
 
 UPMC_API __attribute__((noinline)) void upmc_region_end(struct upmc_region *r)
 {
-	uint64_t t, v[UPMC_MAX_COUNTERS];
-	unsigned i;
+	uint64_t *rec;
 
 	if (UPMC_UNLIKELY(!r))
 		return;
-	if (UPMC_UNLIKELY(sample(r, &t, v) < 0 || r->begin_read < 0)) {
-		drop(r);
-		return;
-	}
-	for (i = 0; i < r->n; i++) {
-		int counted = v[i] != UPMC_NOT_COUNTED && r->v0[i] != UPMC_NOT_COUNTED;
-		r->last[i] = counted ? v[i] - r->v0[i] : UPMC_NOT_COUNTED;
-		if (counted)
-			upmc_samples_add(&r->into[i], r->last[i]);
-	}
-	r->last[UPMC_NS] = upmc_ticks_to_ns(r->set, t) - upmc_ticks_to_ns(r->set, r->t0);
-	upmc_samples_add(&r->into[UPMC_NS], r->last[UPMC_NS]);
+	rec = (uint64_t *)((char *)r->next - r->half);
+	rec[0] = upmc_timestamp_after();
+	if (r->read)
+		r->read(r->set, rec + 1);
 }
 
 UPMC_API uint64_t upmc_region_dropped(const struct upmc_region *r)
 {
-	return r ? r->dropped : 0;
+	if (!r)
+		return 0;
+	fold(r);
+	return r->dropped;
 }
 
 static void reset_all(struct upmc_samples *s)
@@ -90,12 +156,14 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 
 	if (!r || !repeats)
 		return upmc_fail(-EINVAL, "upmc_region_calibrate: NULL region or 0 repeats");
+	fold(r);
 	reset_all(r->bias_samples);
 	r->into = r->bias_samples;
 	for (i = 0; i < repeats; i++) {
 		upmc_region_begin(r);
 		upmc_region_end(r);
 	}
+	fold(r);
 	r->into = r->samples;
 	for (i = 0; i < SERIES; i++) {
 		upmc_samples_stat(&r->bias_samples[i], 0, &st);
@@ -118,12 +186,23 @@ UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, co
 		return upmc_fail(-ENOMEM, "out of memory allocating a region");
 	r->set = set;
 	r->n = set->n;
+	r->read = set->n ? set->read : NULL;
+	r->half = (1 + (size_t)set->n) * sizeof(uint64_t);
+	r->record = 2 * r->half;
+	r->buffer = calloc(1 + PENDING, r->record);
+	if (!r->buffer) {
+		free(r);
+		return upmc_fail(-ENOMEM, "out of memory allocating a region");
+	}
+	r->pending = (uint64_t *)((char *)r->buffer + r->record);
+	r->next = r->pending;
+	r->full = (uint64_t *)((char *)r->pending + PENDING * r->record);
 	upmc_format(r->name, sizeof(r->name), "%s", name ? name : "");
 	reset_all(r->samples);
 	r->into = r->samples;
 	err = upmc_region_calibrate(r, 1000);
 	if (err < 0) {
-		free(r);
+		upmc_region_close(r);
 		return err;
 	}
 	*out = r;
@@ -132,12 +211,15 @@ UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, co
 
 UPMC_API void upmc_region_close(struct upmc_region *r)
 {
+	if (r)
+		free(r->buffer);
 	free(r);
 }
 
 UPMC_API void upmc_region_reset(struct upmc_region *r)
 {
 	if (r) {
+		r->next = r->pending;
 		r->dropped = 0;
 		reset_all(r->samples);
 	}
@@ -169,6 +251,7 @@ UPMC_API int upmc_region_stat(const struct upmc_region *r, unsigned what, int co
 		return err;
 	if (!stat)
 		return upmc_fail(-EINVAL, "upmc_region_stat: stat is NULL");
+	fold(r);
 	upmc_samples_stat(&r->samples[what], corrected ? r->bias_median[what] : 0, stat);
 	return 0;
 }
@@ -196,6 +279,7 @@ UPMC_API int upmc_region_last(const struct upmc_region *r, unsigned what, int co
 		return err;
 	if (!value)
 		return upmc_fail(-EINVAL, "upmc_region_last: value is NULL");
+	fold(r);
 	if (r->last[what] == UPMC_NOT_COUNTED)
 		return upmc_fail(-ENODATA, "upmc_region_last: counter %u did not count", what);
 	*value = (double)r->last[what] - (corrected ? r->bias_median[what] : 0);

@@ -308,6 +308,18 @@ static int read_user_pages(struct upmc_set *set, uint64_t *values)
 	return 0;
 }
 
+/* A read that fails leaves no value that looks counted: every value reads
+ * UPMC_NOT_COUNTED (regions drop such a sample without a test of their own). */
+static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *values, int err)
+{
+	unsigned i;
+
+	if (err < 0)
+		for (i = 0; i < set->n; i++)
+			values[i] = UPMC_NOT_COUNTED;
+	return err;
+}
+
 UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 {
 	if (!set || !values)
@@ -316,7 +328,7 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 		return 0;
 	if (read_user_pages(set, values) == 0)
 		return (int)set->n;
-	return upmc_os_read(set, values, NULL, NULL);
+	return failed_reads_count_nothing(set, values, upmc_os_read(set, values, NULL, NULL));
 }
 
 UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n)
@@ -330,9 +342,10 @@ UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, 
 	if (!values)
 		return upmc_fail(-EINVAL, "upmc_read_n: the values array is NULL");
 	err = upmc_read_slow(set, all);
+	if (set) /* all is filled, with UPMC_NOT_COUNTED where the read failed */
+		memcpy(values, all, n * sizeof(all[0]));
 	if (err < 0)
 		return err;
-	memcpy(values, all, n * sizeof(all[0]));
 	return (int)n;
 }
 
@@ -346,10 +359,8 @@ UPMC_API UPMC_COLD int upmc_read_counter_slow(struct upmc_set *set, unsigned i, 
 	if (!value)
 		return upmc_fail(-EINVAL, "upmc_read_counter: the value pointer is NULL");
 	err = upmc_read_slow(set, values);
-	if (err < 0)
-		return err;
-	*value = values[i];
-	return 0;
+	*value = values[i]; /* UPMC_NOT_COUNTED where the read failed */
+	return err < 0 ? err : 0;
 }
 
 UPMC_API UPMC_COLD int upmc_read_times_slow(struct upmc_set *set, uint64_t *enabled,

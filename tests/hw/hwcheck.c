@@ -328,6 +328,38 @@ static double cost_of_timestamp(struct upmc_set *one, double read_cost)
 	return ((double)(b - a) - read_cost) / 100.0;
 }
 
+/* Instructions per region begin+end, counted by the set's counter 0 (an
+ * instructions counter) around 100 of them. The pending records are
+ * emptied first, so that none of the 100 folds them in. */
+static double cost_of_region(struct upmc_set *counting, double read_cost, struct upmc_region *r)
+{
+	uint64_t a, b;
+
+	upmc_region_reset(r);
+	upmc_read_n(counting, &a, 1);
+	REPEAT100(upmc_region_begin(r); upmc_region_end(r);)
+	upmc_read_n(counting, &b, 1);
+	return ((double)(b - a) - read_cost) / 100.0;
+}
+
+/* The same over 10^4 regions in a loop: the folds of the pending records
+ * into the statistics (every 1024 regions) spread over them. */
+static double cost_of_region_folded(struct upmc_set *counting, double read_cost,
+                                    struct upmc_region *r)
+{
+	uint64_t a, b;
+	int i;
+
+	upmc_region_reset(r);
+	upmc_read_n(counting, &a, 1);
+	for (i = 0; i < 10000; i++) {
+		upmc_region_begin(r);
+		upmc_region_end(r);
+	}
+	upmc_read_n(counting, &b, 1);
+	return ((double)(b - a) - read_cost) / 10000.0;
+}
+
 /*
  * An exact count (deterministic under the emulator): a check against the
  * ceiling it must not pass (what the reader costs now, so that it cannot
@@ -348,6 +380,40 @@ static void report_cost(const char *what, double got, double ceiling, double tar
 		check(got <= ceiling, "cost", "%s: %.1f instructions (ceiling %.0f)%s", what, got,
 		      ceiling, goal);
 	figure("%s: %.1f instructions%s%s", what, got, goal, ratio);
+}
+
+/* What regions cost now: a check that they do not grow unnoticed. */
+#define REGION_TIME_CEILING 1000
+#define REGION_4_CEILING    1000
+
+/* A region of the set's counters (or time-only, with set NULL), counted by
+ * counting's counter 0. Target: time-only <= 24, counters <= 2 reads + 24. */
+static void region_costs(struct upmc_set *counting, double read_cost, struct upmc_set *set)
+{
+	struct upmc_set *timer = NULL;
+	struct upmc_region *r;
+	double target = 24, ceiling = REGION_TIME_CEILING;
+	const char *what = "region begin+end, time only";
+
+	if (!set && upmc_open_timer(&timer) < 0) {
+		skip("cost", "%s: %s", what, upmc_last_error());
+		return;
+	}
+	if (set) {
+		target = 2 * cost_of_read(set) + 24;
+		ceiling = REGION_4_CEILING;
+		what = "region begin+end, 4 counters";
+	}
+	if (upmc_region_open(&r, set ? set : timer, "cost") < 0) {
+		skip("cost", "%s: %s", what, upmc_last_error());
+	} else {
+		char folded[80];
+		report_cost(what, cost_of_region(counting, read_cost, r), ceiling, target, 0);
+		snprintf(folded, sizeof(folded), "%s, folds included", what);
+		report_cost(folded, cost_of_region_folded(counting, read_cost, r), 0, 0, 0);
+		upmc_region_close(r);
+	}
+	upmc_close(timer);
 }
 
 static void costs(void)
@@ -394,7 +460,10 @@ static void costs(void)
 		if (n == 1) {
 			report_cost("upmc_read_counter", cost_of_read_counter(set), 15, 14, base);
 			report_cost("upmc_timestamp", cost_of_timestamp(set, read_n), 3, 3, 0);
+			region_costs(set, read_n, NULL);
 		}
+		if (n == 4)
+			region_costs(set, cost_of_read_n1(set), set);
 		upmc_close(set);
 	}
 	for (k = 0; k < 2; k++) {

@@ -72,4 +72,10 @@ static inline uint64_t upmc_arch_timestamp_serialized(void)
 	return t;
 }
 
+static inline uint64_t upmc_arch_timestamp_after(void)
+{
+	upmc_barrier();
+	return upmc_generic_now_ns();
+}
+
 #endif /* UPMC_ARCH_GENERIC_H */

@@ -84,6 +84,15 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp_serialized(void)
 	return lo | hi << 32;
 }
 
+/* For the end of a measured interval: earlier instructions finish first;
+ * what follows the read needs no fence, since nothing is measured after it. */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp_after(void)
+{
+	uint64_t lo, hi;
+	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
+	return lo | hi << 32;
+}
+
 static inline void upmc_arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])
 {
 	__asm__ __volatile__("cpuid"

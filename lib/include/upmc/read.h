@@ -182,9 +182,9 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 
 /*
  * Reads every counter of the set into values[0..n-1]. Returns n, or a
- * negative errno. One call: to the library's straight-line reader for the
- * set's size (chosen at open), or to upmc_read_slow(). Inlining a reader
- * for every size at every call site would cost kilobytes of code each.
+ * negative errno (a failed read leaves every value UPMC_NOT_COUNTED). One call: to the library's
+ * straight-line reader for the set's size (chosen at open), or to upmc_read_slow(). Inlining a
+ * reader for every size at every call site would cost kilobytes of code each.
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 {
@@ -203,7 +203,8 @@ static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values
 	return upmc_read_first(set, values, n);
 }
 
-/* Reads counter i alone. Returns 0, or a negative errno. */
+/* Reads counter i alone. Returns 0, or a negative errno (a failed read
+ * leaves the value UPMC_NOT_COUNTED). */
 static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i, uint64_t *value)
 {
 	const volatile struct upmc_perf_page *pc;
@@ -229,10 +230,17 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_timestamp(void)
 	return upmc_arch_timestamp();
 }
 
-/* The same, fenced on both sides: use it at region begin and end. */
+/* The same, fenced on both sides: use it where a measured interval begins. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_timestamp_serialized(void)
 {
 	return upmc_arch_timestamp_serialized();
+}
+
+/* Fenced before only, after everything earlier has finished: use it where
+ * a measured interval ends. */
+static UPMC_ALWAYS_INLINE uint64_t upmc_timestamp_after(void)
+{
+	return upmc_arch_timestamp_after();
 }
 
 /* Timestamp ticks to nanoseconds with the set's clock (see upmc_clock_source()). */

@@ -138,22 +138,25 @@ struct upmc_region;
 
 /*
  * A region measures the code between upmc_region_begin() and
- * upmc_region_end() with the set's counters and a serialized timestamp,
- * and keeps statistics of every counter and of ns. Opening it calibrates
- * the bias of begin+end (1000 empty regions), which corrected statistics
- * subtract. name may be NULL. The set must outlive the region.
+ * upmc_region_end() with the set's counters and serialized timestamps,
+ * and keeps statistics of every counter and of ns. begin and end only
+ * record the raw values; the statistics take them in every 1024 regions
+ * and whenever a result is asked for (a region still open then is
+ * dropped). Opening it calibrates the bias of begin+end (1000 empty
+ * regions), which corrected statistics subtract. name may be NULL. The
+ * set must outlive the region. One thread at a time.
  */
 UPMC_API int upmc_region_open(struct upmc_region **region, struct upmc_set *set, const char *name);
 UPMC_API void upmc_region_close(struct upmc_region *region);
 
-/* Out of line on purpose: the same code at both ends, so the bias is a
- * constant that calibration can measure. */
+/* Out of line on purpose: the cost of begin+end is a constant, the bias
+ * that calibration measures. NULL does nothing. */
 UPMC_API void upmc_region_begin(struct upmc_region *region);
 UPMC_API void upmc_region_end(struct upmc_region *region);
 
-/* Regions dropped because a read at begin or end failed (the group was in
- * an error state, another user took the counters): they are in no
- * statistic. Since open or the last upmc_region_reset(). */
+/* Regions in no statistic: a read at begin or end failed (the group was
+ * in an error state, another user took the counters) or counted nothing,
+ * or a begin had no end. Since open or the last upmc_region_reset(). */
 UPMC_API uint64_t upmc_region_dropped(const struct upmc_region *region);
 
 /* Measures the bias again over `repeats` empty regions (min and median);
