@@ -154,7 +154,7 @@ static unsigned targets(const struct bench_report *r, struct target *t)
 
 	memset(t, 0, MAX_TARGETS * sizeof(*t));
 	target_ratio(&t[n++], r, BENCH_TS, BENCH_RAW_TSC, 1.1);
-	target_ratio(&t[n++], r, BENCH_REGION_TIME, BENCH_RAW_TSC_SER, 1.5);
+	target_ratio(&t[n++], r, BENCH_REGION_TIME, BENCH_RAW_TSC_SER, 1.3);
 	target_single_read(&t[n++], r);
 	target_set_read(&t[n++], r, BENCH_READ_2, 2);
 	target_set_read(&t[n++], r, BENCH_READ_4, 4);

@@ -79,7 +79,7 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 		if (counted)
 			upmc_samples_add(&r->into[i], r->last[i]);
 	}
-	r->last[UPMC_NS] = upmc_ticks_to_ns(r->set, t1) - upmc_ticks_to_ns(r->set, t0);
+	r->last[UPMC_NS] = upmc_mul_shift(t1 - t0, r->set->clock.mult, r->set->clock.shift);
 	upmc_samples_add(&r->into[UPMC_NS], r->last[UPMC_NS]);
 }
 
