@@ -65,8 +65,9 @@ static int counted_nothing(const uint64_t *v, unsigned n)
 /* One record's differences into the statistics (or its drop). */
 static void fold_record(struct upmc_region *r, const uint64_t *rec)
 {
-	const uint64_t *v0 = rec + 1, *v1 = rec + 1 + r->n + 1;
-	uint64_t t0 = rec[0], t1 = rec[1 + r->n];
+	const uint64_t *end_half = (const uint64_t *)((const char *)rec + r->half);
+	const uint64_t *v0 = rec + 1, *v1 = end_half + 1;
+	uint64_t t0 = rec[0], t1 = end_half[0];
 	unsigned i;
 
 	if (t1 < t0 || counted_nothing(v0, r->n) || counted_nothing(v1, r->n)) {
@@ -90,20 +91,21 @@ static void fold(const struct upmc_region *query)
 	struct upmc_region *r = (struct upmc_region *)query;
 	const uint64_t *rec;
 
-	for (rec = r->pending; rec < r->next; rec += 2 * (1 + r->n))
+	for (rec = r->pending; rec < r->next;
+	     rec = (const uint64_t *)((const char *)rec + r->record))
 		fold_record(r, rec);
 	r->next = r->pending;
 }
 
-/* Both ends end in the set's reader as a tail call, so that a region costs
- * its two reads and little more; a full buffer is folded out of line, and
- * begin starts again. */
+/* A full buffer is folded out of line, and begin starts again. */
 static UPMC_COLD void fold_and_begin(struct upmc_region *r)
 {
 	fold(r);
 	upmc_region_begin(r);
 }
 
+/* Both ends end in the set's reader as a tail call, so that a region costs
+ * its two reads and little more. */
 UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
 {
 	uint64_t *rec;
