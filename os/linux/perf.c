@@ -7,14 +7,13 @@
 #include <linux/perf_event.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/os.h"
 #include "os/linux/probe.h"
+#include "os/linux/sys.h"
 
 /* upmc_perf_page mirrors the uapi page: check every field the reader uses. */
 #define SAME_OFFSET(field)                                             \
@@ -64,11 +63,6 @@ struct linux_set {
 
 /* Index 0: the inline reader always takes the slow path on it. */
 static const struct upmc_perf_page no_page;
-
-static int perf_event_open(struct perf_event_attr *attr, int group)
-{
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
-}
 
 static int wants_user_read(const struct upmc_event *ev, unsigned flags)
 {
@@ -129,7 +123,7 @@ static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr 
 	if (wants_user_read(ev, flags))
 		attr.config1 = ev->config1 | 2;
 #endif
-	return perf_event_open(&attr, leader);
+	return upmc_sys_perf_event_open(&attr, 0, -1, leader);
 }
 
 /* Would it open on its own? Tells "the group is full" from "unsupported". */
@@ -140,7 +134,7 @@ static int opens_alone(const struct upmc_event *ev, const struct upmc_linux_attr
 
 	if (fd < 0)
 		return 0;
-	close(fd);
+	upmc_sys_close(fd);
 	return 1;
 }
 
@@ -155,8 +149,8 @@ static void close_events(struct linux_set *ls, unsigned from)
 	while (ls->n_ev > from) {
 		struct linux_event *e = &ls->ev[--ls->n_ev];
 		if (e->map)
-			munmap(e->map, ls->page_size);
-		close(e->fd);
+			upmc_sys_munmap(e->map, ls->page_size);
+		upmc_sys_close(e->fd);
 	}
 }
 
@@ -242,8 +236,7 @@ static void map_pages(struct upmc_set *set, struct linux_set *ls, unsigned flags
 
 		if (!wants_user_read(&c->event, flags))
 			continue;
-		p = mmap(NULL, ls->page_size, PROT_READ, MAP_SHARED | MAP_POPULATE, ls->ev[e].fd,
-		         0);
+		p = upmc_sys_mmap_page(ls->ev[e].fd, ls->page_size, 1);
 		if (p == MAP_FAILED) {
 			upmc_format(c->reason, sizeof(c->reason),
 			            "mmap of the perf page failed (%s): raise "
@@ -316,7 +309,7 @@ static int groups_running(struct linux_set *ls)
 	unsigned g;
 
 	for (g = 0; g < ls->n_grp; g++)
-		if (read(ls->grp[g].leader, buf, sizeof(buf)) <= 0)
+		if (upmc_sys_read(ls->grp[g].leader, buf, sizeof(buf)) <= 0)
 			return 0;
 	return 1;
 }
@@ -343,7 +336,7 @@ static int enable_groups(struct linux_set *ls)
 	unsigned g;
 
 	for (g = 0; g < ls->n_grp; g++)
-		if (ioctl(ls->grp[g].leader, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		if (upmc_sys_ioctl(ls->grp[g].leader, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return upmc_fail(-errno, "enabling the counters failed: %s",
 			                 strerror(errno));
 	return 0;
@@ -435,7 +428,7 @@ static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint6
 	uint64_t buf[3 + MAX_EVENTS] = {0}; /* nr, enabled, running, values */
 	uint32_t seq = group_seq(ls, g);
 	unsigned e, k = 0;
-	ssize_t got = read(ls->grp[g].leader, buf, sizeof(buf));
+	ssize_t got = upmc_sys_read(ls->grp[g].leader, buf, sizeof(buf));
 
 	if (got < 0)
 		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
@@ -539,13 +532,13 @@ int upmc_linux_dummy_page(struct perf_event_mmap_page *copy)
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = perf_event_open(&attr, -1);
+	fd = upmc_sys_perf_event_open(&attr, 0, -1, -1);
 	if (fd < 0)
 		return -errno;
-	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	p = upmc_sys_mmap_page(fd, size, 0);
 	if (p == MAP_FAILED) {
 		int err = -errno;
-		close(fd);
+		upmc_sys_close(fd);
 		return err;
 	}
 	pc = p;
@@ -555,8 +548,8 @@ int upmc_linux_dummy_page(struct perf_event_mmap_page *copy)
 		memcpy(copy, p, sizeof(*copy));
 		upmc_barrier();
 	} while (pc->lock != seq);
-	munmap(p, size);
-	close(fd);
+	upmc_sys_munmap(p, size);
+	upmc_sys_close(fd);
 	return 0;
 }
 
