@@ -95,6 +95,7 @@ void fake_boot(const char *fixture)
 	/* sysfs order is the filesystem's: the fake does not depend on it */
 	qsort(fake.pmu, fake.n_pmu, sizeof(fake.pmu[0]), by_type);
 	fake.extended_type = 1;
+	fake.syscall_ns = 1000;
 	fake.rdpmc_bit = read_int(root, "/proc/sys/kernel/perf_user_access", -1) >= 0;
 	if (fake.n_pmu && fake.pmu[0].arm)
 		fake.user_access = read_int(root, "/proc/sys/kernel/perf_user_access", 0) == 1;
@@ -490,7 +491,7 @@ uint64_t sim_read_counter(uint32_t page_index)
 
 static void syscall_entry(void)
 {
-	fake_run(1000);
+	fake_run(fake.syscall_ns);
 }
 
 /* perf_init_event(): the PMU an event goes to; -1 software; -2 none. */

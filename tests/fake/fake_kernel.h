@@ -73,6 +73,7 @@ struct fake_kernel {
 	unsigned on_pmu;   /* the core type the thread runs on */
 	int switched_out;  /* the thread is off every CPU */
 	uint64_t now;      /* ns */
+	uint64_t syscall_ns; /* time each fake system call takes (1000) */
 	/* What the reader did. */
 	unsigned counter_reads; /* user-space counter reads */
 	unsigned faults;        /* ... of a counter this core type lacks: #GP or SIGILL */
@@ -93,7 +94,8 @@ void fake_boot(const char *fixture);
 unsigned fake_pmu_named(const char *name);
 
 /* Time passes: ns of it. Counters on the PMU count 1 per ns, task-clock
- * counts the ns the thread ran. Every fake system call runs 1000 ns first. */
+ * counts the ns the thread ran. Every fake system call first runs
+ * fake.syscall_ns (1000; 0 makes counts stand still between fake_run()s). */
 void fake_run(uint64_t ns);
 
 /* The scheduler: the thread moves to a CPU of core PMU p (its events
