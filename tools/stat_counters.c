@@ -31,7 +31,9 @@ static int perf_open_for(const struct upmc_event *ev, const struct upmc_linux_at
 	attr.exclude_user = ev->exclude_user;
 	attr.exclude_kernel = ev->exclude_kernel;
 	attr.exclude_hv = 1;
-	attr.exclude_guest = plan->exclude_guest;
+	attr.exclude_guest = plan->exclude_guest || ev->exclude_guest;
+	attr.exclude_host = ev->exclude_host;
+	attr.precise_ip = ev->precise_ip;
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
 	attr.inherit = 1;

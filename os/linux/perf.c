@@ -85,7 +85,9 @@ static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr 
 	attr.config = plan->config;
 	attr.config1 = plan->config1;
 	attr.config2 = ev->config2;
-	attr.exclude_guest = plan->exclude_guest;
+	attr.exclude_guest = plan->exclude_guest || ev->exclude_guest;
+	attr.exclude_host = ev->exclude_host;
+	attr.precise_ip = ev->precise_ip;
 	attr.disabled = leader < 0;
 	attr.pinned = leader < 0 && !(flags & UPMC_OPT_MULTIPLEX);
 	attr.exclude_user = ev->exclude_user;
