@@ -52,6 +52,26 @@ static struct upmc_set *set_alloc(unsigned n)
 	return &b->set;
 }
 
+/* A read that fails leaves no value that looks counted: every value reads
+ * UPMC_NOT_COUNTED (regions drop such a sample without a test of their own). */
+static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *values, int err)
+{
+	unsigned i;
+
+	if (err < 0)
+		for (i = 0; i < set->n; i++)
+			values[i] = UPMC_NOT_COUNTED;
+	return err;
+}
+
+/* upmc_read() of a set whose counters all read by the OS's call. */
+static int read_by_syscall(struct upmc_set *set, uint64_t *values)
+{
+	if (UPMC_UNLIKELY(!values))
+		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
+	return failed_reads_count_nothing(set, values, upmc_os_read(set, values, NULL, NULL));
+}
+
 /*
  * What the kernel fixes when an event is opened, the inline reader takes as
  * given (docs/read-protocol.md): a page it reads has cap_user_rdpmc and the
@@ -60,13 +80,14 @@ static struct upmc_set *set_alloc(unsigned n)
  */
 static void settle_pages(struct upmc_set *set)
 {
-	unsigned i, fast = 0;
+	unsigned i, fast = 0, users = 0;
 
 	for (i = 0; i < set->n; i++) {
 		const volatile struct upmc_perf_page *pc = set->page[i];
 		int user = set->state->counter[i].path == UPMC_PATH_USER;
 
 		set->state->user_page[i] = user ? pc : NULL;
+		users += user;
 		if (user && (pc->capabilities & UPMC_CAP_USER_RDPMC) &&
 		    pc->pmc_width == UPMC_ARCH_PMC_WIDTH)
 			fast++;
@@ -74,7 +95,9 @@ static void settle_pages(struct upmc_set *set)
 			set->page[i] = &upmc_no_page;
 	}
 	set->user_n = fast == set->n ? set->n : 0;
-	set->read = upmc_reader_for(set);
+	/* A set no counter of which reads in user space goes straight to the
+	 * OS layer: its upmc_read() is the system call and little more. */
+	set->read = set->n && !users ? read_by_syscall : upmc_reader_for(set);
 }
 
 int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)
@@ -306,18 +329,6 @@ static int read_user_pages(struct upmc_set *set, uint64_t *values)
 		    upmc_page_count(set->state->user_page[i], &values[i]) < 0)
 			return -1;
 	return 0;
-}
-
-/* A read that fails leaves no value that looks counted: every value reads
- * UPMC_NOT_COUNTED (regions drop such a sample without a test of their own). */
-static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *values, int err)
-{
-	unsigned i;
-
-	if (err < 0)
-		for (i = 0; i < set->n; i++)
-			values[i] = UPMC_NOT_COUNTED;
-	return err;
 }
 
 UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
