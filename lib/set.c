@@ -18,6 +18,8 @@ struct set_block {
 
 static int read_options(const struct upmc_options *opts, unsigned *flags)
 {
+	int err;
+
 	*flags = 0;
 	if (!opts)
 		return 0;
@@ -25,6 +27,9 @@ static int read_options(const struct upmc_options *opts, unsigned *flags)
 		return upmc_fail(-EINVAL,
 		                 "upmc_options.size is %zu: set it to sizeof(struct upmc_options)",
 		                 opts->size);
+	err = upmc_check_struct_size(opts, opts->size, sizeof(*opts), "upmc_options");
+	if (err < 0)
+		return err;
 	if (opts->flags & ~KNOWN_FLAGS)
 		return upmc_fail(-EINVAL, "upmc_options.flags has unknown bits 0x%x",
 		                 opts->flags & ~KNOWN_FLAGS);
@@ -153,6 +158,17 @@ static void set_summary(struct upmc_set *set)
 	upmc_format(out, size, "%u counter%s: %s; %s", set->n, set->n > 1 ? "s" : "", parts, why);
 }
 
+/* An event whose PMU this machine lacks (UPMC_OPT_TIME_ONLY) is unavailable,
+ * for the reason resolving it gives; the OS layer leaves it unopened. */
+static void mark_missing(struct upmc_counter *c, unsigned flags)
+{
+	struct upmc_event scratch = c->event;
+
+	upmc_os_resolve_event(c->event.name, flags, &scratch);
+	c->path = UPMC_PATH_UNAVAILABLE;
+	upmc_format(c->reason, sizeof(c->reason), "%s", upmc_last_error());
+}
+
 UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upmc_options *opts)
 {
 	struct upmc_event events[UPMC_MAX_COUNTERS];
@@ -175,6 +191,8 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 	for (i = 0; i < set->n; i++) {
 		set->state->counter[i].event = events[i];
 		set->state->counter[i].ratio = 1;
+		if (events[i].missing)
+			mark_missing(&set->state->counter[i], flags);
 	}
 	err = upmc_os_open(set, flags);
 	if (err < 0) {

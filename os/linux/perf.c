@@ -217,8 +217,12 @@ static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned fl
 
 	for (i = 0; i < set->n; i++) {
 		struct upmc_counter *c = &set->state->counter[i];
-		int err = open_counter(set, ls, i, flags, probe);
+		int err;
+
 		set->page[i] = &no_page;
+		if (c->path == UPMC_PATH_UNAVAILABLE)
+			continue; /* its PMU is not here (lib/set.c) */
+		err = open_counter(set, ls, i, flags, probe);
 		if (!err) {
 			c->path = UPMC_PATH_SYSCALL;
 			continue;
