@@ -42,6 +42,9 @@ struct upmc_set_state {
 	const volatile struct upmc_perf_page *user_page[UPMC_MAX_COUNTERS];
 	char summary[UPMC_REASON_MAX + 96];
 	void *os; /* the OS layer's own data */
+	/* The registry of open sets (lib/set.c), for fork(). */
+	struct upmc_set *prev, *next;
+	int forked; /* this is a forked child; the set is the parent's */
 };
 
 /* Parses spec into at most max events; returns how many, or -errno. */

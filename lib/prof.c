@@ -11,6 +11,8 @@ static const struct upmc_options time_only = {sizeof(struct upmc_options), UPMC_
 
 static int prof_open(struct upmc_prof *p)
 {
+	if (p->set && p->set->state->forked)
+		upmc_prof_close(p); /* a forked worker: the parent's set counts the parent */
 	if (p->region || p->failed)
 		return p->region ? 0 : -1;
 	if (upmc_open(&p->set, p->events, &time_only) < 0 ||
