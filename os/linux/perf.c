@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/ioctl.h>
@@ -218,8 +219,12 @@ static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned fl
 
 	for (i = 0; i < set->n; i++) {
 		struct upmc_counter *c = &set->state->counter[i];
-		int err = open_counter(set, ls, i, flags, probe);
+		int err;
+
 		set->page[i] = &no_page;
+		if (c->path == UPMC_PATH_UNAVAILABLE)
+			continue; /* its PMU is not here (lib/set.c) */
+		err = open_counter(set, ls, i, flags, probe);
 		if (!err) {
 			c->path = UPMC_PATH_SYSCALL;
 			continue;
@@ -400,6 +405,17 @@ void upmc_os_close(struct upmc_set *set)
 	set->user_n = 0;
 	release(ls);
 	set->state->os = NULL;
+}
+
+void upmc_os_abandon(struct upmc_set *set)
+{
+	free(set->state->os); /* its descriptors and pages are not the child's */
+	set->state->os = NULL;
+}
+
+void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	pthread_atfork(prepare, parent, child);
 }
 
 /* The sum of the group's page locks, or 0 when a member has no page. */
