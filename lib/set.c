@@ -167,9 +167,14 @@ static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *valu
 /* upmc_read() of a set whose counters all read by the OS's call. */
 static int read_by_syscall(struct upmc_set *set, uint64_t *values)
 {
+	int err;
+
 	if (UPMC_UNLIKELY(!values))
 		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
-	return failed_reads_count_nothing(set, values, upmc_os_read(set, values, NULL, NULL));
+	err = check_owner(set, "upmc_read");
+	if (err == 0)
+		err = upmc_os_read(set, values, NULL, NULL);
+	return failed_reads_count_nothing(set, values, err);
 }
 
 /*
