@@ -5,6 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -61,6 +62,7 @@ struct linux_set {
 	struct linux_group grp[MAX_EVENTS];
 	unsigned n_ev, n_grp;
 	int hybrid, multiplex;
+	int one_group; /* one group, whose members are the set's counters in order */
 	int own_encoding[UPMC_MAX_COUNTERS]; /* opened as each PMU's own event */
 	int pmu_dead;                        /* the core PMU opens events, counts nothing */
 	size_t page_size;
@@ -203,8 +205,12 @@ static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned fl
 
 	for (i = 0; i < set->n; i++) {
 		struct upmc_counter *c = &set->state->counter[i];
-		int err = open_counter(set, ls, i, flags, probe);
+		int err;
+
 		set->page[i] = &no_page;
+		if (c->path == UPMC_PATH_UNAVAILABLE)
+			continue; /* its PMU is not here (lib/set.c) */
+		err = open_counter(set, ls, i, flags, probe);
 		if (!err) {
 			c->path = UPMC_PATH_SYSCALL;
 			continue;
@@ -444,6 +450,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 		return err;
 	}
 	choose_paths(set, ls, flags, &probe);
+	ls->one_group = ls->n_grp == 1 && ls->n_ev == set->n && !ls->hybrid && !ls->multiplex;
 	set->state->os = ls;
 	return 0;
 }
@@ -460,6 +467,17 @@ void upmc_os_close(struct upmc_set *set)
 	set->user_n = 0;
 	release(ls);
 	set->state->os = NULL;
+}
+
+void upmc_os_abandon(struct upmc_set *set)
+{
+	free(set->state->os); /* its descriptors and pages are not the child's */
+	set->state->os = NULL;
+}
+
+void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	pthread_atfork(prepare, parent, child);
 }
 
 /* The sum of the group's page locks, or 0 when a member has no page. */
@@ -491,6 +509,19 @@ static int group_from_pages(struct linux_set *ls, unsigned g)
 	return 0;
 }
 
+/* A read(2) of a group that gave no counts: got < 0 with errno, or 0 bytes
+ * for a pinned group in an error state (the kernel never returns less than
+ * the group's whole layout otherwise). */
+static int group_read_failed(ssize_t got)
+{
+	if (got < 0)
+		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
+	if (got > 0)
+		return upmc_fail(-EIO, "read(2) of the counters returned %zd bytes, not the group",
+		                 got);
+	return upmc_fail(-EBUSY, "%s", pinned_failed);
+}
+
 /* read(2) of one group into its events' cached counts; its times too. A
  * member that never ran reads UPMC_NOT_COUNTED. */
 static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
@@ -501,10 +532,8 @@ static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint6
 	unsigned e, k = 0;
 	ssize_t got = upmc_sys_read(grp->leader, buf, sizeof(buf));
 
-	if (got < 0)
-		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
-	if (got == 0)
-		return upmc_fail(-EBUSY, "%s", pinned_failed);
+	if (got <= 0)
+		return group_read_failed(got);
 	for (e = 0; e < ls->n_ev; e++)
 		if (ls->ev[e].group == g && k < buf[0])
 			ls->ev[e].cached = buf[2] ? buf[3 + k++] : UPMC_NOT_COUNTED;
@@ -591,9 +620,38 @@ static void set_times(const struct linux_set *ls, const uint64_t *en, const uint
 	*running = any_core ? (cores < max_en ? cores : max_en) : other;
 }
 
-int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)
+/*
+ * The common case, one group whose members are the set's counters in order
+ * (no counter unavailable, no core types, no scaling): one read(2) of just
+ * their values, copied into place. The read(2) fallback costs what the
+ * system call costs, and little more.
+ */
+static int read_one_group(struct upmc_set *set, struct linux_set *ls, uint64_t *values,
+                          uint64_t *enabled, uint64_t *running)
 {
-	struct linux_set *ls = set->state->os;
+	uint64_t buf[3 + UPMC_MAX_COUNTERS]; /* nr, enabled, running, values */
+	const ssize_t size = (ssize_t)((3 + set->n) * sizeof(buf[0]));
+	ssize_t got = upmc_sys_read(ls->grp[0].leader, buf, (size_t)size);
+	unsigned i;
+
+	if (got != size)
+		return group_read_failed(got);
+	for (i = 0; i < set->n; i++)
+		values[i] = buf[2] ? buf[3 + i] : UPMC_NOT_COUNTED;
+	if (enabled)
+		*enabled = buf[1];
+	if (running)
+		*running = buf[2];
+	return (int)set->n;
+}
+
+/* Every other case: each group from its pages or by read(2) (group_update()),
+ * summed into the counters its events add to. Out of line, so that the
+ * common case does not pay for its frame. */
+static __attribute__((noinline)) int read_groups(struct upmc_set *set, struct linux_set *ls,
+                                                 uint64_t *values, uint64_t *enabled,
+                                                 uint64_t *running)
+{
 	uint64_t en[MAX_EVENTS] = {0}, run[MAX_EVENTS] = {0};
 	int counted[UPMC_MAX_COUNTERS] = {0}, times = enabled || ls->multiplex;
 	unsigned i, g, e;
@@ -616,6 +674,15 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 	if (enabled && running)
 		set_times(ls, en, run, enabled, running);
 	return (int)set->n;
+}
+
+int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)
+{
+	struct linux_set *ls = set->state->os;
+
+	if (ls->one_group)
+		return read_one_group(set, ls, values, enabled, running);
+	return read_groups(set, ls, values, enabled, running);
 }
 
 /* The time fields of a page, read under its seqlock (the uapi layout). */
