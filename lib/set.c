@@ -82,6 +82,7 @@ static void forked_child(void)
 
 	for (set = registry; set; set = set->state->next) {
 		set->state->forked = 1;
+		set->thread = NULL; /* no thread's: every read fails check_owner() */
 		for (i = 0; i < UPMC_MAX_COUNTERS; i++) {
 			set->page[i] = &upmc_no_page;
 			set->state->user_page[i] = NULL;
@@ -123,17 +124,17 @@ static void leave(struct upmc_set *set)
 /* A read of this set is this thread's, in this process; or why not. */
 static int check_owner(const struct upmc_set *set, const char *fn)
 {
+	if (UPMC_LIKELY(set->thread == &this_thread))
+		return 0;
 	if (set->state->forked)
 		return upmc_fail(-ECHILD,
 		                 "%s: the set was opened before fork(), by the parent process, and "
 		                 "counts the parent: open a new set in the child",
 		                 fn);
-	if (set->thread != &this_thread)
-		return upmc_fail(-EPERM,
-		                 "%s: the set was opened by another thread and counts that thread "
-		                 "only: open one set per thread",
-		                 fn);
-	return 0;
+	return upmc_fail(-EPERM,
+	                 "%s: the set was opened by another thread and counts that thread "
+	                 "only: open one set per thread",
+	                 fn);
 }
 
 static struct upmc_set *set_alloc(unsigned n)
@@ -152,6 +153,31 @@ static struct upmc_set *set_alloc(unsigned n)
 	return &b->set;
 }
 
+/* A read that fails leaves no value that looks counted: every value reads
+ * UPMC_NOT_COUNTED (regions drop such a sample without a test of their own). */
+static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *values, int err)
+{
+	unsigned i;
+
+	if (err < 0)
+		for (i = 0; i < set->n; i++)
+			values[i] = UPMC_NOT_COUNTED;
+	return err;
+}
+
+/* upmc_read() of a set whose counters all read by the OS's call. */
+static int read_by_syscall(struct upmc_set *set, uint64_t *values)
+{
+	int err;
+
+	if (UPMC_UNLIKELY(!values))
+		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
+	err = check_owner(set, "upmc_read");
+	if (err == 0)
+		err = upmc_os_read(set, values, NULL, NULL);
+	return failed_reads_count_nothing(set, values, err);
+}
+
 /*
  * What the kernel fixes when an event is opened, the inline reader takes as
  * given (docs/read-protocol.md): a page it reads has cap_user_rdpmc and the
@@ -160,13 +186,14 @@ static struct upmc_set *set_alloc(unsigned n)
  */
 static void settle_pages(struct upmc_set *set)
 {
-	unsigned i, fast = 0;
+	unsigned i, fast = 0, users = 0;
 
 	for (i = 0; i < set->n; i++) {
 		const volatile struct upmc_perf_page *pc = set->page[i];
 		int user = set->state->counter[i].path == UPMC_PATH_USER;
 
 		set->state->user_page[i] = user ? pc : NULL;
+		users += user;
 		if (user && (pc->capabilities & UPMC_CAP_USER_RDPMC) &&
 		    pc->pmc_width == UPMC_ARCH_PMC_WIDTH)
 			fast++;
@@ -174,7 +201,9 @@ static void settle_pages(struct upmc_set *set)
 			set->page[i] = &upmc_no_page;
 	}
 	set->user_n = fast == set->n ? set->n : 0;
-	set->read = upmc_reader_for(set);
+	/* A set no counter of which reads in user space goes straight to the
+	 * OS layer: its upmc_read() is the system call and little more. */
+	set->read = set->n && !users ? read_by_syscall : upmc_reader_for(set);
 }
 
 int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)
@@ -425,18 +454,6 @@ static int read_user_pages(struct upmc_set *set, uint64_t *values)
 		    upmc_page_count(set->state->user_page[i], &values[i]) < 0)
 			return -1;
 	return 0;
-}
-
-/* A read that fails leaves no value that looks counted: every value reads
- * UPMC_NOT_COUNTED (regions drop such a sample without a test of their own). */
-static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *values, int err)
-{
-	unsigned i;
-
-	if (err < 0)
-		for (i = 0; i < set->n; i++)
-			values[i] = UPMC_NOT_COUNTED;
-	return err;
 }
 
 UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)

@@ -134,6 +134,10 @@ UPMC_API const void *upmc_thread(void);
 #endif
 
 /*
+ * Not API: call upmc_read() and the others, never these. They are exported
+ * only because the inline functions, compiled into the caller, call them;
+ * they may change in any version (the shared library's soname says which).
+ *
  * Out of line and cold: what the inline readers hand over to. Counters whose
  * page is not the one the inline reader was compiled for (another width, or
  * not on the PMU right now) are read here: from user space by the uapi
