@@ -25,6 +25,10 @@ struct upmc_event {
 	unsigned exclude_user : 1;
 	unsigned exclude_kernel : 1;
 	unsigned generic : 1; /* perf's generic hardware or cache event */
+	/* libpfm4's own modifiers (:precise=, :mg=, :mh=) */
+	unsigned precise_ip : 2;
+	unsigned exclude_guest : 1;
+	unsigned exclude_host : 1;
 	unsigned missing : 1; /* its PMU is not on this machine (UPMC_OPT_TIME_ONLY) */
 };
 
