@@ -67,7 +67,7 @@ struct linux_set {
 /* Index 0: the inline reader always takes the slow path on it. */
 static const struct upmc_perf_page no_page;
 
-static int perf_event_open(struct perf_event_attr *attr, int group)
+static int sys_perf_event_open(struct perf_event_attr *attr, int group)
 {
 	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
 }
@@ -131,7 +131,7 @@ static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr 
 	if (wants_user_read(ev, flags))
 		attr.config1 = ev->config1 | 2;
 #endif
-	return perf_event_open(&attr, leader);
+	return sys_perf_event_open(&attr, leader);
 }
 
 /* Would it open on its own? Tells "the group is full" from "unsupported". */
@@ -606,7 +606,7 @@ int upmc_linux_dummy_page(struct perf_event_mmap_page *copy)
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = perf_event_open(&attr, -1);
+	fd = sys_perf_event_open(&attr, -1);
 	if (fd < 0)
 		return -errno;
 	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
