@@ -3,7 +3,8 @@
 # (docs/using.md): installs it into a temporary prefix and builds
 # examples/consumer three ways (cc + pkg-config, CMake's find_package,
 # static with pkg-config --static), each run; builds it from the single
-# upmc.c and upmc.h with gcc and clang, as C11 and as C++17.
+# upmc.c and upmc.h with gcc and clang, as C11 and as C++17; and runs it
+# from a Bazel workspace of its own that depends on @upmc.
 #
 # Prints one line per check: "PASS <name>" or "FAIL <name>". Details go to
 # $out/*.log. Installs what it needs from Debian (as root); safe to rerun.
@@ -142,4 +143,20 @@ if check single-file-generate amalgamation; then
 	done
 	check single-file-libpfm single_file_libpfm
 fi
+
+# ---- Bazel ----------------------------------------------------------------
+# examples/consumer's WORKSPACE copied elsewhere and pointed at this
+# checkout, as a user's would be. Its own output base builds upmc once more
+# (about 25 s here); its server is shut down after.
+bazel_consumer() {
+	local ws=$out/bazel-consumer rc
+	cp -r examples/consumer "$ws" &&
+		sed -i "s|path = \"../..\"|path = \"$PWD\"|" "$ws/WORKSPACE" &&
+		grep -q "path = \"$PWD\"" "$ws/WORKSPACE" || return 1
+	(cd "$ws" && time bazel run //:consumer)
+	rc=$?
+	(cd "$ws" && bazel shutdown)
+	return $rc
+}
+check bazel-consumer bazel_consumer
 exit 0
