@@ -82,6 +82,7 @@ static void forked_child(void)
 
 	for (set = registry; set; set = set->state->next) {
 		set->state->forked = 1;
+		set->thread = NULL; /* no thread's: every read fails check_owner() */
 		for (i = 0; i < UPMC_MAX_COUNTERS; i++) {
 			set->page[i] = &upmc_no_page;
 			set->state->user_page[i] = NULL;
@@ -123,17 +124,17 @@ static void leave(struct upmc_set *set)
 /* A read of this set is this thread's, in this process; or why not. */
 static int check_owner(const struct upmc_set *set, const char *fn)
 {
+	if (UPMC_LIKELY(set->thread == &this_thread))
+		return 0;
 	if (set->state->forked)
 		return upmc_fail(-ECHILD,
 		                 "%s: the set was opened before fork(), by the parent process, and "
 		                 "counts the parent: open a new set in the child",
 		                 fn);
-	if (set->thread != &this_thread)
-		return upmc_fail(-EPERM,
-		                 "%s: the set was opened by another thread and counts that thread "
-		                 "only: open one set per thread",
-		                 fn);
-	return 0;
+	return upmc_fail(-EPERM,
+	                 "%s: the set was opened by another thread and counts that thread "
+	                 "only: open one set per thread",
+	                 fn);
 }
 
 static struct upmc_set *set_alloc(unsigned n)
