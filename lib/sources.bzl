@@ -13,6 +13,9 @@ CORE_SRCS = [
     "set.c",
     "stats.c",
     "stats.h",
+    "zone.c",
+    "zone_collect.c",
+    "zone_internal.h",
 ]
 
 CORE_HDRS = [
