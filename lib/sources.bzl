@@ -7,6 +7,7 @@ CORE_SRCS = [
     "clock.c",
     "error.c",
     "events.c",
+    "json.c",
     "prof.c",
     "read.c",
     "region.c",
@@ -14,8 +15,12 @@ CORE_SRCS = [
     "stats.c",
     "stats.h",
     "zone.c",
+    "zone_chrome.c",
     "zone_collect.c",
     "zone_internal.h",
+    "zone_speedscope.c",
+    "zone_table.c",
+    "zone_write.c",
 ]
 
 CORE_HDRS = [

@@ -508,26 +508,26 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	return 0;
 }
 
-static void collect_lock(struct upmc_profile *p)
+void upmc_zone_collector_lock(struct upmc_profile *p)
 {
 	while (__atomic_exchange_n(&p->collecting, 1, __ATOMIC_ACQUIRE))
 		;
 }
 
-static void collect_unlock(struct upmc_profile *p)
+void upmc_zone_collector_unlock(struct upmc_profile *p)
 {
 	__atomic_store_n(&p->collecting, 0, __ATOMIC_RELEASE);
 }
 
-static int collect(struct upmc_profile *p, int final)
+int upmc_zone_collect(struct upmc_profile *p, int final)
 {
 	struct upmc_zone_thread *t;
 	int done = 0;
 
-	collect_lock(p);
+	upmc_zone_collector_lock(p);
 	for (t = p->first; t; t = upmc_zone_thread_next(t))
 		done += upmc_zone_collect_thread(p, t, final);
-	collect_unlock(p);
+	upmc_zone_collector_unlock(p);
 	return done;
 }
 
@@ -560,7 +560,7 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 	if (zone_profile == p)
 		zone_profile = NULL;
 	zone_unlock();
-	collect(p, 1);
+	upmc_zone_collect(p, 1);
 	zone_lock();
 	for (t = p->first; t; t = next) {
 		next = t->link;
@@ -594,7 +594,7 @@ UPMC_API int upmc_profile_collect(struct upmc_profile *p)
 {
 	if (!p)
 		return upmc_fail(-EINVAL, "upmc_profile_collect: the profile is NULL");
-	return collect(p, 0);
+	return upmc_zone_collect(p, 0);
 }
 
 UPMC_API void upmc_profile_clear(struct upmc_profile *p)
@@ -603,10 +603,10 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 
 	if (!p)
 		return;
-	collect_lock(p);
+	upmc_zone_collector_lock(p);
 	for (t = p->first; t; t = upmc_zone_thread_next(t))
 		upmc_zone_forget(t);
-	collect_unlock(p);
+	upmc_zone_collector_unlock(p);
 }
 
 struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p)
@@ -623,10 +623,10 @@ UPMC_API int upmc_profile_stats(struct upmc_profile *p, struct upmc_profile_stat
 {
 	if (!p || !stats)
 		return upmc_fail(-EINVAL, "upmc_profile_stats: the profile or stats is NULL");
-	collect(p, 0);
-	collect_lock(p);
+	upmc_zone_collect(p, 0);
+	upmc_zone_collector_lock(p);
 	upmc_zone_totals(p, stats);
-	collect_unlock(p);
+	upmc_zone_collector_unlock(p);
 	return 0;
 }
 
@@ -650,8 +650,8 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 
 	if (!p || !fn)
 		return upmc_fail(-EINVAL, "upmc_profile_zones: the profile or function is NULL");
-	collect(p, 0);
-	collect_lock(p);
+	upmc_zone_collect(p, 0);
+	upmc_zone_collector_lock(p);
 	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
 		upmc_zone_sort(t);
 		for (i = 0; i < t->n_zones; i++) {
@@ -662,6 +662,6 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 		}
 	}
 out:
-	collect_unlock(p);
+	upmc_zone_collector_unlock(p);
 	return visited;
 }

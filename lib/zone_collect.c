@@ -301,11 +301,14 @@ void upmc_zone_free_store(struct upmc_zone_thread *t)
 	t->n_values = t->values_cap = t->n_frames = t->frames_cap = 0;
 }
 
+uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks)
+{
+	return upmc_mul_shift(ticks, p->timer->clock.mult, p->timer->clock.shift);
+}
+
 uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks)
 {
-	if (ticks <= p->t_open)
-		return 0;
-	return upmc_mul_shift(ticks - p->t_open, p->timer->clock.mult, p->timer->clock.shift);
+	return ticks <= p->t_open ? 0 : upmc_zone_duration_ns(p, ticks - p->t_open);
 }
 
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,

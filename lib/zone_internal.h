@@ -113,6 +113,12 @@ struct upmc_profile {
 /* Writes the drops as a lost record (ZONE_LOST_WORDS) and forgets them. */
 void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w);
 
+/* Collects every thread's records (final: the threads are quiescent);
+ * the lock keeps one collector at a time (lib/zone.c). */
+int upmc_zone_collect(struct upmc_profile *p, int final);
+void upmc_zone_collector_lock(struct upmc_profile *p);
+void upmc_zone_collector_unlock(struct upmc_profile *p);
+
 /* The collector (lib/zone_collect.c). */
 int upmc_zone_collect_thread(struct upmc_profile *p, struct upmc_zone_thread *t, int final);
 void upmc_zone_forget(struct upmc_zone_thread *t);
@@ -122,11 +128,22 @@ void upmc_zone_free_store(struct upmc_zone_thread *t);
 struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p);
 struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t);
 void upmc_zone_sort(struct upmc_zone_thread *t);
-uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks);
+uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks); /* since open */
+uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
 /* A collected zone as the public struct; delta and self point into buf (2 * n). */
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                     const struct zone_done *z, uint64_t *buf, struct upmc_zone_info *info);
 void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *stats);
+
+/* The thread's name in exports, made unique with " #<n>" where another has it. */
+void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
+                     size_t size);
+
+/* Calls fn at every begin and end of t's zones, in time order; depth is the
+ * zone's place on the stack of zones open. Stops at fn's first non-zero. */
+int upmc_zone_walk(struct upmc_zone_thread *t,
+                   int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
+                   void *arg);
 
 /* The writers, each in its own file. */
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out);
@@ -134,8 +151,5 @@ int upmc_zone_write_speedscope(struct upmc_profile *p, FILE *out);
 int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out);
 int upmc_zone_write_table(struct upmc_profile *p, FILE *out);
 int upmc_zone_write_json(struct upmc_profile *p, FILE *out);
-
-/* s as a JSON string, quoted and escaped. */
-void upmc_json_string(FILE *out, const char *s);
 
 #endif /* UPMC_ZONE_INTERNAL_H */

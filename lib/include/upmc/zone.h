@@ -140,6 +140,22 @@ struct upmc_zone_info {
 UPMC_API int upmc_profile_zones(struct upmc_profile *profile,
                                 int (*fn)(const struct upmc_zone_info *zone, void *arg), void *arg);
 
+/* Export formats. */
+enum upmc_format {
+	UPMC_FORMAT_TABLE = 1,      /* the aggregate table, per zone name */
+	UPMC_FORMAT_JSON = 2,       /* the same aggregates as JSON */
+	UPMC_FORMAT_CHROME = 3,     /* Chrome trace event JSON */
+	UPMC_FORMAT_SPEEDSCOPE = 5, /* speedscope JSON */
+};
+
+/* Writes the collected zones (collects first). Returns 0, or -errno. */
+UPMC_API int upmc_profile_write(struct upmc_profile *profile, enum upmc_format format, FILE *out);
+UPMC_API int upmc_profile_save(struct upmc_profile *profile, enum upmc_format format,
+                               const char *path);
+
+/* The aggregate table. */
+UPMC_API int upmc_profile_print(struct upmc_profile *profile, FILE *out);
+
 #ifdef __cplusplus
 }
 #endif
