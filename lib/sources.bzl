@@ -18,6 +18,7 @@ CORE_SRCS = [
     "zone_chrome.c",
     "zone_collect.c",
     "zone_internal.h",
+    "zone_perfetto.c",
     "zone_speedscope.c",
     "zone_table.c",
     "zone_write.c",

@@ -69,6 +69,9 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 	case UPMC_FORMAT_CHROME:
 		err = upmc_zone_write_chrome(p, out);
 		break;
+	case UPMC_FORMAT_PERFETTO:
+		err = upmc_zone_write_perfetto(p, out);
+		break;
 	case UPMC_FORMAT_SPEEDSCOPE:
 		err = upmc_zone_write_speedscope(p, out);
 		break;

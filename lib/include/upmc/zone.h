@@ -145,6 +145,7 @@ enum upmc_format {
 	UPMC_FORMAT_TABLE = 1,      /* the aggregate table, per zone name */
 	UPMC_FORMAT_JSON = 2,       /* the same aggregates as JSON */
 	UPMC_FORMAT_CHROME = 3,     /* Chrome trace event JSON */
+	UPMC_FORMAT_PERFETTO = 4,   /* Perfetto protobuf (.pftrace) */
 	UPMC_FORMAT_SPEEDSCOPE = 5, /* speedscope JSON */
 };
 
