@@ -10,6 +10,8 @@
 
 static int read_options(const struct upmc_bench_options *opts, struct upmc_bench_options *o)
 {
+	int err;
+
 	o->size = sizeof(*o);
 	o->min_repeats = 1;
 	o->min_ns = 1000000;
@@ -22,6 +24,9 @@ static int read_options(const struct upmc_bench_options *opts, struct upmc_bench
 		                 "upmc_bench_options.size is %zu: set it to "
 		                 "sizeof(struct upmc_bench_options)",
 		                 opts->size);
+	err = upmc_check_struct_size(opts, opts->size, sizeof(*opts), "upmc_bench_options");
+	if (err < 0)
+		return err;
 	o->min_repeats = opts->min_repeats ? opts->min_repeats : o->min_repeats;
 	o->min_ns = opts->min_ns;
 	o->max_repeats = opts->max_repeats ? opts->max_repeats : o->max_repeats;
@@ -54,6 +59,15 @@ static void per_call(const struct upmc_region *r, unsigned what, uint64_t repeat
 	out->mean /= (double)repeats;
 }
 
+/* Every sample dropped: the failed read's sentence, in a sentence of its own. */
+static int all_dropped(unsigned samples)
+{
+	char why[UPMC_REASON_MAX];
+
+	upmc_format(why, sizeof(why), "%s", upmc_last_error());
+	return upmc_fail(-ENODATA, "upmc_bench: all %u samples were dropped: %s", samples, why);
+}
+
 UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
                         const struct upmc_bench_options *opts, struct upmc_bench_result *result)
 {
@@ -84,9 +98,11 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 	for (i = 0; i < o.samples; i++)
 		batch(r, fn, arg, result->repeats);
 	result->samples = o.samples;
+	/* A batch whose read failed is in no statistic: counted here. */
+	result->dropped = upmc_region_dropped(r);
 	per_call(r, UPMC_NS, result->repeats, &result->ns);
 	for (i = 0; i < set->n; i++)
 		per_call(r, i, result->repeats, &result->counter[i]);
 	upmc_region_close(r);
-	return 0;
+	return result->dropped == result->samples ? all_dropped(result->samples) : 0;
 }

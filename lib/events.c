@@ -209,7 +209,14 @@ static int raw_code(const char *base, uint64_t *config)
 		return -ENOENT;
 	errno = 0;
 	*config = strtoull(base + 1, &end, 16);
-	return *end || errno ? -ENOENT : 0;
+	if (*end)
+		return -ENOENT;
+	if (errno == ERANGE)
+		return upmc_fail(-ERANGE,
+		                 "raw code '%s' does not fit in 64 bits (at most 16 hex "
+		                 "digits, e.g. 'r01c2')",
+		                 base);
+	return 0;
 }
 
 /* perf's generic names and raw codes, with upmc's modifiers. */
@@ -219,6 +226,7 @@ static int portable_event(const char *item, unsigned flags, struct upmc_event *e
 	const char *colon = strchr(item, ':');
 	size_t len = colon ? (size_t)(colon - item) : strlen(item);
 	struct named known;
+	int err;
 
 	memcpy(base, item, len);
 	base[len] = '\0';
@@ -226,10 +234,10 @@ static int portable_event(const char *item, unsigned flags, struct upmc_event *e
 		ev->type = known.type;
 		ev->config = known.config;
 		ev->generic = known.type != UPMC_TYPE_SOFTWARE;
-	} else if (raw_code(base, &ev->config) == 0) {
+	} else if ((err = raw_code(base, &ev->config)) == 0) {
 		ev->type = UPMC_TYPE_RAW;
 	} else {
-		return -ENOENT;
+		return err;
 	}
 	upmc_event_levels(ev, flags);
 	return colon ? upmc_event_modifiers(colon + 1, item, ev) : 0;
@@ -248,7 +256,25 @@ static int unknown_event(const char *item)
 	return upmc_fail(-ENOENT, "event '%s' unknown; did you mean %s?", name, close);
 }
 
-/* One comma-separated item (already trimmed) into ev. */
+/* Control bytes are never part of an event's name: refused before any
+ * sentence quotes the item (a terminal would act on them). */
+static int control_byte(const char *p, size_t len, unsigned position)
+{
+	size_t i;
+
+	for (i = 0; i < len; i++)
+		if ((unsigned char)p[i] < 0x20 || p[i] == 0x7f)
+			return upmc_fail(
+			        -EINVAL,
+			        "event %u of the spec has a control byte (0x%02x) at offset "
+			        "%zu: event names are printable",
+			        position, (unsigned char)p[i], i);
+	return 0;
+}
+
+/* One comma-separated item (already trimmed) into ev. With
+ * UPMC_OPT_TIME_ONLY, an event of a PMU this machine lacks is kept, marked
+ * missing: the set opens it unavailable. */
 static int parse_item(const char *item, unsigned flags, struct upmc_event *ev)
 {
 	int err = -ENOENT;
@@ -263,6 +289,10 @@ static int parse_item(const char *item, unsigned flags, struct upmc_event *ev)
 		err = portable_event(item, flags, ev);
 	if (err == -ENOENT)
 		err = upmc_os_resolve_event(item, flags, ev);
+	if (err == -ENODEV && (flags & UPMC_OPT_TIME_ONLY)) {
+		ev->missing = 1;
+		return 0;
+	}
 	return err == -ENOENT ? unknown_event(item) : err;
 }
 
@@ -301,10 +331,16 @@ int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
 		if (!len && !end && !n)
 			return upmc_fail(-EINVAL, "event spec is empty: name at least one event, "
 			                          "e.g. 'cycles,instructions'");
-		if (!len)
+		err = control_byte(p, len, n + 1);
+		if (err < 0)
+			return err;
+		if (!len) {
+			char shown[2 * UPMC_NAME_MAX];
+			upmc_printable(shown, sizeof(shown), spec);
 			return upmc_fail(-EINVAL,
-			                 "event spec '%s' has an empty item at position %u", spec,
+			                 "event spec '%s' has an empty item at position %u", shown,
 			                 n + 1);
+		}
 		if (n == max)
 			return upmc_fail(
 			        -E2BIG,

@@ -26,6 +26,7 @@ struct upmc_event {
 	unsigned exclude_user : 1;
 	unsigned exclude_kernel : 1;
 	unsigned generic : 1; /* perf's generic hardware or cache event */
+	unsigned missing : 1; /* its PMU is not on this machine (UPMC_OPT_TIME_ONLY) */
 };
 
 struct upmc_counter {
@@ -42,6 +43,9 @@ struct upmc_set_state {
 	const volatile struct upmc_perf_page *user_page[UPMC_MAX_COUNTERS];
 	char summary[UPMC_REASON_MAX + 96];
 	void *os; /* the OS layer's own data */
+	/* The registry of open sets (lib/set.c), for fork(). */
+	struct upmc_set *prev, *next;
+	int forked; /* this is a forked child; the set is the parent's */
 };
 
 /* Parses spec into at most max events; returns how many, or -errno. */
@@ -67,6 +71,17 @@ int upmc_fail(int err, const char *fmt, ...) UPMC_PRINTF(2, 3);
 /* s as a JSON string: quoted, with quotes, backslashes and control
  * characters escaped. */
 void upmc_json_string(FILE *out, const char *s);
+
+/*
+ * The extensible-struct convention for a caller's options struct s of
+ * size bytes, whose first `known` bytes this library knows: a larger size
+ * (a newer caller) is fine only when the bytes beyond are zero. Returns 0,
+ * or -E2BIG after upmc_fail() naming the struct `what`.
+ */
+int upmc_check_struct_size(const void *s, size_t size, size_t known, const char *what);
+
+/* s with control bytes written as \xNN, for sentences that quote input. */
+void upmc_printable(char *out, size_t size, const char *s);
 
 /* snprintf that never overflows and always terminates. */
 void upmc_format(char *buf, size_t size, const char *fmt, ...) UPMC_PRINTF(3, 4);

@@ -26,6 +26,18 @@ void upmc_os_close(struct upmc_set *set);
  */
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running);
 
+/*
+ * In a forked child (lib/set.c knows which sets): frees what upmc_os_open()
+ * allocated without closing or unmapping anything. The child did not get
+ * the parent's mappings, and its copies of the descriptors may have been
+ * closed and their numbers reused.
+ */
+void upmc_os_abandon(struct upmc_set *set);
+
+/* Runs prepare before every fork(), parent and child after it in each
+ * process (pthread_atfork); nothing where the OS has no fork(). */
+void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+
 /* The kernel's timestamp-to-ns factors, when it publishes them; -ENOTSUP if not. */
 int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock);
 

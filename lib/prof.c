@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* <upmc/prof.h>: a lazily opened region per call site, printed per pass. */
+#include <errno.h>
 #include <stdio.h>
 #include <string.h>
 #include <upmc/prof.h>
@@ -10,6 +11,8 @@ static const struct upmc_options time_only = {sizeof(struct upmc_options), UPMC_
 
 static int prof_open(struct upmc_prof *p)
 {
+	if (p->set && p->set->state->forked)
+		upmc_prof_close(p); /* a forked worker: the parent's set counts the parent */
 	if (p->region || p->failed)
 		return p->region ? 0 : -1;
 	if (upmc_open(&p->set, p->events, &time_only) < 0 ||
@@ -23,9 +26,14 @@ static int prof_open(struct upmc_prof *p)
 	return 0;
 }
 
+static int prof_null(const struct upmc_prof *p, const char *fn)
+{
+	return p ? 0 : upmc_fail(-EINVAL, "%s: the prof pointer is NULL", fn);
+}
+
 UPMC_API void upmc_prof_begin(struct upmc_prof *p)
 {
-	if (prof_open(p) == 0)
+	if (prof_null(p, "upmc_prof_begin") == 0 && prof_open(p) == 0)
 		upmc_region_begin(p->region);
 }
 
@@ -34,9 +42,18 @@ UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
 	double v;
 	unsigned i;
 
-	if (!p->region)
+	if (prof_null(p, "upmc_prof_end") < 0 || !p->region)
 		return;
+	if (!out)
+		out = stderr;
 	upmc_region_end(p->region);
+	if (upmc_region_dropped(p->region) > p->dropped) {
+		p->dropped = upmc_region_dropped(p->region);
+		fprintf(out, "upmc %s: dropped (%s), %llu so far\n", p->name,
+		        upmc_last_error()[0] ? upmc_last_error() : "a begin had no end",
+		        (unsigned long long)p->dropped);
+		return;
+	}
 	upmc_region_last(p->region, UPMC_NS, 1, &v);
 	fprintf(out, "upmc %s: %.0f ns", p->name, v);
 	for (i = 0; i < p->set->n; i++) {
@@ -50,6 +67,8 @@ UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
 
 UPMC_API void upmc_prof_close(struct upmc_prof *p)
 {
+	if (prof_null(p, "upmc_prof_close") < 0)
+		return;
 	upmc_region_close(p->region);
 	upmc_close(p->set);
 	p->region = NULL;

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* Set lifecycle, descriptions and the out-of-line read paths. */
 #include <errno.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -18,6 +19,8 @@ struct set_block {
 
 static int read_options(const struct upmc_options *opts, unsigned *flags)
 {
+	int err;
+
 	*flags = 0;
 	if (!opts)
 		return 0;
@@ -25,6 +28,9 @@ static int read_options(const struct upmc_options *opts, unsigned *flags)
 		return upmc_fail(-EINVAL,
 		                 "upmc_options.size is %zu: set it to sizeof(struct upmc_options)",
 		                 opts->size);
+	err = upmc_check_struct_size(opts, opts->size, sizeof(*opts), "upmc_options");
+	if (err < 0)
+		return err;
 	if (opts->flags & ~KNOWN_FLAGS)
 		return upmc_fail(-EINVAL, "upmc_options.flags has unknown bits 0x%x",
 		                 opts->flags & ~KNOWN_FLAGS);
@@ -37,6 +43,100 @@ static int read_options(const struct upmc_options *opts, unsigned *flags)
 
 const struct upmc_perf_page upmc_no_page;
 
+static _Thread_local char this_thread;
+
+UPMC_API const void *upmc_thread(void)
+{
+	return &this_thread;
+}
+
+/*
+ * fork(): the kernel does not copy perf pages into the child (VM_DONTCOPY),
+ * and the child's copies of the descriptors are its own to close and reuse.
+ * Every set with counters is in a registry; in the child, a handler points
+ * each at pages with index 0 and at the slow reader, so that reads go out of
+ * line and fail there with -ECHILD, and upmc_close() frees memory only. The
+ * inline readers pay nothing for it. A spin lock (C11, any OS) guards the
+ * registry: open and close hold it for a few stores, fork() across the call.
+ */
+static atomic_flag registry_lock = ATOMIC_FLAG_INIT;
+static struct upmc_set *registry;
+static int watching_fork;
+
+static void lock_registry(void)
+{
+	while (atomic_flag_test_and_set_explicit(&registry_lock, memory_order_acquire))
+		;
+}
+
+static void unlock_registry(void)
+{
+	atomic_flag_clear_explicit(&registry_lock, memory_order_release);
+}
+
+/* In the child: every set is the parent's. Stores only (async-signal-safe). */
+static void forked_child(void)
+{
+	struct upmc_set *set;
+	unsigned i;
+
+	for (set = registry; set; set = set->state->next) {
+		set->state->forked = 1;
+		set->thread = NULL; /* no thread's: every read fails check_owner() */
+		for (i = 0; i < UPMC_MAX_COUNTERS; i++) {
+			set->page[i] = &upmc_no_page;
+			set->state->user_page[i] = NULL;
+		}
+		set->user_n = 0;
+		set->read = upmc_read_slow;
+	}
+	unlock_registry();
+}
+
+static void enter(struct upmc_set *set)
+{
+	lock_registry();
+	if (!watching_fork) {
+		upmc_os_at_fork(lock_registry, unlock_registry, forked_child);
+		watching_fork = 1;
+	}
+	set->state->next = registry;
+	if (registry)
+		registry->state->prev = set;
+	registry = set;
+	unlock_registry();
+}
+
+static void leave(struct upmc_set *set)
+{
+	struct upmc_set_state *st = set->state;
+
+	lock_registry();
+	if (st->prev)
+		st->prev->state->next = st->next;
+	else
+		registry = st->next;
+	if (st->next)
+		st->next->state->prev = st->prev;
+	unlock_registry();
+}
+
+/* A read of this set is this thread's, in this process; or why not. */
+static int check_owner(const struct upmc_set *set, const char *fn)
+{
+	if (UPMC_LIKELY(set->thread == &this_thread))
+		return 0;
+	if (set->state->forked)
+		return upmc_fail(-ECHILD,
+		                 "%s: the set was opened before fork(), by the parent process, and "
+		                 "counts the parent: open a new set in the child",
+		                 fn);
+	return upmc_fail(-EPERM,
+	                 "%s: the set was opened by another thread and counts that thread "
+	                 "only: open one set per thread",
+	                 fn);
+}
+
 static struct upmc_set *set_alloc(unsigned n)
 {
 	struct set_block *b = calloc(1, sizeof(*b));
@@ -47,9 +147,35 @@ static struct upmc_set *set_alloc(unsigned n)
 	b->set.n = n;
 	b->set.state = &b->state;
 	b->set.read = upmc_read_slow;
+	b->set.thread = &this_thread;
 	for (i = 0; i < UPMC_MAX_COUNTERS; i++)
 		b->set.page[i] = &upmc_no_page;
 	return &b->set;
+}
+
+/* A read that fails leaves no value that looks counted: every value reads
+ * UPMC_NOT_COUNTED (regions drop such a sample without a test of their own). */
+static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *values, int err)
+{
+	unsigned i;
+
+	if (err < 0)
+		for (i = 0; i < set->n; i++)
+			values[i] = UPMC_NOT_COUNTED;
+	return err;
+}
+
+/* upmc_read() of a set whose counters all read by the OS's call. */
+static int read_by_syscall(struct upmc_set *set, uint64_t *values)
+{
+	int err;
+
+	if (UPMC_UNLIKELY(!values))
+		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
+	err = check_owner(set, "upmc_read");
+	if (err == 0)
+		err = upmc_os_read(set, values, NULL, NULL);
+	return failed_reads_count_nothing(set, values, err);
 }
 
 /*
@@ -60,13 +186,14 @@ static struct upmc_set *set_alloc(unsigned n)
  */
 static void settle_pages(struct upmc_set *set)
 {
-	unsigned i, fast = 0;
+	unsigned i, fast = 0, users = 0;
 
 	for (i = 0; i < set->n; i++) {
 		const volatile struct upmc_perf_page *pc = set->page[i];
 		int user = set->state->counter[i].path == UPMC_PATH_USER;
 
 		set->state->user_page[i] = user ? pc : NULL;
+		users += user;
 		if (user && (pc->capabilities & UPMC_CAP_USER_RDPMC) &&
 		    pc->pmc_width == UPMC_ARCH_PMC_WIDTH)
 			fast++;
@@ -74,7 +201,9 @@ static void settle_pages(struct upmc_set *set)
 			set->page[i] = &upmc_no_page;
 	}
 	set->user_n = fast == set->n ? set->n : 0;
-	set->read = upmc_reader_for(set);
+	/* A set no counter of which reads in user space goes straight to the
+	 * OS layer: its upmc_read() is the system call and little more. */
+	set->read = set->n && !users ? read_by_syscall : upmc_reader_for(set);
 }
 
 int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)
@@ -153,6 +282,17 @@ static void set_summary(struct upmc_set *set)
 	upmc_format(out, size, "%u counter%s: %s; %s", set->n, set->n > 1 ? "s" : "", parts, why);
 }
 
+/* An event whose PMU this machine lacks (UPMC_OPT_TIME_ONLY) is unavailable,
+ * for the reason resolving it gives; the OS layer leaves it unopened. */
+static void mark_missing(struct upmc_counter *c, unsigned flags)
+{
+	struct upmc_event scratch = c->event;
+
+	upmc_os_resolve_event(c->event.name, flags, &scratch);
+	c->path = UPMC_PATH_UNAVAILABLE;
+	upmc_format(c->reason, sizeof(c->reason), "%s", upmc_last_error());
+}
+
 UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upmc_options *opts)
 {
 	struct upmc_event events[UPMC_MAX_COUNTERS];
@@ -175,6 +315,8 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 	for (i = 0; i < set->n; i++) {
 		set->state->counter[i].event = events[i];
 		set->state->counter[i].ratio = 1;
+		if (events[i].missing)
+			mark_missing(&set->state->counter[i], flags);
 	}
 	err = upmc_os_open(set, flags);
 	if (err < 0) {
@@ -182,6 +324,7 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 		return err;
 	}
 	settle_pages(set);
+	enter(set);
 	if ((flags & UPMC_OPT_REQUIRE_USER_READ) && !set->user_n) {
 		for (i = 0; i < set->n && set->state->counter[i].path == UPMC_PATH_USER; i++)
 			;
@@ -215,8 +358,13 @@ UPMC_API void upmc_close(struct upmc_set *set)
 {
 	if (!set)
 		return;
-	if (set->n)
-		upmc_os_close(set);
+	if (set->n) {
+		leave(set);
+		if (set->state->forked)
+			upmc_os_abandon(set);
+		else
+			upmc_os_close(set);
+	}
 	free(set); /* the whole struct set_block */
 }
 
@@ -308,24 +456,17 @@ static int read_user_pages(struct upmc_set *set, uint64_t *values)
 	return 0;
 }
 
-/* A read that fails leaves no value that looks counted: every value reads
- * UPMC_NOT_COUNTED (regions drop such a sample without a test of their own). */
-static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *values, int err)
-{
-	unsigned i;
-
-	if (err < 0)
-		for (i = 0; i < set->n; i++)
-			values[i] = UPMC_NOT_COUNTED;
-	return err;
-}
-
 UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 {
+	int err;
+
 	if (!set || !values)
 		return upmc_fail(-EINVAL, "upmc_read: the set or the values array is NULL");
 	if (!set->n)
 		return 0;
+	err = check_owner(set, "upmc_read");
+	if (err < 0)
+		return failed_reads_count_nothing(set, values, err);
 	if (read_user_pages(set, values) == 0)
 		return (int)set->n;
 	return failed_reads_count_nothing(set, values, upmc_os_read(set, values, NULL, NULL));
@@ -373,6 +514,9 @@ UPMC_API UPMC_COLD int upmc_read_times_slow(struct upmc_set *set, uint64_t *enab
 		return upmc_fail(-EINVAL, "upmc_read_times: an argument is NULL");
 	if (!set->n)
 		return upmc_fail(-ENODATA, "upmc_read_times: a timer-only set has no counters");
+	err = check_owner(set, "upmc_read_times");
+	if (err < 0)
+		return err;
 	err = upmc_os_read(set, values, enabled, running);
 	return err < 0 ? err : 0;
 }

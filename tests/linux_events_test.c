@@ -169,7 +169,7 @@ static unsigned plan_in(const char *fixture, const char *spec, struct upmc_linux
 	setenv("UPMC_FS_ROOT", root, 1);
 	upmc_linux_probe(&p);
 	unsetenv("UPMC_FS_ROOT");
-	return upmc_linux_plan(&ev[0], &p, out);
+	return upmc_linux_plan(&ev[0], &p, 0, out);
 }
 
 /* The configs of a two-PMU plan, in PMU type order. */

@@ -3,7 +3,9 @@
 #include <dirent.h>
 #include <stdio.h>
 #include <string.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include "tests/linux_util.h"
 
@@ -50,4 +52,34 @@ uint64_t thread_cpu_ns(void)
 uint64_t monotonic_raw_ns(void)
 {
 	return clock_ns(CLOCK_MONOTONIC_RAW);
+}
+
+void run_in_child(const char *(*fn)(void *), void *arg, char *why, size_t size)
+{
+	int pipefd[2], status = 0;
+	ssize_t got;
+	pid_t pid;
+
+	snprintf(why, size, "the child could not be started");
+	if (pipe(pipefd))
+		return;
+	fflush(NULL);
+	pid = fork();
+	if (pid == 0) {
+		const char *failed = fn(arg);
+		ssize_t put;
+		close(pipefd[0]);
+		put = write(pipefd[1], failed ? failed : "", failed ? strlen(failed) : 0);
+		_exit(put < 0 ? 2 : 0);
+	}
+	close(pipefd[1]);
+	got = pid < 0 ? -1 : read(pipefd[0], why, size - 1);
+	why[got > 0 ? got : 0] = '\0';
+	close(pipefd[0]);
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		snprintf(why, size, "fork or waitpid failed");
+	else if (WIFSIGNALED(status))
+		snprintf(why, size, "the child was killed by signal %d", WTERMSIG(status));
+	else if (WEXITSTATUS(status))
+		snprintf(why, size, "the child exited with %d", WEXITSTATUS(status));
 }

@@ -5,16 +5,16 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
+#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/mman.h>
-#include <sys/syscall.h>
 #include <time.h>
 #include <unistd.h>
 
 #include "lib/os.h"
 #include "os/linux/probe.h"
+#include "os/linux/sys.h"
 
 /* upmc_perf_page mirrors the uapi page: check every field the reader uses. */
 #define SAME_OFFSET(field)                                             \
@@ -43,6 +43,7 @@ struct linux_event {
 	void *map;        /* its page when it may be read in user space */
 	unsigned counter; /* the set's counter it adds to */
 	unsigned group;
+	int user_read;   /* its page may offer a user-space read: map it */
 	uint64_t cached; /* its count at its group's last read(2) */
 };
 
@@ -59,43 +60,14 @@ struct linux_set {
 	struct linux_group grp[MAX_EVENTS];
 	unsigned n_ev, n_grp;
 	int hybrid, multiplex;
+	int one_group; /* one group, whose members are the set's counters in order */
+	int own_encoding[UPMC_MAX_COUNTERS]; /* opened as each PMU's own event */
+	int pmu_dead;                        /* the core PMU opens events, counts nothing */
 	size_t page_size;
 };
 
 /* Index 0: the inline reader always takes the slow path on it. */
 static const struct upmc_perf_page no_page;
-
-static int perf_event_open(struct perf_event_attr *attr, int group)
-{
-	return (int)syscall(SYS_perf_event_open, attr, 0, -1, group, PERF_FLAG_FD_CLOEXEC);
-}
-
-static int wants_user_read(const struct upmc_event *ev, unsigned flags)
-{
-	return UPMC_ARCH_HAS_USER_READ && ev->type != UPMC_TYPE_SOFTWARE &&
-	       !(flags & UPMC_OPT_FORCE_SYSCALL);
-}
-
-unsigned upmc_linux_plan(const struct upmc_event *ev, const struct upmc_linux_probe *p,
-                         struct upmc_linux_attr *out)
-{
-	unsigned k;
-
-	/* A generic event on a hybrid CPU: once per core PMU, by the extended
-	 * type in the config's upper half (the kernel's PERF_PMU_TYPE_SHIFT). */
-	if (ev->generic && p->n_core > 1) {
-		for (k = 0; k < p->n_core; k++) {
-			out[k].type = ev->type;
-			out[k].config = ev->config | (uint64_t)p->core_type[k] << 32;
-			out[k].key = k;
-		}
-		return p->n_core;
-	}
-	out[0].type = ev->type;
-	out[0].config = ev->config;
-	out[0].key = 0;
-	return 1;
-}
 
 /*
  * The first event of a group leads it: opened disabled, and pinned unless
@@ -111,8 +83,9 @@ static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr 
 	attr.size = sizeof(attr);
 	attr.type = plan->type;
 	attr.config = plan->config;
-	attr.config1 = ev->config1;
+	attr.config1 = plan->config1;
 	attr.config2 = ev->config2;
+	attr.exclude_guest = plan->exclude_guest;
 	attr.disabled = leader < 0;
 	attr.pinned = leader < 0 && !(flags & UPMC_OPT_MULTIPLEX);
 	attr.exclude_user = ev->exclude_user;
@@ -120,16 +93,7 @@ static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr 
 	attr.exclude_hv = 1;
 	attr.read_format =
 	        PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-#if defined(__aarch64__)
-	/* config1 bit 1 asks for user access. Bit 0 ("long", a 64-bit
-	 * counter) is left as the spec has it: 32-bit counters are what every
-	 * PMU has, they never need two counters per event, and the width they
-	 * give is the one the inline reader is built for (UPMC_ARCH_PMC_WIDTH).
-	 * The kernel folds their overflow into the page's offset. */
-	if (wants_user_read(ev, flags))
-		attr.config1 = ev->config1 | 2;
-#endif
-	return perf_event_open(&attr, leader);
+	return upmc_sys_perf_event_open(&attr, 0, -1, leader);
 }
 
 /* Would it open on its own? Tells "the group is full" from "unsupported". */
@@ -140,7 +104,7 @@ static int opens_alone(const struct upmc_event *ev, const struct upmc_linux_attr
 
 	if (fd < 0)
 		return 0;
-	close(fd);
+	upmc_sys_close(fd);
 	return 1;
 }
 
@@ -155,8 +119,8 @@ static void close_events(struct linux_set *ls, unsigned from)
 	while (ls->n_ev > from) {
 		struct linux_event *e = &ls->ev[--ls->n_ev];
 		if (e->map)
-			munmap(e->map, ls->page_size);
-		close(e->fd);
+			upmc_sys_munmap(e->map, ls->page_size);
+		upmc_sys_close(e->fd);
 	}
 }
 
@@ -181,19 +145,38 @@ static unsigned group_for(struct linux_set *ls, unsigned key)
 	return ls->n_grp++;
 }
 
+/* A big.LITTLE kernel without the extended type (before Linux 6.6) refuses
+ * a generic event per core PMU with ENOENT: then each PMU's own encoding
+ * of it opens instead (set->state->counter[i] says so). */
+static int open_part(const struct upmc_event *ev, struct upmc_linux_attr *plan, int leader,
+                     unsigned flags, const struct upmc_linux_probe *probe, int *own_encoding)
+{
+	int fd = open_event(ev, plan, leader, flags);
+
+	if (fd < 0 && errno == ENOENT && upmc_linux_pmu_encoding(ev, probe, plan)) {
+		fd = open_event(ev, plan, leader, flags);
+		*own_encoding = fd >= 0;
+	}
+	return fd;
+}
+
 /* Opens counter i (one event per core PMU it needs); 0 or errno. */
 static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, unsigned flags,
                         const struct upmc_linux_probe *probe)
 {
 	struct upmc_counter *c = &set->state->counter[i];
 	struct upmc_linux_attr plan[UPMC_LINUX_MAX_CORE_PMUS];
-	unsigned k, n = upmc_linux_plan(&c->event, probe, plan);
+	unsigned k, n = upmc_linux_plan(&c->event, probe, flags, plan);
 	unsigned first_ev = ls->n_ev, first_grp = ls->n_grp;
 
+	if (ls->pmu_dead && c->event.type != UPMC_TYPE_SOFTWARE) {
+		upmc_linux_explain_dead_pmu(c->reason, sizeof(c->reason), &c->event, probe);
+		return ENODEV;
+	}
 	for (k = 0; k < n; k++) {
 		unsigned g = group_for(ls, plan[k].key);
 		int leader = ls->grp[g].leader;
-		int fd = open_event(&c->event, &plan[k], leader, flags);
+		int fd = open_part(&c->event, &plan[k], leader, flags, probe, &ls->own_encoding[i]);
 		if (fd < 0) {
 			int err = errno;
 			upmc_linux_explain_open(
@@ -205,7 +188,7 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 		}
 		if (leader < 0)
 			ls->grp[g].leader = fd;
-		ls->ev[ls->n_ev++] = (struct linux_event){fd, NULL, i, g, 0};
+		ls->ev[ls->n_ev++] = (struct linux_event){fd, NULL, i, g, plan[k].user_read, 0};
 	}
 	return 0;
 }
@@ -217,8 +200,12 @@ static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned fl
 
 	for (i = 0; i < set->n; i++) {
 		struct upmc_counter *c = &set->state->counter[i];
-		int err = open_counter(set, ls, i, flags, probe);
+		int err;
+
 		set->page[i] = &no_page;
+		if (c->path == UPMC_PATH_UNAVAILABLE)
+			continue; /* its PMU is not here (lib/set.c) */
+		err = open_counter(set, ls, i, flags, probe);
 		if (!err) {
 			c->path = UPMC_PATH_SYSCALL;
 			continue;
@@ -232,7 +219,7 @@ static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned fl
 
 /* Maps the page of every event that could be read in user space, and
  * faults it in now so that the first read does not pay for it. */
-static void map_pages(struct upmc_set *set, struct linux_set *ls, unsigned flags)
+static void map_pages(struct upmc_set *set, struct linux_set *ls)
 {
 	unsigned e;
 
@@ -240,10 +227,9 @@ static void map_pages(struct upmc_set *set, struct linux_set *ls, unsigned flags
 		struct upmc_counter *c = &set->state->counter[ls->ev[e].counter];
 		void *p;
 
-		if (!wants_user_read(&c->event, flags))
+		if (!ls->ev[e].user_read)
 			continue;
-		p = mmap(NULL, ls->page_size, PROT_READ, MAP_SHARED | MAP_POPULATE, ls->ev[e].fd,
-		         0);
+		p = upmc_sys_mmap_page(ls->ev[e].fd, ls->page_size, 1);
 		if (p == MAP_FAILED) {
 			upmc_format(c->reason, sizeof(c->reason),
 			            "mmap of the perf page failed (%s): raise "
@@ -257,8 +243,11 @@ static void map_pages(struct upmc_set *set, struct linux_set *ls, unsigned flags
 	}
 }
 
-static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, unsigned flags)
+static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, unsigned flags,
+                           const struct upmc_linux_probe *probe)
 {
+	int kind = probe->n_core ? probe->core_kind[0] : 0;
+
 	if (c->reason[0])
 		return;
 	if (c->event.type == UPMC_TYPE_SOFTWARE)
@@ -270,15 +259,44 @@ static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, u
 	else if (ls->multiplex)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "multiplexed: read(2) gives the times that scale the count");
-	else if (ls->hybrid && c->event.generic)
+	else if (upmc_linux_is_topdown_metric(&c->event, kind))
 		upmc_format(c->reason, sizeof(c->reason),
-		            "hybrid CPU: read out of line, from user space on the core type this "
-		            "thread runs on, by read(2) for the others when they have changed");
+		            "topdown metric: its page names PERF_METRICS, which holds fractions, "
+		            "not a count; read(2) gives the kernel's count");
+	else if (kind == UPMC_LINUX_APPLE)
+		upmc_format(c->reason, sizeof(c->reason),
+		            "the %s PMU offers no user-space counter read; read(2) is used",
+		            probe->core[0]);
+	else if (ls->hybrid)
+		upmc_format(c->reason, sizeof(c->reason),
+		            "hybrid CPU: read(2), since a thread moved to another core type "
+		            "between loading a counter's index and reading it could read a "
+		            "counter that core type lacks");
 	else
 		upmc_format(
 		        c->reason, sizeof(c->reason),
 		        "this architecture (%s) has no user-space counter read; read(2) is used",
 		        UPMC_ARCH_NAME);
+}
+
+/* Appends, to the reason of each counter opened as its PMUs' own events,
+ * which encoding it was opened with. */
+static void say_own_encoding(struct upmc_set *set, const struct linux_set *ls,
+                             const struct upmc_linux_probe *probe)
+{
+	unsigned i;
+
+	for (i = 0; i < set->n; i++) {
+		struct upmc_counter *c = &set->state->counter[i];
+		size_t len = strlen(c->reason);
+		if (!ls->own_encoding[i])
+			continue;
+		upmc_format(c->reason + len, sizeof(c->reason) - len,
+		            "%sthis kernel has no extended type for generic events on big.LITTLE "
+		            "(Linux 6.6 added it): opened as %s's and %s's own event 0x%02x",
+		            len ? "; " : "", probe->core[0], probe->core[1],
+		            (unsigned)upmc_linux_pmuv3_code(&c->event));
+	}
 }
 
 /* After the groups are enabled: which counters the inline reader may read
@@ -303,8 +321,9 @@ static void choose_paths(struct upmc_set *set, struct linux_set *ls, unsigned fl
 			}
 			upmc_linux_explain_no_user_read(c->reason, sizeof(c->reason), probe);
 		}
-		syscall_reason(c, ls, flags);
+		syscall_reason(c, ls, flags, probe);
 	}
+	say_own_encoding(set, ls, probe);
 	set->user_n = user == set->n ? set->n : 0;
 }
 
@@ -316,7 +335,7 @@ static int groups_running(struct linux_set *ls)
 	unsigned g;
 
 	for (g = 0; g < ls->n_grp; g++)
-		if (read(ls->grp[g].leader, buf, sizeof(buf)) <= 0)
+		if (upmc_sys_read(ls->grp[g].leader, buf, sizeof(buf)) <= 0)
 			return 0;
 	return 1;
 }
@@ -334,6 +353,49 @@ static void mark_unavailable(struct upmc_set *set, struct linux_set *ls, const c
 	ls->n_grp = 0;
 }
 
+static int has_core_events(const struct upmc_set *set, const struct upmc_linux_probe *probe)
+{
+	unsigned i;
+
+	for (i = 0; probe->n_core && i < set->n; i++)
+		if (set->state->counter[i].event.type != UPMC_TYPE_SOFTWARE)
+			return 1;
+	return 0;
+}
+
+/*
+ * A virtual PMU can take events and never count them. A known loop must
+ * count user-mode instructions on some core type: 0 when it counted none
+ * while on the PMU, 1 when it did (or the check could not run: the set's
+ * own open then says why).
+ */
+static int pmu_counts(const struct upmc_linux_probe *probe)
+{
+	struct upmc_event ev = {.name = "instructions:u", .config = 1, .generic = 1};
+	struct upmc_linux_attr plan[UPMC_LINUX_MAX_CORE_PMUS];
+	unsigned k, n = upmc_linux_plan(&ev, probe, UPMC_OPT_FORCE_SYSCALL, plan);
+	uint64_t sum = 0, ran = 0, buf[4]; /* nr, enabled, running, value */
+	int fd[UPMC_LINUX_MAX_CORE_PMUS];
+	volatile unsigned loop;
+
+	ev.exclude_kernel = 1;
+	for (k = 0; k < n; k++)
+		if ((fd[k] = open_event(&ev, &plan[k], -1, 0)) >= 0)
+			upmc_sys_ioctl(fd[k], PERF_EVENT_IOC_ENABLE, 0);
+	for (loop = 0; loop < 10000; loop++)
+		;
+	for (k = 0; k < n; k++) {
+		if (fd[k] < 0)
+			continue;
+		if (upmc_sys_read(fd[k], buf, sizeof(buf)) == (ssize_t)sizeof(buf)) {
+			sum += buf[3];
+			ran += buf[2];
+		}
+		upmc_sys_close(fd[k]);
+	}
+	return sum || !ran;
+}
+
 static const char pinned_failed[] =
         "the counters could not be put on the PMU together: another user holds them (a "
         "system-wide perf session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`)";
@@ -343,7 +405,7 @@ static int enable_groups(struct linux_set *ls)
 	unsigned g;
 
 	for (g = 0; g < ls->n_grp; g++)
-		if (ioctl(ls->grp[g].leader, PERF_EVENT_IOC_ENABLE, 0) < 0)
+		if (upmc_sys_ioctl(ls->grp[g].leader, PERF_EVENT_IOC_ENABLE, 0) < 0)
 			return upmc_fail(-errno, "enabling the counters failed: %s",
 			                 strerror(errno));
 	return 0;
@@ -361,6 +423,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 	ls->multiplex = !!(flags & UPMC_OPT_MULTIPLEX);
 	upmc_linux_probe(&probe);
 	ls->hybrid = probe.n_core > 1;
+	ls->pmu_dead = has_core_events(set, &probe) && !pmu_counts(&probe);
 	err = ls->hybrid && ls->multiplex
 	              ? upmc_fail(-EOPNOTSUPP,
 	                          "UPMC_OPT_MULTIPLEX on a hybrid CPU (%s, %s): open a set "
@@ -368,7 +431,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 	                          probe.core[0], probe.core[1])
 	              : open_counters(set, ls, flags, &probe);
 	if (err == 0) {
-		map_pages(set, ls, flags);
+		map_pages(set, ls);
 		err = enable_groups(ls);
 	}
 	if (err == 0 && !groups_running(ls)) {
@@ -382,6 +445,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 		return err;
 	}
 	choose_paths(set, ls, flags, &probe);
+	ls->one_group = ls->n_grp == 1 && ls->n_ev == set->n && !ls->hybrid && !ls->multiplex;
 	set->state->os = ls;
 	return 0;
 }
@@ -398,6 +462,17 @@ void upmc_os_close(struct upmc_set *set)
 	set->user_n = 0;
 	release(ls);
 	set->state->os = NULL;
+}
+
+void upmc_os_abandon(struct upmc_set *set)
+{
+	free(set->state->os); /* its descriptors and pages are not the child's */
+	set->state->os = NULL;
+}
+
+void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	pthread_atfork(prepare, parent, child);
 }
 
 /* The sum of the group's page locks, or 0 when a member has no page. */
@@ -429,18 +504,29 @@ static int group_from_pages(struct linux_set *ls, unsigned g)
 	return 0;
 }
 
+/* A read(2) of a group that gave no counts: got < 0 with errno, or 0 bytes
+ * for a pinned group in an error state (the kernel never returns less than
+ * the group's whole layout otherwise). */
+static int group_read_failed(ssize_t got)
+{
+	if (got < 0)
+		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
+	if (got > 0)
+		return upmc_fail(-EIO, "read(2) of the counters returned %zd bytes, not the group",
+		                 got);
+	return upmc_fail(-EBUSY, "%s", pinned_failed);
+}
+
 /* read(2) of one group into its events' cached counts; its times too. */
 static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
 {
 	uint64_t buf[3 + MAX_EVENTS] = {0}; /* nr, enabled, running, values */
 	uint32_t seq = group_seq(ls, g);
 	unsigned e, k = 0;
-	ssize_t got = read(ls->grp[g].leader, buf, sizeof(buf));
+	ssize_t got = upmc_sys_read(ls->grp[g].leader, buf, sizeof(buf));
 
-	if (got < 0)
-		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
-	if (got == 0)
-		return upmc_fail(-EBUSY, "%s", pinned_failed);
+	if (got <= 0)
+		return group_read_failed(got);
 	for (e = 0; e < ls->n_ev; e++)
 		if (ls->ev[e].group == g && k < buf[0])
 			ls->ev[e].cached = buf[2] ? buf[3 + k++] : UPMC_NOT_COUNTED;
@@ -465,9 +551,38 @@ static int group_update(struct linux_set *ls, unsigned g, uint64_t *enabled, uin
 	return group_read(ls, g, enabled, running);
 }
 
-int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)
+/*
+ * The common case, one group whose members are the set's counters in order
+ * (no counter unavailable, no core types, no scaling): one read(2) of just
+ * their values, copied into place. The read(2) fallback costs what the
+ * system call costs, and little more.
+ */
+static int read_one_group(struct upmc_set *set, struct linux_set *ls, uint64_t *values,
+                          uint64_t *enabled, uint64_t *running)
 {
-	struct linux_set *ls = set->state->os;
+	uint64_t buf[3 + UPMC_MAX_COUNTERS]; /* nr, enabled, running, values */
+	const ssize_t size = (ssize_t)((3 + set->n) * sizeof(buf[0]));
+	ssize_t got = upmc_sys_read(ls->grp[0].leader, buf, (size_t)size);
+	unsigned i;
+
+	if (got != size)
+		return group_read_failed(got);
+	for (i = 0; i < set->n; i++)
+		values[i] = buf[2] ? buf[3 + i] : UPMC_NOT_COUNTED;
+	if (enabled)
+		*enabled = buf[1];
+	if (running)
+		*running = buf[2];
+	return (int)set->n;
+}
+
+/* Every other case: each group by read(2) (or its pages on a hybrid CPU),
+ * summed into the counters its events add to. Out of line, so that the
+ * common case does not pay for its frame. */
+static __attribute__((noinline)) int read_groups(struct upmc_set *set, struct linux_set *ls,
+                                                 uint64_t *values, uint64_t *enabled,
+                                                 uint64_t *running)
+{
 	uint64_t en = 0, run = 0;
 	unsigned i, g, e;
 	int err;
@@ -505,6 +620,15 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 	return (int)set->n;
 }
 
+int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)
+{
+	struct linux_set *ls = set->state->os;
+
+	if (ls->one_group)
+		return read_one_group(set, ls, values, enabled, running);
+	return read_groups(set, ls, values, enabled, running);
+}
+
 /* The time fields of a page, read under its seqlock (the uapi layout). */
 static int page_clock(const volatile struct perf_event_mmap_page *pc, struct upmc_clock *clock)
 {
@@ -539,13 +663,13 @@ int upmc_linux_dummy_page(struct perf_event_mmap_page *copy)
 	attr.config = PERF_COUNT_SW_DUMMY;
 	attr.exclude_kernel = 1;
 	attr.exclude_hv = 1;
-	fd = perf_event_open(&attr, -1);
+	fd = upmc_sys_perf_event_open(&attr, 0, -1, -1);
 	if (fd < 0)
 		return -errno;
-	p = mmap(NULL, size, PROT_READ, MAP_SHARED, fd, 0);
+	p = upmc_sys_mmap_page(fd, size, 0);
 	if (p == MAP_FAILED) {
 		int err = -errno;
-		close(fd);
+		upmc_sys_close(fd);
 		return err;
 	}
 	pc = p;
@@ -555,8 +679,8 @@ int upmc_linux_dummy_page(struct perf_event_mmap_page *copy)
 		memcpy(copy, p, sizeof(*copy));
 		upmc_barrier();
 	} while (pc->lock != seq);
-	munmap(p, size);
-	close(fd);
+	upmc_sys_munmap(p, size);
+	upmc_sys_close(fd);
 	return 0;
 }
 

@@ -52,12 +52,31 @@ static int read_or(const char *path, int fallback)
 	return upmc_linux_read_int(path, &v) < 0 ? fallback : v;
 }
 
-/* The CPU's own PMUs, as the kernel names them on x86 and arm64. */
-static int is_core_pmu(const char *name)
+/* The CPU's own PMUs, as the kernel names them on x86 (Arrow Lake has a
+ * third core type, cpu_lowpower) and arm64; 0 for any other PMU. */
+static int core_pmu_kind(const char *name)
 {
-	return !strcmp(name, "cpu") || !strcmp(name, "cpu_core") || !strcmp(name, "cpu_atom") ||
-	       !strncmp(name, "armv8_", 6) || !strncmp(name, "armv9_", 6) ||
-	       !strncmp(name, "apple_", 6);
+	if (!strcmp(name, "cpu") || !strcmp(name, "cpu_core") || !strcmp(name, "cpu_atom") ||
+	    !strcmp(name, "cpu_lowpower"))
+		return UPMC_LINUX_X86;
+	if (!strncmp(name, "armv8_", 6) || !strncmp(name, "armv9_", 6))
+		return UPMC_LINUX_PMUV3;
+	return strncmp(name, "apple_", 6) ? 0 : UPMC_LINUX_APPLE;
+}
+
+/* Inserts a core PMU in type order. */
+static void add_core_pmu(struct upmc_linux_probe *p, const char *name, uint32_t type, int kind)
+{
+	unsigned k = p->n_core++;
+
+	for (; k > 0 && p->core_type[k - 1] > type; k--) {
+		memcpy(p->core[k], p->core[k - 1], sizeof(p->core[k]));
+		p->core_type[k] = p->core_type[k - 1];
+		p->core_kind[k] = p->core_kind[k - 1];
+	}
+	upmc_format(p->core[k], sizeof(p->core[k]), "%s", name);
+	p->core_type[k] = type;
+	p->core_kind[k] = kind;
 }
 
 static void find_core_pmus(struct upmc_linux_probe *p)
@@ -72,12 +91,12 @@ static void find_core_pmus(struct upmc_linux_probe *p)
 		return;
 	while ((e = readdir(d)) && p->n_core < UPMC_LINUX_MAX_CORE_PMUS) {
 		char type[128];
-		int t;
-		if (!is_core_pmu(e->d_name))
+		int t, kind = core_pmu_kind(e->d_name);
+		if (!kind)
 			continue;
 		upmc_format(type, sizeof(type), "/sys/bus/event_source/devices/%s/type", e->d_name);
-		p->core_type[p->n_core] = upmc_linux_read_int(type, &t) == 0 ? (uint32_t)t : 0;
-		upmc_format(p->core[p->n_core++], sizeof(p->core[0]), "%s", e->d_name);
+		add_core_pmu(p, e->d_name, upmc_linux_read_int(type, &t) == 0 ? (uint32_t)t : 0,
+		             kind);
 	}
 	closedir(d);
 }
@@ -149,6 +168,25 @@ static void explain_permission(char *buf, size_t size, const struct upmc_event *
 		        ev->name, p->paranoid);
 }
 
+/* What to do about a virtual machine's PMU. */
+static const char enable_vpmu[] =
+        "enable it in the hypervisor (QEMU/KVM '-cpu host,pmu=on', libvirt <pmu state='on'/>, "
+        "VMware 'virtualize CPU performance counters', a cloud instance type with a PMU) or "
+        "use bare metal";
+
+void upmc_linux_explain_dead_pmu(char *buf, size_t size, const struct upmc_event *ev,
+                                 const struct upmc_linux_probe *p)
+{
+	upmc_format(buf, size,
+	            "'%s' cannot be counted: the PMU '%s' takes events but counts nothing (a "
+	            "loop of 10000 iterations counted 0 instructions), %s: %s",
+	            ev->name, p->core[0],
+	            p->hypervisor ? "typical of a virtual machine whose hypervisor shows a PMU it "
+	                            "does not implement"
+	                          : "its driver cannot start the counters",
+	            enable_vpmu);
+}
+
 static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
                             const struct upmc_linux_probe *p)
 {
@@ -158,11 +196,8 @@ static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
 	else if (!p->n_core && p->hypervisor)
 		upmc_format(buf, size,
 		            "'%s' cannot be counted: no CPU PMU is visible, typical of a virtual "
-		            "machine without a virtual PMU: enable it in the hypervisor (QEMU/KVM "
-		            "'-cpu host,pmu=on', libvirt <pmu state='on'/>, VMware 'virtualize CPU "
-		            "performance counters', a cloud instance type with a PMU) or use bare "
-		            "metal",
-		            ev->name);
+		            "machine without a virtual PMU: %s",
+		            ev->name, enable_vpmu);
 	else if (!p->n_core)
 		upmc_format(
 		        buf, size,
@@ -170,6 +205,13 @@ static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
 		        "armv8_* in /sys/bus/event_source/devices): the kernel has no driver for "
 		        "this CPU's PMU (CONFIG_HW_PERF_EVENTS)",
 		        ev->name);
+	else if (ev->generic && p->n_core > 1 && p->core_kind[0] == UPMC_LINUX_PMUV3)
+		upmc_format(buf, size,
+		            "'%s': this kernel cannot open a generic event per core type of a "
+		            "big.LITTLE CPU (no extended type: Linux 6.6 added it) and the event "
+		            "has no PMUv3 equivalent upmc knows; name each PMU's own event, e.g. "
+		            "'%s/l1d_cache_refill/'",
+		            ev->name, p->core[0]);
 	else
 		upmc_format(buf, size, "'%s' is not supported by the PMU '%s' of this CPU",
 		            ev->name, p->core[0]);
@@ -184,9 +226,27 @@ static int max_counters(void)
 #endif
 }
 
+/* PMUv3 without long event counters: a 64-bit ("long", config1 bit 0)
+ * event with user access fits only the cycle counter
+ * (armv8pmu_get_event_idx()), which one event at a time can hold. */
+static int long_without_room(const struct upmc_event *ev, const struct upmc_linux_probe *p)
+{
+	return (ev->config1 & 1) && p->n_core && p->core_kind[0] == UPMC_LINUX_PMUV3 &&
+	       p->user_access >= 0;
+}
+
 static void explain_group_full(char *buf, size_t size, const struct upmc_event *ev,
                                const struct upmc_linux_probe *p)
 {
+	if (long_without_room(ev, p)) {
+		upmc_format(buf, size,
+		            "'%s' asks for a 64-bit counter ('long'): on a PMU without 64-bit "
+		            "event counters (before Armv8.5's PMUv3p5) only the cycle counter is "
+		            "that wide, and an event before it in the set holds it; drop 'long' "
+		            "(upmc reads 32-bit counters exactly) or count it in another set",
+		            ev->name);
+		return;
+	}
 	char has[64] = "has no counter left";
 	int n = max_counters();
 
@@ -244,7 +304,13 @@ void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev
 
 void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_linux_probe *p)
 {
-	if (p->rdpmc == 0)
+	int pmuv3 = p->n_core && p->core_kind[0] == UPMC_LINUX_PMUV3;
+
+	if (pmuv3 && p->user_access < 0)
+		upmc_format(buf, size,
+		            "this kernel has no user-space access to arm64 counters "
+		            "(kernel.perf_user_access came with Linux 5.17); read(2) is used");
+	else if (p->rdpmc == 0)
 		upmc_format(buf, size,
 		            "user-space rdpmc is disabled: run `echo 1 > "
 		            "/sys/bus/event_source/devices/%s/rdpmc` as root (the default: allowed "

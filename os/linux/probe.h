@@ -13,6 +13,13 @@
 
 #define UPMC_LINUX_MAX_CORE_PMUS 4
 
+/* What a core PMU is, for what its driver wants in perf_event_attr. */
+enum upmc_linux_pmu_kind {
+	UPMC_LINUX_X86 = 1,   /* cpu, cpu_core, cpu_atom, cpu_lowpower */
+	UPMC_LINUX_PMUV3 = 2, /* armv8_*, armv9_*: drivers/perf/arm_pmuv3.c */
+	UPMC_LINUX_APPLE = 3, /* apple_*: drivers/perf/apple_m1_cpu_pmu.c */
+};
+
 struct upmc_linux_probe {
 	int paranoid;     /* kernel.perf_event_paranoid; -1: unreadable */
 	int rdpmc;        /* <core pmu>/rdpmc (x86): 0 off, 1 while mapped, 2 always; -1: absent */
@@ -21,22 +28,39 @@ struct upmc_linux_probe {
 	int hypervisor;   /* /proc/cpuinfo has the hypervisor flag */
 	int privileged;   /* running as root */
 	unsigned n_core;  /* core PMUs: cpu, cpu_core, cpu_atom, armv8_*, ... */
+	/* in the order of their perf type numbers, whatever sysfs's order */
 	char core[UPMC_LINUX_MAX_CORE_PMUS][48];
 	uint32_t core_type[UPMC_LINUX_MAX_CORE_PMUS]; /* their perf type numbers */
+	int core_kind[UPMC_LINUX_MAX_CORE_PMUS];      /* enum upmc_linux_pmu_kind */
 };
 
-/* One perf event to open for an upmc event (perf_event_attr's type and
- * config), and the group it joins: its core PMU on a hybrid CPU. */
+/* One perf event to open for an upmc event (os/linux/plan.c). */
 struct upmc_linux_attr {
 	uint32_t type;
-	uint64_t config;
-	unsigned key;
+	uint64_t config, config1;
+	uint32_t key;               /* the group it joins: its PMU's type (software: 1) */
+	int core;                   /* its core PMU in the probe; -1: none, or unknown */
+	unsigned user_read : 1;     /* its page may offer a user-space read */
+	unsigned exclude_guest : 1; /* apple_* PMUs refuse events without it */
 };
 
 /* The events to open for ev: one, or one per core PMU for a generic event
  * on a hybrid CPU. Returns how many (at most UPMC_LINUX_MAX_CORE_PMUS). */
 unsigned upmc_linux_plan(const struct upmc_event *ev, const struct upmc_linux_probe *p,
-                         struct upmc_linux_attr *out);
+                         unsigned flags, struct upmc_linux_attr *out);
+
+/* A generic event that a big.LITTLE kernel without the extended type
+ * (before Linux 6.6) refused: a becomes the core PMU's own encoding of it.
+ * 1 when there is one, 0 when not. */
+int upmc_linux_pmu_encoding(const struct upmc_event *ev, const struct upmc_linux_probe *p,
+                            struct upmc_linux_attr *a);
+
+/* The PMUv3 common event for a generic hardware event; 0: none. */
+unsigned upmc_linux_pmuv3_code(const struct upmc_event *ev);
+
+/* An Intel topdown metric event (event 0, umask 0x80-0x87): its page's
+ * index names PERF_METRICS, which holds fractions, not a count. */
+int upmc_linux_is_topdown_metric(const struct upmc_event *ev, int kind);
 
 void upmc_linux_probe(struct upmc_linux_probe *p);
 
@@ -59,6 +83,10 @@ int upmc_linux_read_int(const char *path, int *value);
 /* Why perf_event_open(ev) failed with err; in_group: it was a group member. */
 void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev, int err,
                              int alone_ok, const struct upmc_linux_probe *p);
+
+/* Why ev is not counted on a PMU that opens events but counts nothing. */
+void upmc_linux_explain_dead_pmu(char *buf, size_t size, const struct upmc_event *ev,
+                                 const struct upmc_linux_probe *p);
 
 /* Why an opened hardware counter cannot be read from user space. */
 void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_linux_probe *p);

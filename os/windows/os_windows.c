@@ -50,6 +50,19 @@ void upmc_os_close(struct upmc_set *set)
 	set->state->os = NULL;
 }
 
+void upmc_os_abandon(struct upmc_set *set)
+{
+	upmc_os_close(set);
+}
+
+/* Windows has no fork(). */
+void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+{
+	(void)prepare;
+	(void)parent;
+	(void)child;
+}
+
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)
 {
 	struct windows_set *ws = set->state->os;

@@ -22,6 +22,8 @@
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
+#include <linux/perf_event.h>
+#include <sys/syscall.h>
 #include <unistd.h>
 
 #include <upmc/upmc.h>
@@ -420,6 +422,59 @@ static void region_costs(struct upmc_set *counting, double read_cost, struct upm
 	upmc_close(timer);
 }
 
+/* The read(2) path's baseline: a bare read(2) of a one-event group in the
+ * layout the library reads (values and both times), opened here directly. */
+static int open_bare_group(void)
+{
+	struct perf_event_attr attr;
+
+	memset(&attr, 0, sizeof(attr));
+	attr.size = sizeof(attr);
+	attr.type = PERF_TYPE_HARDWARE;
+	attr.config = PERF_COUNT_HW_INSTRUCTIONS;
+	attr.exclude_kernel = 1;
+	attr.exclude_hv = 1;
+	attr.read_format =
+	        PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
+	return (int)syscall(SYS_perf_event_open, &attr, 0, -1, -1, PERF_FLAG_FD_CLOEXEC);
+}
+
+static double cost_of_bare_read(struct upmc_set *counting, double read_cost, int fd)
+{
+	uint64_t a, b, buf[4];
+
+	upmc_read_n(counting, &a, 1);
+	REPEAT100(__asm__ __volatile__("" ::"r"(read(fd, buf, sizeof(buf))));)
+	upmc_read_n(counting, &b, 1);
+	return ((double)(b - a) - read_cost) / 100.0;
+}
+
+/* The user side of upmc_read() by read(2) (set: one counter, forced to the
+ * syscall, counting its own user instructions), beside a bare read(2). */
+#define READ2_CEILING 97
+static void read2_user_cost(struct upmc_set *set)
+{
+	struct upmc_set *counting;
+	double bare;
+	int fd;
+
+	if (upmc_open(&counting, "instructions", NULL) < 0 || !counting->user_n) {
+		skip("cost", "read(2) baseline: %s", upmc_last_error());
+		return;
+	}
+	fd = open_bare_group();
+	if (fd < 0) {
+		skip("cost", "read(2) baseline: perf_event_open: %s", strerror(errno));
+		upmc_close(counting);
+		return;
+	}
+	bare = cost_of_bare_read(counting, cost_of_read_n1(counting), fd);
+	report_cost("read(2), bare, user instructions", bare, 0, 0, 0);
+	report_cost("read(2), user instructions", cost_of_read(set), READ2_CEILING, bare + 60, 0);
+	close(fd);
+	upmc_close(counting);
+}
+
 static void costs(void)
 {
 	static const char *const specs[] = {
@@ -476,9 +531,11 @@ static void costs(void)
 			skip("cost", "read(2): %s", upmc_last_error());
 			continue;
 		}
-		report_cost(k ? "read(2), user + kernel instructions"
-		              : "read(2), user instructions",
-		            cost_of_read(set), 0, 0, 0);
+		if (k)
+			report_cost("read(2), user + kernel instructions", cost_of_read(set), 0, 0,
+			            0);
+		else
+			read2_user_cost(set);
 		upmc_close(set);
 	}
 }

@@ -20,6 +20,7 @@
 #ifdef __cplusplus
 extern "C" {
 #endif
+/* Not API: exported only for the inline timestamps below. */
 UPMC_API uint64_t upmc_generic_now_ns(void);
 #ifdef __cplusplus
 }

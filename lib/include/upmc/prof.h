@@ -13,7 +13,10 @@
  *
  * (bias subtracted). The set and region open at the first pass and stay
  * open; machines without counters print what they can (time at least).
+ * A pass whose counters could not be read (another user took them) prints
+ * "upmc parse: dropped (<why>), <k> so far" and counts in prof->dropped.
  * Each call site's state is per thread. UPMC_PROF_CLOSE(name) releases it.
+ * A NULL prof does nothing (upmc_last_error() says so); a NULL file is stderr.
  */
 #ifndef UPMC_PROF_H
 #define UPMC_PROF_H
@@ -33,7 +36,8 @@ struct upmc_prof {
 	const char *events;
 	struct upmc_set *set;
 	struct upmc_region *region;
-	int failed; /* opening failed once: print the reason, do not retry */
+	int failed;       /* opening failed once: print the reason, do not retry */
+	uint64_t dropped; /* passes whose counters could not be read */
 };
 
 UPMC_API void upmc_prof_begin(struct upmc_prof *prof);
@@ -44,8 +48,8 @@ UPMC_API void upmc_prof_close(struct upmc_prof *prof);
 }
 #endif
 
-#define UPMC_PROF_BEGIN(name, events)                                                          \
-	static UPMC_THREAD_LOCAL struct upmc_prof upmc_prof_##name = {#name, events, 0, 0, 0}; \
+#define UPMC_PROF_BEGIN(name, events)                                                             \
+	static UPMC_THREAD_LOCAL struct upmc_prof upmc_prof_##name = {#name, events, 0, 0, 0, 0}; \
 	upmc_prof_begin(&upmc_prof_##name)
 #define UPMC_PROF_END(name, file) upmc_prof_end(&upmc_prof_##name, file)
 #define UPMC_PROF_CLOSE(name)     upmc_prof_close(&upmc_prof_##name)

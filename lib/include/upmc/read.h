@@ -113,9 +113,31 @@ struct upmc_set {
 	/* upmc_read(): the reader for this set's size, or upmc_read_slow */
 	int (*read)(struct upmc_set *set, uint64_t *values);
 	struct upmc_set_state *state;
+	const void *thread; /* upmc_thread() of the thread that opened it */
 };
 
+/* The calling thread, as a token: the address of a thread-local variable of
+ * the library. */
+UPMC_API const void *upmc_thread(void);
+
 /*
+ * A set counts the thread that opened it and only that thread may read it:
+ * the page describes its counters, and rdpmc or mrs in another thread reads
+ * whatever that CPU counts (x86) or traps (arm64). The out-of-line reads
+ * check it and fail with -EPERM; define UPMC_DEBUG (a debug build) to have
+ * every inline read check it too, at the cost of a call per read.
+ */
+#ifdef UPMC_DEBUG
+#define UPMC_OTHER_THREAD(set) UPMC_UNLIKELY((set)->thread != upmc_thread())
+#else
+#define UPMC_OTHER_THREAD(set) 0
+#endif
+
+/*
+ * Not API: call upmc_read() and the others, never these. They are exported
+ * only because the inline functions, compiled into the caller, call them;
+ * they may change in any version (the shared library's soname says which).
+ *
  * Out of line and cold: what the inline readers hand over to. Counters whose
  * page is not the one the inline reader was compiled for (another width, or
  * not on the PMU right now) are read here: from user space by the uapi
@@ -188,6 +210,8 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 {
+	if (UPMC_OTHER_THREAD(set))
+		return upmc_read_slow(set, values);
 	return set->read(set, values);
 }
 
@@ -198,7 +222,7 @@ static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values, const uint32_t n)
 {
-	if (n > UPMC_INLINE_COUNTERS)
+	if (n > UPMC_INLINE_COUNTERS || UPMC_OTHER_THREAD(set))
 		return upmc_read_n_slow(set, values, n);
 	return upmc_read_first(set, values, n);
 }
@@ -210,7 +234,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i
 	const volatile struct upmc_perf_page *pc;
 	uint32_t lock, index;
 
-	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS))
+	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS) || UPMC_OTHER_THREAD(set))
 		return upmc_read_counter_slow(set, i, value);
 	pc = set->page[i];
 	do {
@@ -261,7 +285,7 @@ static inline int upmc_read_times(struct upmc_set *set, uint64_t *enabled, uint6
 	uint64_t en, run, cyc, delta;
 	uint32_t seq;
 
-	if (UPMC_UNLIKELY(!set->user_n))
+	if (UPMC_UNLIKELY(!set->user_n) || UPMC_OTHER_THREAD(set))
 		return upmc_read_times_slow(set, enabled, running);
 	pc = set->page[0];
 	do {

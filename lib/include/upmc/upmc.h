@@ -40,6 +40,8 @@ extern "C" {
 /*
  * Options for upmc_open(). Set size to sizeof(struct upmc_options): fields
  * added later are zero (their default) for callers built against this one.
+ * A caller built against a later version may pass its larger size when the
+ * fields this library does not know are zero; otherwise -E2BIG.
  */
 struct upmc_options {
 	size_t size;
@@ -192,9 +194,10 @@ struct upmc_bench_options {
 };
 
 struct upmc_bench_result {
-	uint64_t repeats; /* calls per sample */
-	unsigned samples;
-	struct upmc_stat ns;                         /* per call, bias subtracted */
+	uint64_t repeats;    /* calls per sample */
+	unsigned samples;    /* measured, dropped ones included */
+	unsigned dropped;    /* samples in no statistic: a counter read failed */
+	struct upmc_stat ns; /* per call, bias subtracted */
 	struct upmc_stat counter[UPMC_MAX_COUNTERS]; /* per call, bias subtracted */
 };
 
@@ -202,7 +205,11 @@ struct upmc_bench_result {
  * Runs fn(arg) in batches: grows the batch 10x from min_repeats until one
  * batch lasts min_ns (or max_repeats is reached), which also warms it up;
  * then measures `samples` batches as regions and reports per-call
- * statistics with the region's bias subtracted. opts may be NULL.
+ * statistics with the region's bias subtracted. A batch whose counters
+ * could not be read is dropped and counted (result->dropped); -ENODATA when
+ * every one was. opts may be NULL: the defaults. A larger opts->size than
+ * this library knows is accepted when the bytes beyond are zero (-E2BIG
+ * otherwise), as for struct upmc_options.
  */
 UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
                         const struct upmc_bench_options *opts, struct upmc_bench_result *result);
