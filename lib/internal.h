@@ -6,6 +6,7 @@
 #include <stdarg.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <stdio.h>
 #include <upmc/upmc.h>
 
 #define UPMC_NAME_MAX   128
@@ -70,6 +71,10 @@ void upmc_closest_names(const char *name, char *out, size_t size);
 
 /* Records a sentence for upmc_last_error() and returns err (a -errno). */
 int upmc_fail(int err, const char *fmt, ...) UPMC_PRINTF(2, 3);
+
+/* s as a JSON string: quoted, with quotes, backslashes and control
+ * characters escaped. */
+void upmc_json_string(FILE *out, const char *s);
 
 /*
  * The extensible-struct convention for a caller's options struct s of
