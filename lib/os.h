@@ -58,4 +58,15 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
 /* CLOCK_MONOTONIC_RAW (or the OS's closest) in ns: the calibration reference. */
 uint64_t upmc_os_monotonic_ns(void);
 
+/*
+ * Calls fn(arg) on the calling thread when it exits (os/portable/thread.c):
+ * one call per thread, the last arg given; NULL cancels it. The process's
+ * main thread gets none (it ends with the process). 0, or -errno.
+ */
+int upmc_os_at_thread_exit(void (*fn)(void *), void *arg);
+
+/* The OS's ids of this process and of the calling thread. */
+uint64_t upmc_os_process_id(void);
+uint64_t upmc_os_thread_id(void);
+
 #endif /* UPMC_OS_H */

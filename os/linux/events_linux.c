@@ -169,6 +169,9 @@ static int libpfm_event(const char *item, unsigned flags, struct upmc_event *ev)
 		return -ENOENT;
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
+	/* libpfm4 copies back only the size it is given (0: the first
+	 * published 64 bytes, which end before config2) */
+	attr.size = sizeof(attr);
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
 	err = pfm_get_os_event_encoding(item, plm, PFM_OS_PERF_EVENT_EXT, &arg);
@@ -182,6 +185,9 @@ static int libpfm_event(const char *item, unsigned flags, struct upmc_event *ev)
 	ev->config2 = attr.config2;
 	ev->exclude_user = attr.exclude_user;
 	ev->exclude_kernel = attr.exclude_kernel;
+	ev->precise_ip = attr.precise_ip;
+	ev->exclude_guest = attr.exclude_guest;
+	ev->exclude_host = attr.exclude_host;
 	return 0;
 }
 
