@@ -175,6 +175,8 @@ static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_s
 		upmc_fail(-ENOMEM, "out of memory allocating a thread's zone buffer");
 		return NULL;
 	}
+	/* Touched now, so that no page fault lands inside a zone later. */
+	memset(t->base, 0, p->buffer_words * sizeof(uint64_t));
 	take_set(p, t, set);
 	t->end = t->base + p->buffer_words;
 	t->next = t->consumed = t->pos = t->base;
