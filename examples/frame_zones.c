@@ -26,7 +26,7 @@
 
 #define DEFAULT_SPEC "cycles,instructions,L1-dcache-load-misses,branch-misses"
 #define FRAMES       60
-#define PARTICLES    20000
+#define PARTICLES    200000
 #define BONES        64
 #define TARGET_BYTES (4u << 20) /* what render streams over: more than most L2 caches */
 
