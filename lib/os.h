@@ -44,8 +44,9 @@ int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock);
 /*
  * Resolves an event the portable names do not cover (Linux: a
  * pmu/term=value/ spec through sysfs, a libpfm4 name) into ev, whose name
- * is already set. -ENOENT without a sentence when the OS does not know it;
- * any other failure after upmc_fail().
+ * is already set. -ENOENT when the OS does not know it, without a sentence
+ * (the caller then says "unknown; did you mean ...") or with one that says
+ * more; any other failure after upmc_fail().
  */
 int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *ev);
 
@@ -56,5 +57,16 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
 
 /* CLOCK_MONOTONIC_RAW (or the OS's closest) in ns: the calibration reference. */
 uint64_t upmc_os_monotonic_ns(void);
+
+/*
+ * Calls fn(arg) on the calling thread when it exits (os/portable/thread.c):
+ * one call per thread, the last arg given; NULL cancels it. The process's
+ * main thread gets none (it ends with the process). 0, or -errno.
+ */
+int upmc_os_at_thread_exit(void (*fn)(void *), void *arg);
+
+/* The OS's ids of this process and of the calling thread. */
+uint64_t upmc_os_process_id(void);
+uint64_t upmc_os_thread_id(void);
 
 #endif /* UPMC_OS_H */

@@ -7,12 +7,21 @@ CORE_SRCS = [
     "clock.c",
     "error.c",
     "events.c",
+    "json.c",
     "prof.c",
     "read.c",
     "region.c",
     "set.c",
     "stats.c",
     "stats.h",
+    "zone.c",
+    "zone_chrome.c",
+    "zone_collect.c",
+    "zone_internal.h",
+    "zone_perfetto.c",
+    "zone_speedscope.c",
+    "zone_table.c",
+    "zone_write.c",
 ]
 
 CORE_HDRS = [

@@ -21,6 +21,8 @@ TEST(headers, strict_c11_and_cxx17_builds_work)
 	EXPECT_EQ(header_cxx17_max_counters(), 32);
 	EXPECT_EQ_U64(header_c11_ticks_to_ns(12345), 12345);
 	EXPECT_EQ_U64(header_cxx17_ticks_to_ns(12345), 12345);
+	header_c11_zones(); /* outside a profile: nothing happens */
+	header_cxx17_zones();
 }
 
 /* Runs a shell command; its exit status, and its output into out. */

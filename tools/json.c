@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <math.h>
 
+#include "lib/internal.h"
 #include "tools/json.h"
 
 void json_start(struct json *j, FILE *out)
@@ -18,26 +19,6 @@ static void indent(struct json *j)
 		fputs("  ", j->out);
 }
 
-static void write_escaped(FILE *out, const char *s)
-{
-	const unsigned char *p;
-
-	fputc('"', out);
-	for (p = (const unsigned char *)s; *p; p++) {
-		if (*p == '"' || *p == '\\')
-			fprintf(out, "\\%c", *p);
-		else if (*p == '\n')
-			fputs("\\n", out);
-		else if (*p == '\t')
-			fputs("\\t", out);
-		else if (*p < 0x20)
-			fprintf(out, "\\u%04x", *p);
-		else
-			fputc(*p, out);
-	}
-	fputc('"', out);
-}
-
 /* The comma, newline and indentation before an item, and its key. */
 static void item(struct json *j, const char *key)
 {
@@ -47,7 +28,7 @@ static void item(struct json *j, const char *key)
 	}
 	j->has_items[j->depth] = 1;
 	if (key) {
-		write_escaped(j->out, key);
+		upmc_json_string(j->out, key);
 		fputs(": ", j->out);
 	}
 }
@@ -92,7 +73,7 @@ void json_string(struct json *j, const char *key, const char *value)
 {
 	item(j, key);
 	if (value)
-		write_escaped(j->out, value);
+		upmc_json_string(j->out, value);
 	else
 		fputs("null", j->out);
 }

@@ -3,7 +3,7 @@
 # repositories only. Run as root; safe to run again.
 set -eu
 packages="bazel-bootstrap libpfm4-dev googletest gcc g++ clang
-gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu"
+gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu protobuf-compiler"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
-/* <upmc/upmc.h> compiled as strict C11 (-std=c11 -pedantic -Werror). */
+/* The public headers compiled as strict C11 (-std=c11 -pedantic -Werror). */
 #include <upmc/upmc.h>
+#include <upmc/zone.h>
 
 #include "tests/headers/headers.h"
 
@@ -18,4 +19,11 @@ uint64_t header_c11_ticks_to_ns(uint64_t ticks)
 	set.clock.mult = 1u << 31;
 	set.clock.shift = 31;
 	return upmc_ticks_to_ns(&set, ticks);
+}
+
+void header_c11_zones(void)
+{
+	UPMC_ZONE("c11");
+	UPMC_ZONE_BEGIN("inner");
+	UPMC_ZONE_END();
 }

@@ -1,6 +1,7 @@
 // SPDX-License-Identifier: MIT
-// <upmc/upmc.h> compiled as strict C++17 (-std=c++17 -pedantic -Werror).
+// The public headers compiled as strict C++17 (-std=c++17 -pedantic -Werror).
 #include <upmc/upmc.h>
+#include <upmc/zone.h>
 
 #include "tests/headers/headers.h"
 
@@ -16,4 +17,10 @@ uint64_t header_cxx17_ticks_to_ns(uint64_t ticks)
 	set.clock.mult = 1u << 31;
 	set.clock.shift = 31;
 	return upmc_ticks_to_ns(&set, ticks);
+}
+
+void header_cxx17_zones(void)
+{
+	UPMC_ZONE("c++17");
+	UPMC_ZONE_FUNCTION();
 }

@@ -1,0 +1,667 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zones: recording. Each thread writes its records into its own ring of
+ * words (zone_internal.h has the layout); the collector reads them from
+ * any thread. One writer and one reader per ring:
+ *
+ * - The writer stores a record, then publishes the position after it in
+ *   t->next with a release store; the collector's acquire load of t->next
+ *   therefore sees every record before that position written, except the
+ *   counter values of the very last one: begin and end end in the set's
+ *   reader as a tail call, which writes them after the publication. So the
+ *   collector leaves a thread's last begin or end record for later while
+ *   the thread may still be writing it (not for time-only threads, whose
+ *   records are whole when published, nor once the thread has exited).
+ * - The collector publishes how far it has read in t->consumed with a
+ *   release store; the writer's acquire load of it, out of line, tells it
+ *   which words it may write again. The hot path compares with t->limit,
+ *   computed then; it goes out of line when it passes it.
+ *
+ * begin and end take no lock, allocate nothing and make no system call;
+ * the first zone of a thread (which opens its set), a full ring and the
+ * serialized option go out of line.
+ */
+#include <errno.h>
+#include <stdatomic.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os.h"
+#include "zone_internal.h"
+
+#define DEFAULT_BUFFER (1u << 20)
+#define MIN_BUFFER     4096u
+#define MAX_BUFFER     (1ull << 30)
+
+static int read_nothing(struct upmc_set *set, uint64_t *values)
+{
+	(void)set;
+	(void)values;
+	return 0;
+}
+
+/* A thread outside any profile: every call goes out of line (limit 0). */
+static uint64_t no_words[1];
+static struct upmc_zone_thread no_thread = {.next = no_words, .read = read_nothing};
+
+#if defined(__ELF__)
+#define ZONE_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define ZONE_TLS
+#endif
+static _Thread_local struct upmc_zone_thread *zone_self ZONE_TLS = &no_thread;
+
+/* The open profile and the parked threads (live threads of a closed
+ * profile). The lock is held for a few stores at a time. */
+static atomic_flag zone_lock_flag = ATOMIC_FLAG_INIT;
+static struct upmc_profile *zone_profile;
+static struct upmc_zone_thread *parked;
+
+static void zone_lock(void)
+{
+	while (atomic_flag_test_and_set_explicit(&zone_lock_flag, memory_order_acquire))
+		;
+}
+
+static void zone_unlock(void)
+{
+	atomic_flag_clear_explicit(&zone_lock_flag, memory_order_release);
+}
+
+/* ---- the ring ---- */
+
+/* Where the hot path's begin records may start: up to the word before the
+ * collector's position, or before the ring's last word (kept for a wrap). */
+static void set_limit(struct upmc_zone_thread *t)
+{
+	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
+	const uint64_t *stop = t->next >= c ? t->end - 1 : c - 1;
+
+	t->limit = 0;
+	if (!t->serialized && !t->lost.pending)
+		t->limit = (uintptr_t)stop - (2 + t->k) * sizeof(uint64_t);
+}
+
+void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
+{
+	w[0] = ZONE_TAG_LOST;
+	w[1] = (uint64_t)-lost->min_depth;
+	w[2] = (uint64_t)(lost->depth - lost->min_depth);
+	w[3] = lost->begins;
+	w[4] = lost->frames;
+	memset(lost, 0, sizeof(*lost));
+}
+
+/* A place for a record of `words` words (after a lost record, if drops
+ * are pending), wrapping to the ring's start when its end is too short;
+ * NULL when the collector has not freed enough. */
+static uint64_t *reserve(struct upmc_zone_thread *t, size_t words)
+{
+	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
+	uint64_t *w = t->next;
+	size_t need = words + (t->lost.pending ? ZONE_LOST_WORDS : 0);
+
+	if (w >= c && need > (size_t)(t->end - 1 - w)) {
+		if ((size_t)(c - t->base) <= need)
+			return NULL;
+		w[0] = ZONE_TAG_WRAP;
+		w = t->base;
+		/* The wrap word is seen before the position moves back. */
+		__atomic_store_n(&t->next, w, __ATOMIC_RELEASE);
+	} else if (w < c && need >= (size_t)(c - w)) {
+		return NULL;
+	}
+	if (t->lost.pending) {
+		upmc_zone_write_lost(&t->lost, w);
+		w += ZONE_LOST_WORDS;
+	}
+	return w;
+}
+
+static void publish(struct upmc_zone_thread *t, uint64_t *after)
+{
+	__atomic_store_n(&t->next, after, __ATOMIC_RELEASE);
+	set_limit(t);
+}
+
+/* ---- threads ---- */
+
+static void zone_thread_exit(void *arg);
+
+static void free_thread(struct upmc_zone_thread *t)
+{
+	upmc_zone_free_store(t);
+	free(t->base);
+	free(t);
+}
+
+/* The thread's set and what it records: every counter, or none when none
+ * of them counts (then the reason is kept). */
+static void take_set(struct upmc_profile *p, struct upmc_zone_thread *t, struct upmc_set *set)
+{
+	struct upmc_options opts = {sizeof(opts), p->flags};
+	unsigned i, counted = 0;
+
+	t->read = read_nothing;
+	if (!p->n)
+		return;
+	if (!set && upmc_open(&set, p->spec, &opts) < 0) {
+		upmc_format(t->why, sizeof(t->why), "the thread's counters did not open: %s",
+		            upmc_last_error());
+		return;
+	}
+	for (i = 0; i < set->n; i++)
+		counted += upmc_counter_path(set, i) != UPMC_PATH_UNAVAILABLE;
+	if (!counted) {
+		upmc_format(t->why, sizeof(t->why), "%s", upmc_summary(set));
+		upmc_close(set);
+		return;
+	}
+	t->set = set;
+	t->k = p->n;
+	t->read = set->read;
+	t->value_bytes = t->k * sizeof(uint64_t);
+}
+
+static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_set *set)
+{
+	struct upmc_zone_thread *t = calloc(1, sizeof(*t));
+
+	if (t)
+		t->base = malloc(p->buffer_words * sizeof(uint64_t));
+	if (!t || !t->base) {
+		free(t);
+		upmc_close(set);
+		upmc_fail(-ENOMEM, "out of memory allocating a thread's zone buffer");
+		return NULL;
+	}
+	take_set(p, t, set);
+	t->end = t->base + p->buffer_words;
+	t->next = t->consumed = t->pos = t->base;
+	t->serialized = !!(p->profile_flags & UPMC_PROFILE_SERIALIZED);
+	t->tid = upmc_os_thread_id();
+	upmc_format(t->name, sizeof(t->name), "thread %llu", (unsigned long long)t->tid);
+	set_limit(t);
+	return t;
+}
+
+/* Frees a parked thread's state (from a profile closed while it lived). */
+static void free_parked(struct upmc_zone_thread *t)
+{
+	struct upmc_zone_thread **link;
+
+	zone_lock();
+	for (link = &parked; *link && *link != t; link = &(*link)->link)
+		;
+	if (*link)
+		*link = t->link;
+	zone_unlock();
+	free_thread(t);
+	zone_self = &no_thread;
+}
+
+static void unpark_self(void)
+{
+	if (zone_self->state != ZONE_PARKED)
+		return;
+	upmc_os_at_thread_exit(zone_thread_exit, NULL);
+	free_parked(zone_self);
+}
+
+/* Joins the calling thread to p with set (NULL: opened here). */
+static int attach(struct upmc_profile *p, struct upmc_set *set)
+{
+	struct upmc_zone_thread *t;
+	int err;
+
+	unpark_self();
+	t = new_thread(p, set);
+	if (!t)
+		return -ENOMEM;
+	err = upmc_os_at_thread_exit(zone_thread_exit, t);
+	zone_lock();
+	if (err == 0 && zone_profile != p)
+		err = upmc_fail(-ENOENT, "the profile was closed");
+	if (err == 0) {
+		t->state = ZONE_ATTACHED;
+		t->index = p->n_threads++;
+		/* The collector walks the list while threads join it. */
+		if (p->last)
+			__atomic_store_n(&p->last->link, t, __ATOMIC_RELEASE);
+		else
+			p->first = t;
+		p->last = t;
+	}
+	zone_unlock();
+	if (err < 0) {
+		upmc_os_at_thread_exit(zone_thread_exit, NULL);
+		upmc_close(t->set);
+		free_thread(t);
+		return err;
+	}
+	zone_self = t;
+	return 0;
+}
+
+/* The calling thread's state for recording, joined to the open profile at
+ * its first call; NULL when no profile is open (or it exited). */
+static struct upmc_zone_thread *recording_thread(void)
+{
+	struct upmc_zone_thread *t = zone_self;
+	struct upmc_profile *p;
+
+	if (t->state == ZONE_ATTACHED)
+		return t;
+	zone_lock();
+	p = zone_profile;
+	zone_unlock();
+	if (!p || t->state == ZONE_FINISHED || attach(p, NULL) < 0)
+		return NULL;
+	return zone_self;
+}
+
+/* At the thread's exit: its records are all written; its set goes. */
+static void zone_thread_exit(void *arg)
+{
+	struct upmc_zone_thread *t = arg;
+	struct upmc_set *set = NULL;
+	enum zone_state state;
+
+	zone_lock();
+	state = t->state;
+	if (state == ZONE_ATTACHED) {
+		set = t->set;
+		t->set = NULL;
+		t->state = ZONE_FINISHED;
+		/* Pairs with the collector's acquire load before it reads t->next. */
+		__atomic_store_n(&t->finished, 1, __ATOMIC_RELEASE);
+	}
+	zone_unlock();
+	if (state == ZONE_PARKED)
+		free_parked(t);
+	upmc_close(set);
+	zone_self = &no_thread;
+}
+
+/* ---- recording ---- */
+
+static void lose(struct upmc_zone_thread *t, int depth)
+{
+	t->lost.pending = 1;
+	t->lost.depth += depth;
+	if (t->lost.depth < t->lost.min_depth)
+		t->lost.min_depth = t->lost.depth;
+	t->lost.begins += depth > 0;
+	t->limit = 0;
+}
+
+static UPMC_COLD void begin_slow(const struct upmc_zone_loc *loc)
+{
+	struct upmc_zone_thread *t = recording_thread();
+	uint64_t *w;
+
+	if (!t)
+		return;
+	w = reserve(t, 2 + t->k);
+	if (!w) {
+		lose(t, 1);
+		return;
+	}
+	w[0] = (uintptr_t)loc;
+	w[1] = t->serialized ? upmc_timestamp_serialized() : upmc_timestamp();
+	publish(t, w + 2 + t->k);
+	t->read(t->set, w + 2);
+}
+
+static UPMC_COLD void end_slow(uint64_t ts)
+{
+	struct upmc_zone_thread *t;
+	uint64_t *w;
+
+	t = recording_thread();
+	if (!t)
+		return;
+	if (t->serialized)
+		ts = upmc_timestamp_after();
+	w = reserve(t, 1 + t->k);
+	if (!w) {
+		lose(t, -1);
+		return;
+	}
+	w[0] = ~ts;
+	publish(t, w + 1 + t->k);
+	t->read(t->set, w + 1);
+}
+
+/*
+ * The hot path: a leaf function that stores the record's first words,
+ * publishes the position after the record and ends in the set's reader as
+ * a tail call, which writes the counters in place.
+ */
+UPMC_API void upmc_zone_begin(const struct upmc_zone_loc *loc)
+{
+	struct upmc_zone_thread *t = zone_self;
+	uint64_t *w = t->next, *values;
+
+	if (UPMC_UNLIKELY((uintptr_t)w > t->limit)) {
+		begin_slow(loc);
+		return;
+	}
+	w[0] = (uintptr_t)loc;
+	w[1] = upmc_timestamp();
+	values = w + 2;
+	__atomic_store_n(&t->next, (uint64_t *)((char *)values + t->value_bytes), __ATOMIC_RELEASE);
+	t->read(t->set, values);
+}
+
+/* The timestamp first, as close to the zone's code as it can be. */
+UPMC_API void upmc_zone_end(void)
+{
+	uint64_t ts = upmc_timestamp();
+	struct upmc_zone_thread *t = zone_self;
+	uint64_t *w = t->next, *values;
+
+	if (UPMC_UNLIKELY((uintptr_t)w > t->limit)) {
+		end_slow(ts);
+		return;
+	}
+	w[0] = ~ts;
+	values = w + 1;
+	__atomic_store_n(&t->next, (uint64_t *)((char *)values + t->value_bytes), __ATOMIC_RELEASE);
+	t->read(t->set, values);
+}
+
+UPMC_API void upmc_frame_mark(void)
+{
+	struct upmc_zone_thread *t = recording_thread();
+	uint64_t *w;
+
+	if (!t)
+		return;
+	w = reserve(t, 2);
+	if (!w) {
+		t->lost.pending = 1;
+		t->lost.frames++;
+		t->limit = 0;
+		return;
+	}
+	w[0] = ZONE_TAG_FRAME;
+	w[1] = upmc_timestamp();
+	publish(t, w + 2);
+}
+
+UPMC_API void upmc_zone_flush(void)
+{
+	struct upmc_zone_thread *t = zone_self;
+	uint64_t *w;
+
+	if (t->state != ZONE_ATTACHED || !(w = reserve(t, 1)))
+		return;
+	w[0] = ZONE_TAG_FLUSH;
+	publish(t, w + 1);
+}
+
+/* ---- the profile ---- */
+
+static int read_profile_options(const struct upmc_profile_options *opts, struct upmc_profile *p)
+{
+	size_t bytes;
+
+	p->buffer_words = DEFAULT_BUFFER / sizeof(uint64_t);
+	if (!opts)
+		return 0;
+	if (opts->size <
+	    offsetof(struct upmc_profile_options, buffer_bytes) + sizeof(opts->buffer_bytes))
+		return upmc_fail(-EINVAL,
+		                 "upmc_profile_options.size is %zu: set it to sizeof(struct "
+		                 "upmc_profile_options)",
+		                 opts->size);
+	if (opts->profile_flags & ~UPMC_PROFILE_SERIALIZED)
+		return upmc_fail(-EINVAL,
+		                 "upmc_profile_options.profile_flags has unknown bits 0x%x",
+		                 opts->profile_flags & ~UPMC_PROFILE_SERIALIZED);
+	bytes = opts->buffer_bytes ? opts->buffer_bytes : DEFAULT_BUFFER;
+	if (bytes < MIN_BUFFER || bytes > MAX_BUFFER)
+		return upmc_fail(
+		        -EINVAL,
+		        "upmc_profile_options.buffer_bytes is %zu: give 4 KiB to 1 GiB (0: "
+		        "1 MiB)",
+		        opts->buffer_bytes);
+	p->flags = opts->flags;
+	p->profile_flags = opts->profile_flags;
+	p->buffer_words = bytes / sizeof(uint64_t);
+	return 0;
+}
+
+/* The calling thread's set for the spec: it proves the spec opens here. */
+static int open_first_set(struct upmc_profile *p, const char *spec, struct upmc_set **set)
+{
+	struct upmc_options opts = {sizeof(opts), p->flags};
+	unsigned i;
+	int err;
+
+	*set = NULL;
+	if (!spec || !*spec)
+		return 0;
+	if (strlen(spec) >= sizeof(p->spec))
+		return upmc_fail(-EINVAL, "upmc_profile_open: the spec is longer than %zu bytes",
+		                 sizeof(p->spec) - 1);
+	err = upmc_open(set, spec, &opts);
+	if (err < 0)
+		return err;
+	upmc_format(p->spec, sizeof(p->spec), "%s", spec);
+	p->n = (unsigned)upmc_count(*set);
+	for (i = 0; i < p->n; i++)
+		upmc_format(p->counter[i], sizeof(p->counter[i]), "%s", upmc_counter_name(*set, i));
+	return 0;
+}
+
+static void profile_free(struct upmc_profile *p)
+{
+	upmc_close(p->timer);
+	free(p);
+}
+
+UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
+                               const struct upmc_profile_options *opts)
+{
+	struct upmc_profile *p;
+	struct upmc_set *set = NULL;
+	int err;
+
+	if (!out)
+		return upmc_fail(-EINVAL, "upmc_profile_open: the profile pointer is NULL");
+	*out = NULL;
+	p = calloc(1, sizeof(*p));
+	if (!p)
+		return upmc_fail(-ENOMEM, "out of memory allocating a profile");
+	err = read_profile_options(opts, p);
+	if (err == 0)
+		err = upmc_open_timer(&p->timer);
+	if (err == 0)
+		err = open_first_set(p, spec, &set);
+	if (err < 0) {
+		profile_free(p);
+		return err;
+	}
+	p->pid = upmc_os_process_id();
+	p->t_open = upmc_timestamp();
+	zone_lock();
+	if (zone_profile)
+		err = upmc_fail(-EBUSY, "a profile is already open: close it first");
+	else
+		zone_profile = p;
+	zone_unlock();
+	if (err == 0)
+		err = attach(p, set);
+	else
+		upmc_close(set);
+	if (err < 0) {
+		zone_lock();
+		if (zone_profile == p)
+			zone_profile = NULL;
+		zone_unlock();
+		profile_free(p);
+		return err;
+	}
+	*out = p;
+	return 0;
+}
+
+void upmc_zone_collector_lock(struct upmc_profile *p)
+{
+	while (__atomic_exchange_n(&p->collecting, 1, __ATOMIC_ACQUIRE))
+		;
+}
+
+void upmc_zone_collector_unlock(struct upmc_profile *p)
+{
+	__atomic_store_n(&p->collecting, 0, __ATOMIC_RELEASE);
+}
+
+int upmc_zone_collect(struct upmc_profile *p, int final)
+{
+	struct upmc_zone_thread *t;
+	int done = 0;
+
+	upmc_zone_collector_lock(p);
+	for (t = p->first; t; t = upmc_zone_thread_next(t))
+		done += upmc_zone_collect_thread(p, t, final);
+	upmc_zone_collector_unlock(p);
+	return done;
+}
+
+/* A live thread of a closed profile keeps a small state until it records
+ * again or exits, since its next call looks there. */
+static void park(struct upmc_zone_thread *t)
+{
+	upmc_close(t->set);
+	t->set = NULL;
+	t->read = read_nothing;
+	t->k = 0;
+	t->value_bytes = 0;
+	upmc_zone_free_store(t);
+	free(t->base);
+	t->base = t->end = NULL;
+	t->next = no_words;
+	t->limit = 0;
+	t->state = ZONE_PARKED;
+	t->link = parked;
+	parked = t;
+}
+
+UPMC_API void upmc_profile_close(struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t, *next;
+
+	if (!p)
+		return;
+	zone_lock();
+	if (zone_profile == p)
+		zone_profile = NULL;
+	zone_unlock();
+	upmc_zone_collect(p, 1);
+	zone_lock();
+	for (t = p->first; t; t = next) {
+		next = t->link;
+		if (t->state == ZONE_ATTACHED)
+			park(t);
+		else
+			free_thread(t);
+	}
+	zone_unlock();
+	profile_free(p);
+}
+
+UPMC_API int upmc_profile_thread(const char *name)
+{
+	struct upmc_profile *p;
+	int err = 0;
+
+	zone_lock();
+	p = zone_profile;
+	zone_unlock();
+	if (!p)
+		return upmc_fail(-ENOENT, "upmc_profile_thread: no profile is open");
+	if (zone_self->state != ZONE_ATTACHED)
+		err = attach(p, NULL);
+	if (err == 0 && name)
+		upmc_format(zone_self->name, sizeof(zone_self->name), "%s", name);
+	return err;
+}
+
+UPMC_API int upmc_profile_collect(struct upmc_profile *p)
+{
+	if (!p)
+		return upmc_fail(-EINVAL, "upmc_profile_collect: the profile is NULL");
+	return upmc_zone_collect(p, 0);
+}
+
+UPMC_API void upmc_profile_clear(struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t;
+
+	if (!p)
+		return;
+	upmc_zone_collector_lock(p);
+	for (t = p->first; t; t = upmc_zone_thread_next(t))
+		upmc_zone_forget(t);
+	upmc_zone_collector_unlock(p);
+}
+
+struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p)
+{
+	return p->first;
+}
+
+struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t)
+{
+	return __atomic_load_n(&t->link, __ATOMIC_ACQUIRE);
+}
+
+UPMC_API int upmc_profile_stats(struct upmc_profile *p, struct upmc_profile_stats *stats)
+{
+	if (!p || !stats)
+		return upmc_fail(-EINVAL, "upmc_profile_stats: the profile or stats is NULL");
+	upmc_zone_collect(p, 0);
+	upmc_zone_collector_lock(p);
+	upmc_zone_totals(p, stats);
+	upmc_zone_collector_unlock(p);
+	return 0;
+}
+
+UPMC_API const char *upmc_profile_counter_name(const struct upmc_profile *p, unsigned i)
+{
+	if (!p || i >= p->n) {
+		upmc_fail(-EINVAL, "upmc_profile_counter_name: no counter %u", i);
+		return NULL;
+	}
+	return p->counter[i];
+}
+
+UPMC_API int upmc_profile_zones(struct upmc_profile *p,
+                                int (*fn)(const struct upmc_zone_info *zone, void *arg), void *arg)
+{
+	uint64_t buf[2 * UPMC_MAX_COUNTERS];
+	struct upmc_zone_info info;
+	struct upmc_zone_thread *t;
+	int visited = 0;
+	size_t i;
+
+	if (!p || !fn)
+		return upmc_fail(-EINVAL, "upmc_profile_zones: the profile or function is NULL");
+	upmc_zone_collect(p, 0);
+	upmc_zone_collector_lock(p);
+	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
+		upmc_zone_sort(t);
+		for (i = 0; i < t->n_zones; i++) {
+			upmc_zone_info(p, t, &t->zones[i], buf, &info);
+			visited++;
+			if (fn(&info, arg))
+				goto out;
+		}
+	}
+out:
+	upmc_zone_collector_unlock(p);
+	return visited;
+}

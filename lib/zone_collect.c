@@ -1,0 +1,354 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zones: the collector. It reads each thread's ring from where it stopped
+ * up to the position the thread published (lib/zone.c says why that is
+ * safe), pairs ends with begins on a stack of open zones, and keeps the
+ * finished zones with their counters at both ends.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zone_internal.h"
+
+/* Makes room for `more` items in *items (capacity *cap); 0, or -ENOMEM. */
+static int grow(void **items, size_t *cap, size_t used, size_t more, size_t size)
+{
+	size_t want = *cap ? *cap : 64;
+	void *bigger;
+
+	if (used + more <= *cap)
+		return 0;
+	while (want < used + more)
+		want *= 2;
+	bigger = realloc(*items, want * size);
+	if (!bigger)
+		return upmc_fail(-ENOMEM, "out of memory collecting zones");
+	*items = bigger;
+	*cap = want;
+	return 0;
+}
+
+#define GROW(items, cap, used, more) grow((void **)&(items), &(cap), used, more, sizeof(*(items)))
+
+/* A begin or an end: records whose counters the set's reader writes. */
+static int is_zone_record(uint64_t w0)
+{
+	return w0 != ZONE_TAG_FRAME && w0 != ZONE_TAG_LOST && w0 != ZONE_TAG_FLUSH;
+}
+
+static size_t record_words(uint64_t w0, unsigned k)
+{
+	if (w0 & ZONE_END_BIT)
+		return 1 + k;
+	switch (w0) {
+	case ZONE_TAG_FRAME:
+		return 2;
+	case ZONE_TAG_LOST:
+		return ZONE_LOST_WORDS;
+	case ZONE_TAG_FLUSH:
+		return 1;
+	default:
+		return 2 + k;
+	}
+}
+
+/* Timestamps are kept non-decreasing on a thread: an unserialized one may
+ * be taken a few cycles out of order, and nesting must hold. */
+static uint64_t floored(struct upmc_zone_thread *t, uint64_t ts)
+{
+	if (ts < t->floor)
+		ts = t->floor;
+	t->floor = ts;
+	return ts;
+}
+
+static int valid_loc(uint64_t w0)
+{
+	const struct upmc_zone_loc *loc = (const struct upmc_zone_loc *)(uintptr_t)w0;
+	size_t len;
+
+	if (w0 < ZONE_TAG_MIN_LOC || !loc->name)
+		return 0;
+	for (len = 0; len <= UPMC_ZONE_NAME_MAX && loc->name[len]; len++)
+		;
+	return len <= UPMC_ZONE_NAME_MAX;
+}
+
+static int push(struct upmc_zone_thread *t, const struct upmc_zone_loc *loc, uint64_t t0,
+                const uint64_t *v0)
+{
+	struct zone_open *o;
+	size_t cap = t->stack_cap;
+	unsigned k = t->k;
+
+	if (GROW(t->stack, t->stack_cap, t->depth, 1) < 0)
+		return -ENOMEM;
+	if (k && (cap != t->stack_cap || !t->stack_values)) {
+		uint64_t *v = realloc(t->stack_values, t->stack_cap * 2 * k * sizeof(uint64_t));
+		if (!v)
+			return upmc_fail(-ENOMEM, "out of memory collecting zones");
+		t->stack_values = v;
+	}
+	if (k) {
+		memcpy(t->stack_values + t->depth * 2 * k, v0, k * sizeof(uint64_t));
+		memset(t->stack_values + t->depth * 2 * k + k, 0, k * sizeof(uint64_t));
+	}
+	o = &t->stack[t->depth++];
+	o->loc = loc;
+	o->t0 = t0;
+	o->child_ticks = 0;
+	o->seq = t->seq++;
+	return 0;
+}
+
+static uint64_t delta(uint64_t v0, uint64_t v1)
+{
+	return v0 == UPMC_NOT_COUNTED || v1 == UPMC_NOT_COUNTED ? UPMC_NOT_COUNTED : v1 - v0;
+}
+
+/* The counters of the zone ending on top of the stack, at v1: its count
+ * goes to its parent's, and the zone keeps [v0, v1, counts inside]. */
+static int keep_values(struct upmc_zone_thread *t, const uint64_t *v1, int keep)
+{
+	const unsigned k = t->k;
+	const uint64_t *sv = t->stack_values + t->depth * 2 * k;
+	unsigned i;
+
+	if (t->depth) {
+		uint64_t *parent = t->stack_values + (t->depth - 1) * 2 * k + k;
+		for (i = 0; i < k; i++)
+			if (delta(sv[i], v1[i]) != UPMC_NOT_COUNTED)
+				parent[i] += delta(sv[i], v1[i]);
+	}
+	if (!keep)
+		return 0;
+	if (GROW(t->values, t->values_cap, t->n_values, 3 * k) < 0)
+		return -ENOMEM;
+	memcpy(t->values + t->n_values, sv, k * sizeof(uint64_t));
+	memcpy(t->values + t->n_values + k, v1, k * sizeof(uint64_t));
+	memcpy(t->values + t->n_values + 2 * k, sv + k, k * sizeof(uint64_t));
+	t->n_values += 3 * k;
+	return 0;
+}
+
+/* The zone on top of the stack ends at t1 with counters v1: kept, and its
+ * time and counts added to its parent's. */
+static int finish(struct upmc_zone_thread *t, uint64_t t1, const uint64_t *v1)
+{
+	struct zone_open *o = &t->stack[--t->depth];
+	struct zone_done *z;
+	size_t v = t->n_values;
+
+	if (t->depth)
+		t->stack[t->depth - 1].child_ticks += t1 - o->t0;
+	if (t->k && keep_values(t, v1, o->loc != NULL) < 0)
+		return -ENOMEM;
+	if (!o->loc)
+		return 0;
+	if (GROW(t->zones, t->zones_cap, t->n_zones, 1) < 0)
+		return -ENOMEM;
+	z = &t->zones[t->n_zones++];
+	z->loc = o->loc;
+	z->t0 = o->t0;
+	z->t1 = t1;
+	z->child_ticks = o->child_ticks;
+	z->seq = o->seq;
+	z->depth = (unsigned)t->depth;
+	z->v = v;
+	t->sorted = 0;
+	return 1;
+}
+
+/* A lost record: the ends of zones begun before it, then begins whose ends
+ * come later (their ends are dropped too), then the zones lost outright. */
+static int take_lost(struct upmc_zone_thread *t, const uint64_t *rec)
+{
+	uint64_t unknown[UPMC_MAX_COUNTERS], i;
+
+	memset(unknown, 0xff, sizeof(unknown)); /* UPMC_NOT_COUNTED */
+	for (i = 0; i < rec[1]; i++) {
+		if (!t->depth) {
+			t->unbalanced++;
+			continue;
+		}
+		t->dropped += t->stack[t->depth - 1].loc != NULL;
+		t->stack[t->depth - 1].loc = NULL;
+		finish(t, t->floor, unknown);
+	}
+	for (i = 0; i < rec[2]; i++)
+		if (push(t, NULL, t->floor, unknown) < 0)
+			return -ENOMEM;
+	t->dropped += rec[3];
+	t->dropped_frames += rec[4];
+	return 0;
+}
+
+/* One record; returns 1 when it finished a zone, 0 otherwise, or -errno. */
+static int take(struct upmc_zone_thread *t, const uint64_t *rec)
+{
+	if (rec[0] & ZONE_END_BIT) {
+		uint64_t t1 = floored(t, ~rec[0]);
+		if (!t->depth) {
+			t->unbalanced++;
+			return 0;
+		}
+		return finish(t, t1, rec + 1);
+	}
+	switch (rec[0]) {
+	case ZONE_TAG_FRAME:
+		if (GROW(t->frames, t->frames_cap, t->n_frames, 1) < 0)
+			return -ENOMEM;
+		t->frames[t->n_frames++] = floored(t, rec[1]);
+		return 0;
+	case ZONE_TAG_LOST:
+		return take_lost(t, rec);
+	case ZONE_TAG_FLUSH:
+		return 0;
+	default:
+		if (!valid_loc(rec[0])) {
+			t->refused++;
+			return push(t, NULL, floored(t, rec[1]), rec + 2);
+		}
+		return push(t, (const struct upmc_zone_loc *)(uintptr_t)rec[0], floored(t, rec[1]),
+		            rec + 2);
+	}
+}
+
+/* Everything is read from a thread that exited: its ring goes. */
+static void drained(struct upmc_zone_thread *t)
+{
+	free(t->base);
+	t->base = t->end = t->pos = NULL;
+}
+
+int upmc_zone_collect_thread(struct upmc_profile *p, struct upmc_zone_thread *t, int final)
+{
+	uint64_t *pos = t->pos, *published;
+	int whole, done = 0, got;
+
+	(void)p;
+	if (!t->base)
+		return 0;
+	/* After the thread's exit, every record it published is whole. */
+	whole = final || __atomic_load_n(&t->finished, __ATOMIC_ACQUIRE) || !t->k;
+	published = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
+	while (pos != published) {
+		size_t size;
+		if (pos[0] == ZONE_TAG_WRAP) {
+			pos = t->base;
+			continue;
+		}
+		size = record_words(pos[0], t->k);
+		if (size > (size_t)(t->end - pos))
+			break; /* not a record: the ring was written over (misuse) */
+		/* The last record's counters may still be being written. */
+		if (pos + size == published && !whole && is_zone_record(pos[0]))
+			break;
+		got = take(t, pos);
+		if (got < 0)
+			break;
+		done += got;
+		pos += size;
+	}
+	t->pos = pos;
+	/* Pairs with the writer's acquire load in reserve(): it may write here again. */
+	__atomic_store_n(&t->consumed, pos, __ATOMIC_RELEASE);
+	/* Drops never written down: the buffer stayed full to the end. */
+	if (whole && pos == published && (final || t->finished)) {
+		uint64_t lost[ZONE_LOST_WORDS];
+		if (t->lost.pending) {
+			upmc_zone_write_lost(&t->lost, lost);
+			take_lost(t, lost);
+		}
+		if (t->finished)
+			drained(t);
+	}
+	return done;
+}
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct zone_done *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+void upmc_zone_sort(struct upmc_zone_thread *t)
+{
+	if (!t->sorted && t->n_zones > 1)
+		qsort(t->zones, t->n_zones, sizeof(*t->zones), by_seq);
+	t->sorted = 1;
+}
+
+void upmc_zone_forget(struct upmc_zone_thread *t)
+{
+	t->n_zones = t->n_values = t->n_frames = 0;
+	t->dropped = t->dropped_frames = t->unbalanced = t->refused = 0;
+}
+
+void upmc_zone_free_store(struct upmc_zone_thread *t)
+{
+	free(t->stack);
+	free(t->stack_values);
+	free(t->zones);
+	free(t->values);
+	free(t->frames);
+	t->stack = NULL;
+	t->stack_values = t->values = t->frames = NULL;
+	t->zones = NULL;
+	t->depth = t->stack_cap = t->n_zones = t->zones_cap = 0;
+	t->n_values = t->values_cap = t->n_frames = t->frames_cap = 0;
+}
+
+uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks)
+{
+	return upmc_mul_shift(ticks, p->timer->clock.mult, p->timer->clock.shift);
+}
+
+uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks)
+{
+	return ticks <= p->t_open ? 0 : upmc_zone_duration_ns(p, ticks - p->t_open);
+}
+
+void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                    const struct zone_done *z, uint64_t *buf, struct upmc_zone_info *info)
+{
+	const uint64_t *v = t->k ? t->values + z->v : NULL;
+	unsigned i, k = t->k;
+
+	for (i = 0; i < p->n; i++) {
+		uint64_t d = k ? delta(v[i], v[k + i]) : UPMC_NOT_COUNTED;
+		buf[i] = d;
+		buf[p->n + i] = d == UPMC_NOT_COUNTED ? d : d > v[2 * k + i] ? d - v[2 * k + i] : 0;
+	}
+	info->loc = z->loc;
+	info->thread = t->name;
+	info->thread_id = t->tid;
+	info->begin_ns = upmc_zone_ns(p, z->t0);
+	info->end_ns = upmc_zone_ns(p, z->t1);
+	info->depth = z->depth;
+	info->n = p->n;
+	info->delta = buf;
+	info->self = buf + p->n;
+}
+
+void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s)
+{
+	const struct upmc_zone_thread *t;
+	size_t i;
+
+	memset(s, 0, sizeof(*s));
+	s->counters = p->n;
+	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
+		s->threads++;
+		s->zones += t->n_zones;
+		s->frames += t->n_frames;
+		s->dropped += t->dropped;
+		s->dropped_frames += t->dropped_frames;
+		s->unbalanced += t->unbalanced;
+		s->refused += t->refused;
+		for (i = 0; i < t->depth; i++)
+			s->open += t->stack[i].loc != NULL;
+	}
+}

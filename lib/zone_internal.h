@@ -1,0 +1,155 @@
+/* SPDX-License-Identifier: MIT */
+/* Zones, private to the library: the per-thread buffer, the collected zones. */
+#ifndef UPMC_ZONE_INTERNAL_H
+#define UPMC_ZONE_INTERNAL_H
+
+#include <stdint.h>
+#include <stdio.h>
+#include <upmc/zone.h>
+
+#include "internal.h"
+
+/*
+ * A thread's buffer is a ring of 64-bit words holding records, each begun
+ * by a word that says what it is:
+ *
+ *   begin  [loc, t, v[0..k)]          loc: the zone's location (a pointer)
+ *   end    [~t, v[0..k)]              the top bit set: timestamps stay below 2^63
+ *   frame  [ZONE_TAG_FRAME, t]
+ *   lost   [ZONE_TAG_LOST, ends, open, begins, frames]   zones lost to a full buffer
+ *   flush  [ZONE_TAG_FLUSH]
+ *   wrap   [ZONE_TAG_WRAP]            the rest of the ring is unused: go on at its start
+ *
+ * k is the number of counters the thread records (0 or the profile's). A
+ * first word below ZONE_TAG_MIN_LOC that is no tag is a begin with a bad
+ * location (NULL): the collector refuses that zone.
+ */
+#define ZONE_TAG_WRAP    1
+#define ZONE_TAG_FRAME   2
+#define ZONE_TAG_LOST    3
+#define ZONE_TAG_FLUSH   4
+#define ZONE_TAG_MIN_LOC 4096 /* no location lies in the first page */
+#define ZONE_END_BIT     (1ull << 63)
+#define ZONE_LOST_WORDS  5
+#define ZONE_THREAD_NAME 64
+
+/* Drops while the buffer is full, written as a lost record once it is not. */
+struct zone_lost {
+	int64_t depth;     /* begins less ends dropped */
+	int64_t min_depth; /* the lowest depth reached: ends of zones begun before */
+	uint64_t begins, frames;
+	int pending;
+};
+
+/* A zone begun and not yet ended, on the collector's side. */
+struct zone_open {
+	const struct upmc_zone_loc *loc; /* NULL: lost or refused, its end is dropped too */
+	uint64_t t0, child_ticks, seq;
+};
+
+/* A collected zone; its counters are values[v .. v + 3k): at begin, at end,
+ * and the sum of the counts of the zones directly inside it. */
+struct zone_done {
+	const struct upmc_zone_loc *loc;
+	uint64_t t0, t1, child_ticks, seq;
+	size_t v;
+	unsigned depth;
+};
+
+enum zone_state { ZONE_NONE, ZONE_ATTACHED, ZONE_FINISHED, ZONE_PARKED };
+
+struct upmc_zone_thread {
+	/* The hot path's fields, in the order it loads them. */
+	uint64_t *next;       /* where the next record goes; published by a release store */
+	uintptr_t limit;      /* a begin record fits at or below it; 0: always out of line */
+	upmc_reader read;     /* the set's reader, or one that reads nothing */
+	struct upmc_set *set; /* NULL when the thread records no counter */
+	size_t value_bytes;   /* 8 per counter recorded */
+	/* The recording thread's own (out of line) */
+	uint64_t *base, *end; /* the ring: records end before end - 1, leaving a wrap word */
+	unsigned k;           /* counters recorded: 0 or the profile's */
+	int serialized;       /* fenced timestamps */
+	struct zone_lost lost;
+	/* Shared */
+	uint64_t *consumed;            /* the collector's position; published by a release store */
+	int finished;                  /* the thread exited: every record is written */
+	enum zone_state state;         /* under the zone lock */
+	struct upmc_zone_thread *link; /* the profile's threads, or the parked ones */
+	/* Set at attach */
+	char name[ZONE_THREAD_NAME];
+	char why[UPMC_REASON_MAX]; /* why it records no counter; "" when it does */
+	uint64_t tid;
+	unsigned index;
+	/* The collector's */
+	uint64_t *pos;
+	uint64_t floor; /* the last timestamp: timestamps are kept non-decreasing */
+	uint64_t seq;
+	struct zone_open *stack;
+	uint64_t *stack_values; /* v0[k], then counts inside, per open zone */
+	size_t depth, stack_cap;
+	struct zone_done *zones;
+	uint64_t *values;
+	size_t n_zones, zones_cap, n_values, values_cap;
+	uint64_t *frames;
+	size_t n_frames, frames_cap;
+	int sorted; /* zones are in the order they began */
+	uint64_t dropped, dropped_frames, unbalanced, refused;
+};
+
+struct upmc_profile {
+	char spec[UPMC_REASON_MAX];
+	unsigned flags, profile_flags;
+	size_t buffer_words;
+	unsigned n; /* counters */
+	char counter[UPMC_MAX_COUNTERS][UPMC_NAME_MAX];
+	struct upmc_set *timer; /* the clock */
+	uint64_t t_open;        /* ticks when it opened */
+	uint64_t pid;
+	struct upmc_zone_thread *first, *last; /* appended under the zone lock */
+	unsigned n_threads;
+	int collecting; /* one collect at a time (a spin lock) */
+};
+
+/* Writes the drops as a lost record (ZONE_LOST_WORDS) and forgets them. */
+void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w);
+
+/* Collects every thread's records (final: the threads are quiescent);
+ * the lock keeps one collector at a time (lib/zone.c). */
+int upmc_zone_collect(struct upmc_profile *p, int final);
+void upmc_zone_collector_lock(struct upmc_profile *p);
+void upmc_zone_collector_unlock(struct upmc_profile *p);
+
+/* The collector (lib/zone_collect.c). */
+int upmc_zone_collect_thread(struct upmc_profile *p, struct upmc_zone_thread *t, int final);
+void upmc_zone_forget(struct upmc_zone_thread *t);
+void upmc_zone_free_store(struct upmc_zone_thread *t);
+
+/* For the writers: threads in the order they came, zones in the order they began. */
+struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p);
+struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t);
+void upmc_zone_sort(struct upmc_zone_thread *t);
+uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks); /* since open */
+uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
+/* A collected zone as the public struct; delta and self point into buf (2 * n). */
+void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                    const struct zone_done *z, uint64_t *buf, struct upmc_zone_info *info);
+void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *stats);
+
+/* The thread's name in exports, made unique with " #<n>" where another has it. */
+void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
+                     size_t size);
+
+/* Calls fn at every begin and end of t's zones, in time order; depth is the
+ * zone's place on the stack of zones open. Stops at fn's first non-zero. */
+int upmc_zone_walk(struct upmc_zone_thread *t,
+                   int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
+                   void *arg);
+
+/* The writers, each in its own file. */
+int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out);
+int upmc_zone_write_speedscope(struct upmc_profile *p, FILE *out);
+int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out);
+int upmc_zone_write_table(struct upmc_profile *p, FILE *out);
+int upmc_zone_write_json(struct upmc_profile *p, FILE *out);
+
+#endif /* UPMC_ZONE_INTERNAL_H */

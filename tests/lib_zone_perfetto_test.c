@@ -1,0 +1,411 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * The Perfetto writer, read back by protoc: `protoc --decode` against the
+ * subset of Perfetto's messages kept in tests/perfetto/, then every track,
+ * slice, counter value and frame mark compared with the zones the profile
+ * collected (exact counts from the simulated kernel).
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/sim/sim_kernel.h"
+
+#include <upmc/zone.h>
+
+#include "tests/upmc_test.h"
+
+#define READ_COST 5
+#define PROTO_DIR "tests/perfetto"
+
+/* protoc's text format as a tree: "key: value" leaves and "key { ... }" nodes. */
+struct node {
+	char key[64];
+	char *value; /* NULL for a message; strings unquoted */
+	struct node **kid;
+	size_t n, cap;
+};
+
+static void free_node(struct node *n)
+{
+	size_t i;
+
+	for (i = 0; n && i < n->n; i++)
+		free_node(n->kid[i]);
+	if (n) {
+		free(n->kid);
+		free(n->value);
+		free(n);
+	}
+}
+
+static struct node *add_kid(struct node *parent, const char *key, size_t len)
+{
+	struct node *n = calloc(1, sizeof(*n));
+
+	if (parent->n == parent->cap) {
+		parent->cap = parent->cap ? 2 * parent->cap : 8;
+		parent->kid = realloc(parent->kid, parent->cap * sizeof(*parent->kid));
+	}
+	parent->kid[parent->n++] = n;
+	snprintf(n->key, sizeof(n->key), "%.*s", (int)len, key);
+	return n;
+}
+
+/* A text-format scalar: a quoted string (C escapes), or the word as printed. */
+static char *scalar(const char *s)
+{
+	char *out = malloc(strlen(s) + 1), *o = out;
+
+	if (*s != '"') {
+		strcpy(out, s);
+		return out;
+	}
+	for (s++; *s && *s != '"'; s++) {
+		if (*s != '\\') {
+			*o++ = *s;
+		} else if (s[1] >= '0' && s[1] <= '7') {
+			*o++ = (char)strtol((char[4]){s[1], s[2], s[3], 0}, NULL, 8);
+			s += 3;
+		} else {
+			s++;
+			*o++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
+		}
+	}
+	*o = '\0';
+	return out;
+}
+
+static struct node *parse_text(char *text, int *unknown)
+{
+	struct node *root = calloc(1, sizeof(*root)), *stack[16];
+	char *line, *save = NULL;
+	int depth = 0;
+
+	stack[0] = root;
+	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+		size_t len;
+		char *colon;
+		while (*line == ' ')
+			line++;
+		len = strlen(line);
+		if (!strcmp(line, "}")) {
+			if (depth)
+				depth--;
+			continue;
+		}
+		/* protoc prints fields the .proto lacks by number */
+		if (*line >= '0' && *line <= '9')
+			(*unknown)++;
+		if (len > 2 && !strcmp(line + len - 2, " {") && depth < 15) {
+			struct node *n = add_kid(stack[depth], line, len - 2);
+			stack[++depth] = n;
+		} else if ((colon = strstr(line, ": "))) {
+			struct node *n = add_kid(stack[depth], line, (size_t)(colon - line));
+			n->value = scalar(colon + 2);
+		}
+	}
+	return root;
+}
+
+static const struct node *get(const struct node *n, const char *key)
+{
+	size_t i;
+
+	for (i = 0; n && i < n->n; i++)
+		if (!strcmp(n->kid[i]->key, key))
+			return n->kid[i];
+	return NULL;
+}
+
+static unsigned long long num(const struct node *n, const char *key)
+{
+	const struct node *k = get(n, key);
+
+	return k && k->value ? strtoull(k->value, NULL, 10) : ~0ull;
+}
+
+static const char *str(const struct node *n, const char *key)
+{
+	const struct node *k = get(n, key);
+
+	return k && k->value ? k->value : "";
+}
+
+/* Writes the profile as a .pftrace and decodes it with protoc; NULL (and
+ * why) when protoc cannot. */
+static struct node *decoded(struct upmc_profile *p, int *unknown, char *why, size_t size)
+{
+	char path[256], cmd[768], *text = NULL;
+	size_t len = 0, got;
+	struct node *tree;
+	FILE *f;
+	int status;
+
+	snprintf(path, sizeof(path), "%s/zones.%d.pftrace",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid());
+	if (upmc_profile_save(p, UPMC_FORMAT_PERFETTO, path) < 0) {
+		snprintf(why, size, "save: %s", upmc_last_error());
+		return NULL;
+	}
+	snprintf(cmd, sizeof(cmd),
+	         "protoc --decode=perfetto.protos.Trace --proto_path=" PROTO_DIR " " PROTO_DIR
+	         "/trace_subset.proto < %s 2>&1",
+	         path);
+	f = popen(cmd, "r");
+	text = malloc(1 << 20);
+	while (f && text && (got = fread(text + len, 1, (1 << 20) - 1 - len, f)) > 0)
+		len += got;
+	status = f ? pclose(f) : -1;
+	unlink(path);
+	if (!text || status != 0) {
+		snprintf(why, size, "protoc failed (status %d): %.300s", status, text ? text : "");
+		free(text);
+		return NULL;
+	}
+	text[len] = '\0';
+	*unknown = 0;
+	tree = parse_text(text, unknown);
+	free(text);
+	return tree;
+}
+
+static int have_protoc(void)
+{
+	return system("protoc --version >/dev/null 2>&1") == 0;
+}
+
+struct zones {
+	struct upmc_zone_info z[32];
+	uint64_t delta[32][2];
+	int n;
+};
+
+static int keep(const struct upmc_zone_info *info, void *arg)
+{
+	struct zones *zs = arg;
+
+	if (zs->n == 32)
+		return 1;
+	zs->z[zs->n] = *info;
+	memcpy(zs->delta[zs->n], info->delta, info->n * sizeof(uint64_t));
+	zs->n++;
+	return 0;
+}
+
+static const struct upmc_zone_loc frame_loc = {"frame", "loop", "game.c", 10};
+static const struct upmc_zone_loc physics_loc = {"physics \"step\"", "loop", "game.c", 20};
+static const struct upmc_zone_loc render_loc = {"render", "loop", "game.c", 30};
+
+static struct upmc_profile *record(const char *spec)
+{
+	struct upmc_profile *p = NULL;
+	int k;
+
+	sim_reset(48);
+	sim.read_cost = READ_COST;
+	if (upmc_profile_open(&p, spec, NULL) < 0)
+		return NULL;
+	upmc_profile_thread("main loop");
+	for (k = 0; k < 3; k++) {
+		upmc_zone_begin(&frame_loc);
+		upmc_zone_begin(&physics_loc);
+		sim_tick(0, 1000 * (k + 1));
+		sim_tick(1, 300);
+		upmc_zone_end();
+		upmc_zone_begin(&render_loc);
+		sim_tick(0, 77);
+		upmc_zone_end();
+		upmc_zone_end();
+		upmc_frame_mark();
+	}
+	upmc_zone_flush();
+	return p;
+}
+
+/* A slice rebuilt from its begin and end events. */
+struct slice {
+	const char *name;
+	unsigned long long begin, end, v0[2], v1[2];
+	int counted[2];
+};
+
+/* The counter values of an event, by counter track (uuid - first): the
+ * n-th value belongs to the n-th uuid (protoc prints fields by number). */
+static void values_of(const struct node *ev, unsigned long long first, unsigned long long *v,
+                      int *counted)
+{
+	unsigned long long uuid[2], value[2];
+	size_t i, u = 0, k = 0;
+
+	counted[0] = counted[1] = 0;
+	for (i = 0; i < ev->n; i++) {
+		if (!strcmp(ev->kid[i]->key, "extra_counter_track_uuids") && u < 2)
+			uuid[u++] = strtoull(ev->kid[i]->value, NULL, 10) - first;
+		if (!strcmp(ev->kid[i]->key, "extra_counter_values") && k < 2)
+			value[k++] = strtoull(ev->kid[i]->value, NULL, 10);
+	}
+	for (i = 0; i < u && i < k; i++)
+		if (uuid[i] < 2) {
+			v[uuid[i]] = value[i];
+			counted[uuid[i]] = 1;
+		}
+}
+
+TEST(perfetto, protoc_reads_back_every_zone)
+{
+	struct upmc_profile *p = record("instructions,cycles");
+	unsigned long long thread_track = 0, instr_track = 0, last_ts = 0;
+	struct slice slices[32], *open[8];
+	struct zones zs = {.n = 0};
+	char why[512];
+	struct node *tree;
+	int unknown, n = 0, sp = 0, frames = 0, counters = 0, annotations = 0, k;
+	size_t i;
+
+	ASSERT(p);
+	if (!have_protoc()) {
+		upmc_profile_close(p);
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	}
+	ASSERT(upmc_profile_zones(p, keep, &zs) == 9);
+	tree = decoded(p, &unknown, why, sizeof(why));
+	ASSERT_MSG(tree, "%s", why);
+	EXPECT_EQ(unknown, 0);
+	for (i = 0; i < tree->n; i++) {
+		const struct node *pk = tree->kid[i], *td = get(pk, "track_descriptor");
+		const struct node *ev = get(pk, "track_event");
+		ASSERT(!strcmp(pk->key, "packet"));
+		EXPECT(num(pk, "trusted_packet_sequence_id") != ~0ull);
+		if (td && get(td, "process")) {
+			EXPECT(num(td, "uuid") == 1);
+			EXPECT(num(get(td, "process"), "pid") == (unsigned long long)getpid());
+			EXPECT(!strcmp(str(get(td, "process"), "process_name"), "upmc profile"));
+			EXPECT(num(pk, "sequence_flags") == 1);
+		} else if (td && get(td, "thread")) {
+			thread_track = num(td, "uuid");
+			EXPECT(num(get(td, "thread"), "tid") == zs.z[0].thread_id);
+			EXPECT(!strcmp(str(get(td, "thread"), "thread_name"), "main loop"));
+			EXPECT(num(pk, "sequence_flags") == 1);
+		} else if (td) {
+			const struct node *c = get(td, "counter");
+			ASSERT(c);
+			EXPECT(num(td, "parent_uuid") == thread_track);
+			if (!strcmp(str(td, "name"), "instructions")) {
+				/* the builtin type: the slice table's thread_instruction_delta */
+				EXPECT(!strcmp(str(c, "type"), "COUNTER_THREAD_INSTRUCTION_COUNT"));
+				instr_track = num(td, "uuid");
+			} else {
+				EXPECT(!strcmp(str(td, "name"), "cycles"));
+				EXPECT(!strcmp(str(c, "unit"), "UNIT_COUNT"));
+			}
+			counters++;
+		} else if (ev && num(ev, "track_uuid") == 1) {
+			const struct node *a;
+			size_t j;
+			for (j = 0; j < ev->n; j++)
+				if (!strcmp((a = ev->kid[j])->key, "debug_annotations")) {
+					annotations++;
+					EXPECT(num(a, "uint_value") == 0);
+				}
+			EXPECT(!strcmp(str(ev, "name"), "upmc"));
+		} else if (ev) {
+			const char *type = str(ev, "type");
+			unsigned long long ts = num(pk, "timestamp");
+			EXPECT(num(ev, "track_uuid") == thread_track);
+			EXPECT_MSG(ts >= last_ts, "packets of a thread in time order");
+			last_ts = ts;
+			if (!strcmp(type, "TYPE_INSTANT")) {
+				EXPECT(!strcmp(str(ev, "name"), "frame"));
+				frames++;
+			} else if (!strcmp(type, "TYPE_SLICE_BEGIN")) {
+				ASSERT(n < 32 && sp < 8);
+				open[sp++] = &slices[n];
+				slices[n].name = str(ev, "name");
+				slices[n].begin = ts;
+				values_of(ev, instr_track, slices[n].v0, slices[n].counted);
+				n++;
+			} else {
+				int counted[2];
+				ASSERT(!strcmp(type, "TYPE_SLICE_END") && sp > 0);
+				open[--sp]->end = ts;
+				values_of(ev, instr_track, open[sp]->v1, counted);
+				EXPECT(counted[0] && counted[1]);
+			}
+		}
+	}
+	EXPECT_EQ(counters, 2);
+	EXPECT_EQ(annotations, 5);
+	EXPECT_EQ(frames, 3);
+	EXPECT_EQ(sp, 0);
+	ASSERT(n == zs.n);
+	for (k = 0; k < n; k++) {
+		EXPECT(!strcmp(slices[k].name, zs.z[k].loc->name));
+		EXPECT(slices[k].begin == zs.z[k].begin_ns);
+		EXPECT(slices[k].end == zs.z[k].end_ns);
+		EXPECT(slices[k].counted[0] && slices[k].counted[1]);
+		EXPECT_EQ_U64(slices[k].v1[0] - slices[k].v0[0], zs.delta[k][0]);
+		EXPECT_EQ_U64(slices[k].v1[1] - slices[k].v0[1], zs.delta[k][1]);
+	}
+	/* the second frame's physics: its work and its end read */
+	EXPECT_EQ_U64(zs.delta[4][0], 2000 + READ_COST);
+	free_node(tree);
+	upmc_profile_close(p);
+}
+
+TEST(perfetto, uncounted_values_and_time_only_threads)
+{
+	struct upmc_profile *p = NULL;
+	struct zones zs = {.n = 0};
+	char why[512];
+	struct node *tree;
+	int unknown, slices = 0, values = 0, tracks = 0;
+	size_t i;
+
+	if (!have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, "instructions", NULL) == 0);
+	sim_stop(0);
+	sim.read_fails = 1;
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	sim.read_fails = 0;
+	upmc_zone_flush();
+	ASSERT(upmc_profile_zones(p, keep, &zs) == 1);
+	EXPECT_EQ_U64(zs.delta[0][0], UPMC_NOT_COUNTED);
+	tree = decoded(p, &unknown, why, sizeof(why));
+	ASSERT_MSG(tree, "%s", why);
+	for (i = 0; i < tree->n; i++) {
+		const struct node *ev = get(tree->kid[i], "track_event");
+		size_t j;
+		tracks += get(tree->kid[i], "track_descriptor") != NULL;
+		if (!ev || num(ev, "track_uuid") == 1)
+			continue;
+		slices++;
+		for (j = 0; j < ev->n; j++)
+			values += !strcmp(ev->kid[j]->key, "extra_counter_values");
+	}
+	/* a value that was not counted is left out, never written as 0 */
+	EXPECT_EQ(slices, 2);
+	EXPECT_EQ(values, 0);
+	EXPECT_EQ(tracks, 3);
+	free_node(tree);
+	upmc_profile_close(p);
+
+	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	tree = decoded(p, &unknown, why, sizeof(why));
+	ASSERT_MSG(tree, "%s", why);
+	tracks = 0;
+	for (i = 0; i < tree->n; i++)
+		tracks += get(tree->kid[i], "track_descriptor") != NULL;
+	EXPECT_EQ(tracks, 2); /* the process and the thread: no counter track */
+	free_node(tree);
+	upmc_profile_close(p);
+}

@@ -1,0 +1,517 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zones against the simulated kernel: its counters advance by a fixed cost
+ * at every read, so a zone's counts are known exactly. Threads record
+ * time-only zones here (the simulated PMU is one set at a time);
+ * tests/linux_zone_test.c has threads with counters on the real kernel.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/sim/sim_kernel.h"
+
+#include <upmc/zone.h>
+
+#include "tests/upmc_test.h"
+
+#define READ_COST 7
+
+/* The zones a profile collected, copied out of upmc_profile_zones(). */
+struct seen {
+	struct zone {
+		const struct upmc_zone_loc *loc;
+		char thread[64];
+		uint64_t begin_ns, end_ns, delta[2], self[2];
+		unsigned depth, n;
+	} * z;
+	size_t n, cap;
+};
+
+static int see(const struct upmc_zone_info *info, void *arg)
+{
+	struct seen *s = arg;
+	struct zone *z;
+	unsigned i;
+
+	if (s->n == s->cap) {
+		s->cap = s->cap ? 2 * s->cap : 256;
+		s->z = realloc(s->z, s->cap * sizeof(*s->z));
+	}
+	z = &s->z[s->n++];
+	z->loc = info->loc;
+	snprintf(z->thread, sizeof(z->thread), "%s", info->thread);
+	z->begin_ns = info->begin_ns;
+	z->end_ns = info->end_ns;
+	z->depth = info->depth;
+	z->n = info->n;
+	for (i = 0; i < 2; i++) {
+		z->delta[i] = i < info->n ? info->delta[i] : UPMC_NOT_COUNTED;
+		z->self[i] = i < info->n ? info->self[i] : UPMC_NOT_COUNTED;
+	}
+	return 0;
+}
+
+static int zones_of(struct upmc_profile *p, struct seen *s)
+{
+	memset(s, 0, sizeof(*s));
+	return upmc_profile_zones(p, see, s);
+}
+
+static struct upmc_profile *open_sim(const char *spec, const struct upmc_profile_options *opts)
+{
+	struct upmc_profile *p = NULL;
+
+	sim_reset(48);
+	sim.read_cost = READ_COST;
+	return upmc_profile_open(&p, spec, opts) < 0 ? NULL : p;
+}
+
+static const struct upmc_zone_loc frame_loc = {"frame", "main", "game.c", 10};
+static const struct upmc_zone_loc physics_loc = {"physics", "main", "game.c", 20};
+static const struct upmc_zone_loc collide_loc = {"collide", "physics", "game.c", 30};
+static const struct upmc_zone_loc render_loc = {"render", "main", "game.c", 40};
+
+TEST(zone, nested_zones_count_exactly)
+{
+	struct upmc_profile *p = open_sim("instructions,cycles", NULL);
+	struct upmc_profile_stats st;
+	struct seen s;
+
+	ASSERT(p);
+	upmc_zone_begin(&frame_loc);
+	sim_tick(0, 100);
+	upmc_zone_begin(&physics_loc);
+	sim_tick(0, 1000);
+	upmc_zone_begin(&collide_loc);
+	sim_tick(0, 5000);
+	upmc_zone_end();
+	upmc_zone_end();
+	upmc_zone_begin(&render_loc);
+	sim_tick(0, 300);
+	upmc_zone_end();
+	upmc_zone_end();
+	upmc_zone_flush();
+	ASSERT(zones_of(p, &s) == 4);
+	/* in the order they began, with their depth */
+	EXPECT(s.z[0].loc == &frame_loc && s.z[0].depth == 0);
+	EXPECT(s.z[1].loc == &physics_loc && s.z[1].depth == 1);
+	EXPECT(s.z[2].loc == &collide_loc && s.z[2].depth == 2);
+	EXPECT(s.z[3].loc == &render_loc && s.z[3].depth == 1);
+	/* each read of a counter costs READ_COST: a zone counts its work, its
+	 * own end read and both reads of every zone inside it */
+	EXPECT_EQ_U64(s.z[2].delta[0], 5000 + READ_COST);
+	EXPECT_EQ_U64(s.z[1].delta[0], 6000 + 3 * READ_COST);
+	EXPECT_EQ_U64(s.z[3].delta[0], 300 + READ_COST);
+	EXPECT_EQ_U64(s.z[0].delta[0], 6400 + 7 * READ_COST);
+	/* self: less the zones directly inside, whose begin reads stay outside them */
+	EXPECT_EQ_U64(s.z[1].self[0], 1000 + 2 * READ_COST);
+	EXPECT_EQ_U64(s.z[0].self[0], 100 + 3 * READ_COST);
+	EXPECT_EQ_U64(s.z[2].self[0], s.z[2].delta[0]);
+	/* cycles is a second counter read at the same points: its own cost only */
+	EXPECT_EQ_U64(s.z[1].delta[1], 3 * READ_COST);
+	/* time: nested and ordered */
+	EXPECT(s.z[0].begin_ns <= s.z[1].begin_ns && s.z[1].end_ns <= s.z[3].begin_ns);
+	EXPECT(s.z[2].begin_ns >= s.z[1].begin_ns && s.z[2].end_ns <= s.z[1].end_ns);
+	EXPECT(s.z[3].end_ns <= s.z[0].end_ns);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT(st.zones == 4 && st.dropped == 0 && st.open == 0 && st.threads == 1);
+	EXPECT(st.counters == 2);
+	EXPECT(!strcmp(upmc_profile_counter_name(p, 1), "cycles"));
+	EXPECT(upmc_profile_counter_name(p, 2) == NULL);
+	free(s.z);
+	upmc_profile_close(p);
+}
+
+TEST(zone, macros_take_the_call_site)
+{
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct seen s;
+	int line;
+
+	ASSERT(p);
+	{
+		UPMC_ZONE("scoped");
+		line = __LINE__ - 1;
+		UPMC_ZONE_BEGIN("explicit");
+		UPMC_ZONE_END();
+	}
+	ASSERT(zones_of(p, &s) == 2);
+	EXPECT(!strcmp(s.z[0].loc->name, "scoped") && s.z[0].loc->line == (uint32_t)line);
+	EXPECT(!strcmp(s.z[0].loc->function, "zone_macros_take_the_call_site"));
+	EXPECT_CONTAINS(s.z[0].loc->file, "lib_zone_test.c");
+	EXPECT(!strcmp(s.z[1].loc->name, "explicit") && s.z[1].depth == 1);
+	/* time only: no counter, so none reads 0 */
+	EXPECT(s.z[0].n == 0);
+	free(s.z);
+	upmc_profile_close(p);
+}
+
+TEST(zone, a_counter_that_did_not_count_is_not_zero)
+{
+	struct upmc_profile *p = open_sim("instructions,cycles", NULL);
+	struct seen s;
+
+	ASSERT(p);
+	sim_stop(0); /* off the PMU: the read goes to read(2), which fails */
+	sim.read_fails = 1;
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	sim.read_fails = 0;
+	upmc_zone_flush();
+	ASSERT(zones_of(p, &s) == 1);
+	EXPECT_EQ_U64(s.z[0].delta[0], UPMC_NOT_COUNTED);
+	EXPECT_EQ_U64(s.z[0].delta[1], UPMC_NOT_COUNTED);
+	EXPECT_EQ_U64(s.z[0].self[0], UPMC_NOT_COUNTED);
+	free(s.z);
+	upmc_profile_close(p);
+}
+
+TEST(zone, the_last_record_waits_for_its_counters)
+{
+	struct upmc_profile *p = open_sim("instructions", NULL);
+	struct upmc_profile_stats st;
+
+	ASSERT(p);
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	/* the end's counters could still be being written by its thread */
+	EXPECT_EQ(upmc_profile_collect(p), 0);
+	upmc_zone_flush();
+	EXPECT_EQ(upmc_profile_collect(p), 1);
+	/* a frame mark makes everything before it collectable too */
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	upmc_frame_mark();
+	EXPECT_EQ(upmc_profile_collect(p), 1);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT(st.zones == 2 && st.frames == 1);
+	upmc_profile_clear(p);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT(st.zones == 0 && st.frames == 0);
+	upmc_profile_close(p);
+}
+
+TEST(zone, serialized_timestamps)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, UPMC_PROFILE_SERIALIZED, 0};
+	struct upmc_profile *p = open_sim("instructions", &o);
+	struct seen s;
+
+	ASSERT(p);
+	upmc_zone_begin(&physics_loc);
+	sim_tick(0, 40);
+	upmc_zone_end();
+	upmc_zone_flush();
+	ASSERT(zones_of(p, &s) == 1);
+	EXPECT_EQ_U64(s.z[0].delta[0], 40 + READ_COST);
+	free(s.z);
+	upmc_profile_close(p);
+}
+
+/* 4 KiB: 512 words; a time-only zone takes 3. */
+TEST(zone, a_full_buffer_drops_and_counts)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile *p = open_sim(NULL, &o);
+	struct upmc_profile_stats st;
+	struct seen s;
+	size_t i;
+	int k;
+
+	ASSERT(p);
+	/* 1000 frames of a zone with two inside: 3000 zones, 9000 words */
+	for (k = 0; k < 1000; k++) {
+		upmc_zone_begin(&frame_loc);
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+		upmc_zone_begin(&render_loc);
+		upmc_zone_end();
+		upmc_zone_end();
+		upmc_frame_mark();
+	}
+	/* the drops are written down when the thread finds room again */
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_MSG(st.zones < 1000, "%llu zones", (unsigned long long)st.zones);
+	/* the collect made room: the drops first, then the zones go on */
+	for (k = 0; k < 10; k++) {
+		upmc_zone_begin(&frame_loc);
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+		upmc_zone_end();
+	}
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_MSG(st.dropped > 2000, "%llu dropped", (unsigned long long)st.dropped);
+	EXPECT_EQ_U64(st.zones + st.dropped, 3020);
+	EXPECT_EQ_U64(st.frames + st.dropped_frames, 1000);
+	EXPECT_EQ(st.open, 0);
+	ASSERT(zones_of(p, &s) == (int)st.zones);
+	/* what was kept is whole: every zone inside a frame zone */
+	for (i = 0; i < s.n; i++)
+		EXPECT(s.z[i].depth == (s.z[i].loc != &frame_loc));
+	free(s.z);
+	upmc_profile_close(p);
+}
+
+/* A zone dropped at its begin and one dropped at its end, each counted once. */
+TEST(zone, drops_in_the_middle_of_nesting)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile *p = open_sim(NULL, &o);
+	struct upmc_profile_stats st;
+	int k;
+
+	ASSERT(p);
+	upmc_zone_begin(&frame_loc); /* recorded; its end will be dropped */
+	for (k = 0; k < 200; k++) {  /* fills the buffer, then drops */
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+	}
+	upmc_zone_end();
+	upmc_zone_begin(&render_loc); /* dropped begin, recorded end after a collect */
+	ASSERT(upmc_profile_collect(p) > 0);
+	upmc_zone_end();
+	upmc_zone_begin(&collide_loc);
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones + st.dropped, 203);
+	EXPECT_EQ(st.open, 0);
+	EXPECT_EQ(st.unbalanced, 0);
+	upmc_profile_close(p);
+}
+
+struct worker {
+	pthread_t thread;
+	unsigned index;
+	unsigned frames;
+	char name[32];
+};
+
+static void *record_frames(void *arg)
+{
+	struct worker *w = arg;
+	unsigned k;
+
+	if (w->index % 2)
+		upmc_profile_thread(w->name);
+	for (k = 0; k < w->frames; k++) {
+		upmc_zone_begin(&frame_loc);
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_begin(&collide_loc);
+		upmc_zone_end();
+		upmc_zone_end();
+		upmc_zone_begin(&render_loc);
+		upmc_zone_end();
+		upmc_zone_end();
+	}
+	return NULL;
+}
+
+static volatile int collecting;
+
+static void *collect_all_along(void *arg)
+{
+	struct upmc_profile *p = arg;
+
+	while (collecting)
+		upmc_profile_collect(p);
+	return NULL;
+}
+
+/* Every zone of every thread, collected while they run and after they exit. */
+TEST(zone, many_threads_collected_while_running)
+{
+	enum { THREADS = 8, FRAMES = 3000 };
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 16384};
+	struct upmc_profile *p = open_sim(NULL, &o);
+	struct worker w[THREADS];
+	struct upmc_profile_stats st;
+	pthread_t collector;
+	struct seen s;
+	size_t i, per_thread[THREADS] = {0};
+	unsigned k;
+
+	ASSERT(p);
+	collecting = 1;
+	ASSERT(pthread_create(&collector, NULL, collect_all_along, p) == 0);
+	for (k = 0; k < THREADS; k++) {
+		w[k].index = k;
+		w[k].frames = FRAMES;
+		snprintf(w[k].name, sizeof(w[k].name), "worker %u", k);
+		ASSERT(pthread_create(&w[k].thread, NULL, record_frames, &w[k]) == 0);
+	}
+	for (k = 0; k < THREADS; k++)
+		pthread_join(w[k].thread, NULL);
+	collecting = 0;
+	pthread_join(collector, NULL);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.threads, THREADS + 1); /* and this one */
+	/* a small buffer and a busy collector: a drop is counted, never silent */
+	EXPECT_EQ_U64(st.zones + st.dropped, THREADS * FRAMES * 4);
+	EXPECT_EQ(st.open, 0);
+	EXPECT_EQ(st.unbalanced, 0);
+	ASSERT(zones_of(p, &s) == (int)st.zones);
+	for (i = 0; i < s.n; i++) {
+		const struct zone *z = &s.z[i];
+		unsigned want = z->loc == &frame_loc ? 0 : z->loc == &collide_loc ? 2 : 1;
+		EXPECT(z->depth == want);
+		EXPECT(z->begin_ns <= z->end_ns);
+		if (!strncmp(z->thread, "worker ", 7))
+			per_thread[atoi(z->thread + 7)]++;
+	}
+	/* odd threads named themselves; the others are "thread <id>" */
+	for (k = 1; k < THREADS; k += 2)
+		EXPECT_MSG(per_thread[k] > 0, "no zone of worker %u", k);
+	for (k = 0; k < THREADS; k += 2)
+		EXPECT(per_thread[k] == 0);
+	free(s.z);
+	upmc_profile_close(p);
+}
+
+/* With room enough and one collect at the end, nothing is lost. */
+TEST(zone, threads_that_exit_keep_their_zones)
+{
+	enum { THREADS = 4, FRAMES = 1000 };
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct worker w[THREADS];
+	struct upmc_profile_stats st;
+	unsigned k;
+
+	ASSERT(p);
+	for (k = 0; k < THREADS; k++) {
+		w[k].index = k;
+		w[k].frames = FRAMES;
+		snprintf(w[k].name, sizeof(w[k].name), "worker %u", k);
+		ASSERT(pthread_create(&w[k].thread, NULL, record_frames, &w[k]) == 0);
+		pthread_join(w[k].thread, NULL);
+	}
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones, THREADS * FRAMES * 4);
+	EXPECT_EQ(st.dropped, 0);
+	EXPECT_EQ(st.threads, THREADS + 1);
+	upmc_profile_close(p);
+}
+
+struct waiter {
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int step;
+	struct upmc_profile_stats first, second;
+};
+
+static void wait_step(struct waiter *w, int step)
+{
+	pthread_mutex_lock(&w->lock);
+	while (w->step < step)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void set_step(struct waiter *w, int step)
+{
+	pthread_mutex_lock(&w->lock);
+	w->step = step;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+}
+
+static void *outlive_a_profile(void *arg)
+{
+	struct waiter *w = arg;
+
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	set_step(w, 1);
+	wait_step(w, 2); /* the profile is closed and another opened */
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	set_step(w, 3);
+	return NULL;
+}
+
+/* A thread alive across a close records into the next profile. */
+TEST(zone, a_thread_outlives_its_profile)
+{
+	struct waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}, {0}};
+	struct upmc_profile *p = open_sim(NULL, NULL), *q = NULL;
+	struct upmc_profile_stats st;
+	pthread_t t;
+
+	ASSERT(p);
+	ASSERT(pthread_create(&t, NULL, outlive_a_profile, &w) == 0);
+	wait_step(&w, 1);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 1);
+	upmc_profile_close(p);
+	ASSERT(upmc_profile_open(&q, NULL, NULL) == 0);
+	set_step(&w, 2);
+	wait_step(&w, 3);
+	pthread_join(t, NULL);
+	ASSERT(upmc_profile_stats(q, &st) == 0);
+	EXPECT_EQ(st.zones, 2);
+	EXPECT_EQ(st.threads, 2);
+	upmc_profile_close(q);
+}
+
+TEST(zone, bad_input)
+{
+	static const struct upmc_zone_loc no_name = {NULL, "f", "x.c", 1};
+	static char long_name[UPMC_ZONE_NAME_MAX + 2];
+	static struct upmc_zone_loc too_long = {long_name, "f", "x.c", 2};
+	static char longest_name[UPMC_ZONE_NAME_MAX + 1];
+	static struct upmc_zone_loc longest = {longest_name, "f", "x.c", 3};
+	struct upmc_profile_options small = {sizeof(small), 0, 0, 1024};
+	struct upmc_profile_options old = {sizeof(size_t), 0, 0, 0};
+	struct upmc_profile_options flags = {sizeof(flags), 0, 1u << 7, 0};
+	struct upmc_profile *p, *q;
+	struct upmc_profile_stats st;
+	struct seen s;
+
+	/* before any profile: nothing happens */
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	upmc_frame_mark();
+	upmc_zone_flush();
+	EXPECT(upmc_profile_thread("x") == -ENOENT);
+	EXPECT(upmc_profile_open(NULL, NULL, NULL) == -EINVAL);
+	EXPECT(upmc_profile_open(&p, NULL, &small) == -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "buffer_bytes");
+	EXPECT(upmc_profile_open(&p, NULL, &old) == -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "sizeof(struct upmc_profile_options)");
+	EXPECT(upmc_profile_open(&p, NULL, &flags) == -EINVAL);
+	EXPECT(upmc_profile_open(&p, "instructionz", NULL) < 0 && p == NULL);
+	EXPECT_CONTAINS(upmc_last_error(), "instructionz");
+	EXPECT(upmc_profile_collect(NULL) == -EINVAL);
+	EXPECT(upmc_profile_stats(NULL, &st) == -EINVAL);
+	upmc_profile_close(NULL);
+	upmc_profile_clear(NULL);
+
+	p = open_sim(NULL, NULL);
+	ASSERT(p);
+	EXPECT(upmc_profile_open(&q, NULL, NULL) == -EBUSY);
+	EXPECT(upmc_profile_zones(p, NULL, NULL) == -EINVAL);
+	memset(long_name, 'a', sizeof(long_name) - 1);
+	memset(longest_name, 'b', sizeof(longest_name) - 1);
+	upmc_zone_end(); /* an end without a begin */
+	upmc_zone_begin(NULL);
+	upmc_zone_begin(&longest); /* inside a refused zone: still kept */
+	upmc_zone_end();
+	upmc_zone_end();
+	upmc_zone_begin(&no_name);
+	upmc_zone_end();
+	upmc_zone_begin(&too_long);
+	upmc_zone_end();
+	upmc_zone_begin(&physics_loc); /* never ended */
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.unbalanced, 1);
+	EXPECT_EQ(st.refused, 3);
+	EXPECT_EQ(st.open, 1);
+	ASSERT(zones_of(p, &s) == 1);
+	EXPECT(s.z[0].loc == &longest && s.z[0].depth == 1);
+	free(s.z);
+	upmc_profile_close(p);
+}

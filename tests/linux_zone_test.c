@@ -1,0 +1,142 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zones on the real kernel, with software counters (this project's machines
+ * have no PMU): every thread's set counts that thread only, counters are
+ * collected while threads run and after they exit, and nothing stays open.
+ */
+#define _GNU_SOURCE
+#include <pthread.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+
+#include <upmc/zone.h>
+
+#include "tests/linux_util.h"
+#include "tests/upmc_test.h"
+
+#define PAGES 512
+
+static const struct upmc_zone_loc touch_loc = {"touch pages", "touch", "linux_zone_test.c", 1};
+static const struct upmc_zone_loc idle_loc = {"idle", "idle", "linux_zone_test.c", 2};
+
+struct worker {
+	pthread_t thread;
+	int touch; /* fault in PAGES fresh pages inside its zone */
+	int frames;
+};
+
+static void *work(void *arg)
+{
+	struct worker *w = arg;
+	long page = 4096;
+	int k;
+
+	upmc_profile_thread(w->touch ? "toucher" : "idler");
+	for (k = 0; k < w->frames; k++) {
+		char *mem = mmap(NULL, PAGES * page, PROT_READ | PROT_WRITE,
+		                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+		long i;
+		if (mem == MAP_FAILED)
+			return NULL;
+		upmc_zone_begin(w->touch ? &touch_loc : &idle_loc);
+		for (i = 0; w->touch && i < PAGES; i++)
+			mem[i * page] = 1;
+		upmc_zone_end();
+		munmap(mem, PAGES * page);
+	}
+	return NULL;
+}
+
+struct sums {
+	uint64_t toucher_min, idler_max;
+	unsigned touchers, idlers, not_counted;
+};
+
+static int sum(const struct upmc_zone_info *z, void *arg)
+{
+	struct sums *s = arg;
+
+	if (z->delta[0] == UPMC_NOT_COUNTED) {
+		s->not_counted++;
+	} else if (!strcmp(z->thread, "toucher")) {
+		s->touchers++;
+		if (z->delta[0] < s->toucher_min)
+			s->toucher_min = z->delta[0];
+	} else if (!strcmp(z->thread, "idler")) {
+		s->idlers++;
+		if (z->delta[0] > s->idler_max)
+			s->idler_max = z->delta[0];
+	}
+	return 0;
+}
+
+static volatile int collecting;
+
+static void *collect_all_along(void *arg)
+{
+	while (collecting)
+		upmc_profile_collect(arg);
+	return NULL;
+}
+
+TEST(zone, each_thread_counts_its_own_page_faults)
+{
+	struct worker w[4] = {{0, 1, 50}, {0, 0, 50}, {0, 1, 50}, {0, 0, 50}};
+	struct sums s = {UINT64_MAX, 0, 0, 0, 0};
+	struct upmc_profile_stats st;
+	struct upmc_profile *p;
+	pthread_t collector;
+	int fds = open_fd_count(), maps = perf_mapping_count(), k;
+
+	ASSERT_MSG(upmc_profile_open(&p, "page-faults", NULL) == 0, "%s", upmc_last_error());
+	collecting = 1;
+	ASSERT(pthread_create(&collector, NULL, collect_all_along, p) == 0);
+	for (k = 0; k < 4; k++)
+		ASSERT(pthread_create(&w[k].thread, NULL, work, &w[k]) == 0);
+	for (k = 0; k < 4; k++)
+		pthread_join(w[k].thread, NULL);
+	collecting = 0;
+	pthread_join(collector, NULL);
+	/* the threads exited: their last zones are collectable, their sets closed */
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 200);
+	EXPECT_EQ(st.dropped, 0);
+	EXPECT_EQ(st.threads, 5);
+	EXPECT_EQ(upmc_profile_zones(p, sum, &s), 200);
+	EXPECT_EQ(s.touchers, 100);
+	EXPECT_EQ(s.idlers, 100);
+	EXPECT_EQ(s.not_counted, 0);
+	/* a toucher's zone has its own faults; an idler's, none of theirs */
+	EXPECT_MSG(s.toucher_min >= PAGES, "a toucher's zone counted %llu faults",
+	           (unsigned long long)s.toucher_min);
+	EXPECT_MSG(s.idler_max < PAGES / 4, "an idler's zone counted %llu faults",
+	           (unsigned long long)s.idler_max);
+	upmc_profile_close(p);
+	EXPECT_EQ(open_fd_count(), fds);
+	EXPECT_EQ(perf_mapping_count(), maps);
+}
+
+TEST(zone, a_machine_without_counters_says_so)
+{
+	struct upmc_profile_options o = {sizeof(o), UPMC_OPT_TIME_ONLY, 0, 0};
+	struct upmc_profile *p;
+	struct upmc_profile_stats st;
+	struct sums s = {UINT64_MAX, 0, 0, 0, 0};
+	struct worker w = {0, 1, 3};
+
+	/* cycles fails without a PMU, and opens time-only with the option */
+	if (upmc_profile_open(&p, "cycles", NULL) == 0) {
+		upmc_profile_close(p);
+		SKIP("this machine counts cycles");
+	}
+	ASSERT_MSG(upmc_profile_open(&p, "cycles", &o) == 0, "%s", upmc_last_error());
+	ASSERT(pthread_create(&w.thread, NULL, work, &w) == 0);
+	pthread_join(w.thread, NULL);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 3);
+	EXPECT_EQ(st.counters, 1);
+	EXPECT_EQ(upmc_profile_zones(p, sum, &s), 3);
+	EXPECT_EQ(s.not_counted, 3);
+	upmc_profile_close(p);
+}
