@@ -1,8 +1,9 @@
 #!/usr/bin/env python3
 # SPDX-License-Identifier: MIT
-"""What one Python-level read costs, beside time.perf_counter_ns() in the same
-run: each call is timed in rounds that alternate between the calls, and the
-median round of each is printed with its ratio to perf_counter_ns().
+"""What upmc's Python-level calls cost, beside time.perf_counter_ns() in the
+same run: in each table the calls are timed in rounds that alternate
+between them, and the median round of each is printed with its ratio to
+perf_counter_ns() of the same table.
 
     python3 python/bench.py [ROUNDS]
 
@@ -17,7 +18,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import upmc  # noqa: E402
 
 CALLS = 2000  # per round, ten to a loop pass so that the loop costs little
-OPENS = 20  # per round for the calls that open a set
+OPENS = 20  # per round for a call that opens and closes a set
 
 
 def per_call(fn, calls):
@@ -28,17 +29,26 @@ def per_call(fn, calls):
     return (clock() - t0) / calls
 
 
-def empty_with(counters):
-    def run():
-        with counters():
-            pass
-    return run
+def table(title, rows, rounds):
+    """rows: (name, the call, calls per round, what it is); the first is
+    perf_counter_ns()."""
+    times = {name: [] for name, _, _, _ in rows}
+    for _ in range(rounds):
+        for name, fn, calls, _ in rows:
+            times[name].append(per_call(fn, calls))
+    base = statistics.median(times[rows[0][0]])
+    print("\n%s: %d rounds, median round" % (title, rounds))
+    print("%-46s %10s %8s  %s" % ("call", "ns/call", "ratio", "what"))
+    for name, _, _, what in rows:
+        ns = statistics.median(times[name])
+        print("%-46s %10.1f %7.2fx  %s" % (name, ns, ns / base, what[:90]))
 
 
-def candidates():
-    """(name, the call, calls per round, what it is) for each thing this
-    machine can read."""
-    yield "time.perf_counter_ns()", time.perf_counter_ns, CALLS, "Python's clock"
+CLOCK = ("time.perf_counter_ns()", time.perf_counter_ns, CALLS, "Python's clock")
+
+
+def counter_rows():
+    yield CLOCK
     yield "time.thread_time_ns()", time.thread_time_ns, CALLS, "the thread's CPU time"
     timer = upmc.Counters("")
     yield 'Counters("").read()', timer.read, CALLS, timer.summary
@@ -50,23 +60,45 @@ def candidates():
             print("%s: not here: %s" % (spec, e.strerror[:100]))
             continue
         yield 'Counters("%s").read()' % spec, c.read, CALLS, c.summary
-    yield 'with Counters("task-clock"): pass', empty_with(lambda: upmc.Counters("task-clock")), \
-        OPENS, "open, 2 reads and 2 timestamps, close"
+
+    def block():
+        with upmc.Counters("task-clock"):
+            pass
+
+    yield 'with Counters("task-clock"): pass', block, OPENS, \
+        "open, 2 timestamps and 2 reads, close"
+
+
+def zone_rows():
+    made = upmc.zone("made once")
+
+    def zone_made():
+        with made:
+            pass
+
+    def zone_by_name():
+        with upmc.zone("by name"):
+            pass
+
+    @upmc.zone()
+    def decorated():
+        pass
+
+    yield CLOCK
+    yield "with zone: pass", zone_made, CALLS, "a zone object made once"
+    yield 'with upmc.zone("name"): pass', zone_by_name, CALLS, "a zone made each time"
+    yield "@upmc.zone() function", decorated, CALLS, "a decorated empty function"
 
 
 def main():
     rounds = int(sys.argv[1]) if len(sys.argv) > 1 else 200
-    found = list(candidates())
-    times = {name: [] for name, _, _, _ in found}
-    for _ in range(rounds):
-        for name, fn, calls, _ in found:
-            times[name].append(per_call(fn, calls))
-    base = statistics.median(times[found[0][0]])
-    print("%d rounds, median round (%s)" % (rounds, upmc.library))
-    print("%-44s %10s %8s  %s" % ("call", "ns/call", "ratio", "how"))
-    for name, _, _, how in found:
-        ns = statistics.median(times[name])
-        print("%-44s %10.1f %7.2fx  %s" % (name, ns, ns / base, how[:80]))
+    print("library: %s (%s)" % (upmc.library, upmc.library_source))
+    table("reads", list(counter_rows()), rounds)
+    for spec in ("", "task-clock"):
+        with upmc.Profile(spec) as p:
+            table('zones in Profile("%s"): %s' % (spec, ", ".join(p.names) or "time only"),
+                  list(zone_rows()), rounds)
+            p.clear()
 
 
 if __name__ == "__main__":
