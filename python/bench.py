@@ -29,13 +29,15 @@ def per_call(fn, calls):
     return (clock() - t0) / calls
 
 
-def table(title, rows, rounds):
+def table(title, rows, rounds, between=None):
     """rows: (name, the call, calls per round, what it is); the first is
-    perf_counter_ns()."""
+    perf_counter_ns(). between() runs after each call's round, untimed."""
     times = {name: [] for name, _, _, _ in rows}
     for _ in range(rounds):
         for name, fn, calls, _ in rows:
             times[name].append(per_call(fn, calls))
+            if between:
+                between()
     base = statistics.median(times[rows[0][0]])
     print("\n%s: %d rounds, median round" % (title, rounds))
     print("%-46s %10s %8s  %s" % ("call", "ns/call", "ratio", "what"))
@@ -96,9 +98,13 @@ def main():
     table("reads", list(counter_rows()), rounds)
     for spec in ("", "task-clock"):
         with upmc.Profile(spec) as p:
+            def collect():
+                p.collect()
+                p.clear()
+
             table('zones in Profile("%s"): %s' % (spec, ", ".join(p.names) or "time only"),
-                  list(zone_rows()), rounds)
-            p.clear()
+                  list(zone_rows()), rounds, collect)
+            print("zones dropped (a full buffer): %d" % p.stats()["dropped"])
 
 
 if __name__ == "__main__":

@@ -9,7 +9,7 @@ import weakref
 from collections import namedtuple
 
 from ._counters import Counters, c_string
-from ._lib import BENCH_FN, NS, BenchOptions, BenchResult, Error, Stat, fail, lib
+from ._lib import BENCH_FN, NS, BenchOptions, BenchResult, Error, Stat, fail, lib, unchecked
 
 # Statistics of one series, per call: samples, min, max, median, mean.
 Stats = namedtuple("Stats", "count min max median mean")
@@ -112,14 +112,16 @@ class _Region:
         self.thread = threading.get_ident()
         self.region = self._open()
         self.close = weakref.finalize(self, lib.upmc_region_close, self.region)
+        self.handle = ctypes.c_void_p(self.region)
         # What the Python calls around a call cost: an empty call timed the
         # same way, subtracted from the statistics with the library's reads.
         calibration = self._open()
         try:
+            handle = ctypes.c_void_p(calibration)
             for _ in range(1000):
-                _begin(calibration)
+                _begin(handle)
                 _nothing()
-                _end(calibration)
+                _end(handle)
             self.overhead = {what: _region_stat(calibration, i).median
                              for what, i in self.series()}
         finally:
@@ -139,8 +141,8 @@ class _Region:
             yield name, i
 
 
-_begin = lib.upmc_region_begin
-_end = lib.upmc_region_end
+_begin = unchecked("upmc_region_begin", None)  # (c_void_p)
+_end = unchecked("upmc_region_end", None)
 
 
 def _region_stat(region, what):
@@ -178,11 +180,11 @@ def measured(spec="", **options):
                 state["uncounted"] += 1
                 return fn(*args, **kwargs)
             state["depth"] = 1
-            _begin(region.region)
+            _begin(region.handle)
             try:
                 return fn(*args, **kwargs)
             finally:
-                _end(region.region)
+                _end(region.handle)
                 state["depth"] = 0
 
         def stats():

@@ -4,7 +4,7 @@ import ctypes
 import weakref
 from collections import namedtuple
 
-from ._lib import NOT_COUNTED, Error, Options, closed, fail, lib
+from ._lib import NOT_COUNTED, Error, Options, closed, fail, lib, unchecked
 
 OPTIONS = {"kernel": 1, "time_only": 2, "force_syscall": 4, "require_user_read": 8,
            "multiplex": 16}
@@ -13,7 +13,7 @@ PATHS = {1: "user", 2: "syscall", 3: "unavailable"}
 # How a counter is read: how ("user", "syscall" or "unavailable") and why.
 Path = namedtuple("Path", "how why")
 
-_read = lib.upmc_read
+_read = unchecked("upmc_read", ctypes.c_int)  # (c_void_p, c_uint64 array)
 _timestamp_serialized = lib.upmc_timestamp_serialized
 _timestamp_after = lib.upmc_timestamp_after
 _ticks_to_ns = lib.upmc_ticks_to_ns
@@ -89,7 +89,7 @@ class Counters:
                       for i, name in enumerate(self.names)}
         self.summary = _text(lib.upmc_summary(self._set))
         self._buf = (ctypes.c_uint64 * n)()
-        self._n = n
+        self._handle = ctypes.c_void_p(self._set)
         self.values = self.ns = self.ratios = None
         self._start = self._t0 = None
 
@@ -99,16 +99,16 @@ class Counters:
 
     def close(self):
         """Stops counting and frees the set; later calls do nothing."""
-        self._set = None
+        self._set = self._handle = None
         self._close()
 
     def read(self):
         """Every counter's running total now, as a list (NOT_COUNTED where
         one does not count); the cheapest call of this module."""
-        s = self._set
-        if s is None:
+        handle = self._handle
+        if handle is None:  # NULL would crash the inline reader
             raise closed("upmc.Counters")
-        n = _read(s, self._buf)
+        n = _read(handle, self._buf)
         if n < 0:
             fail(n)
         return self._buf[:]

@@ -158,3 +158,12 @@ for _name, (_restype, _argtypes) in _prototypes.items():
     _f = getattr(lib, _name)
     _f.restype = _restype
     _f.argtypes = _argtypes
+
+
+def unchecked(name, restype):
+    """Another function object for name, without argument types: the hot
+    calls pass ctypes objects of the right type, which ctypes then passes as
+    they are (converting an array to a pointer costs more than the call)."""
+    f = lib[name]
+    f.restype = restype
+    return f

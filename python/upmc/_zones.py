@@ -10,7 +10,7 @@ import weakref
 from collections import namedtuple
 
 from ._counters import _text, c_string, flags_of
-from ._lib import NOT_COUNTED, closed, fail, lib
+from ._lib import NOT_COUNTED, closed, fail, lib, unchecked
 
 ZONE_NAME_MAX = 127
 FORMATS = {"table": 1, "json": 2, "chrome": 3, "perfetto": 4, "speedscope": 5}
@@ -64,8 +64,8 @@ for _name, _restype, _argtypes in (
     _f = getattr(lib, _name)
     _f.restype, _f.argtypes = _restype, _argtypes
 
-_begin = lib.upmc_zone_begin
-_end = lib.upmc_zone_end
+_begin = unchecked("upmc_zone_begin", None)  # (byref(ZoneLoc))
+_end = unchecked("upmc_zone_end", None)
 
 # Every zone location ever made, by name: the library keeps pointers to
 # them for as long as the process runs, as C keeps its static ones.
@@ -73,8 +73,8 @@ _locations = {}
 
 
 def _location(name, code=None):
-    """The location of a zone name: where it was first used (code, or the
-    caller of the zone's caller)."""
+    """A reference to the location of a zone name: where it was first used
+    (code, or the caller of the zone's caller)."""
     loc = _locations.get(name)
     if loc is not None:
         return loc
@@ -88,8 +88,8 @@ def _location(name, code=None):
         code, line = frame.f_code, frame.f_lineno
     else:
         line = code.co_firstlineno
-    loc = ZoneLoc(encoded, code.co_name.encode("utf-8", "replace"),
-                  code.co_filename.encode("utf-8", "replace"), line)
+    loc = ctypes.byref(ZoneLoc(encoded, code.co_name.encode("utf-8", "replace"),
+                               code.co_filename.encode("utf-8", "replace"), line))
     _locations[name] = loc
     return loc
 
