@@ -7,15 +7,14 @@ perf_counter_ns() of the same table.
 
     python3 python/bench.py [ROUNDS]
 
-The figures in docs/python.md come from this script.
+(run there, it imports the package beside it; a copy elsewhere imports the
+installed one). The figures in docs/python.md come from this script.
 """
-import os
 import statistics
 import sys
 import time
 
-sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
-import upmc  # noqa: E402
+import upmc
 
 CALLS = 2000  # per round, ten to a loop pass so that the loop costs little
 OPENS = 20  # per round for a call that opens and closes a set
