@@ -127,6 +127,9 @@ def test_read_gives_running_totals(no_fd_leak):
     a = c.read()
     touch_fresh_pages(8)
     b = c.read()
+    assert c.ratio("page-faults") == 1.0
+    with pytest.raises(KeyError, match="no counter named 'cycles'"):
+        c.ratio("cycles")
     c.close()
     assert len(a) == len(b) == 2
     assert b[0] > a[0] and b[1] - a[1] >= 8

@@ -80,9 +80,13 @@ def test_exports_by_the_librarys_writers(tmp_path, no_fd_leak):
     assert b"frame" in perfetto and b"leaf" in perfetto
     assert "frame" in table and "leaf" in table
     assert aggregates  # the same aggregates as the table, as JSON
-    # The decorator's location is the function's.
-    leaf_frame = [f for f in speedscope["shared"]["frames"] if f["name"] == "leaf"][0]
-    assert leaf_frame["file"].endswith("test_zones.py")
+    # A decorated function's location is its definition; a with block's
+    # where its name was first used.
+    where = {f["name"]: f for f in speedscope["shared"]["frames"]}
+    assert where["leaf"]["file"].endswith("test_zones.py")
+    assert where["leaf"]["line"] == leaf.__wrapped__.__code__.co_firstlineno
+    assert where["frame"]["file"].endswith("test_zones.py")
+    assert where["frame"]["line"] == frame.__code__.co_firstlineno + 1
 
 
 def test_time_only_fallback(no_fd_leak):

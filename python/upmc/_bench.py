@@ -37,6 +37,8 @@ class Result:
         self.summary = counters.summary
 
     def __str__(self):
+        if self.ns is None:
+            return "no samples"
         lines = ["%-16s %12.1f  (min %.1f, max %.1f, %d samples of %d calls)"
                  % ("ns/call median", self.ns.median, self.ns.min, self.ns.max,
                     self.ns.count, self.repeats)]

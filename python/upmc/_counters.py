@@ -4,7 +4,7 @@ import ctypes
 import weakref
 from collections import namedtuple
 
-from ._lib import NOT_COUNTED, Error, Options, closed, fail, lib, unchecked
+from ._lib import LIST_FN, NOT_COUNTED, Error, Options, closed, fail, lib, unchecked
 
 OPTIONS = {"kernel": 1, "time_only": 2, "force_syscall": 4, "require_user_read": 8,
            "multiplex": 16}
@@ -118,6 +118,8 @@ class Counters:
         the last read (1.0 when always, 0.0 when never)."""
         if self._set is None:
             raise closed("upmc.Counters")
+        if name not in self.names:
+            raise KeyError("no counter named %r in %s" % (name, ",".join(self.names)))
         ratio = lib.upmc_counter_ratio(self._set, self.names.index(name))
         if ratio < 0:
             fail(int(ratio))
@@ -167,7 +169,6 @@ def events():
         found.append(Event(_text(i.name), _text(i.pmu), _text(i.desc)))
         return 0
 
-    from ._lib import LIST_FN
     err = lib.upmc_list_events(LIST_FN(add), None)
     if err < 0:
         fail(err)

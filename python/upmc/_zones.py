@@ -72,9 +72,9 @@ _end = unchecked("upmc_zone_end", None)
 _locations = {}
 
 
-def _location(name, code=None):
-    """A reference to the location of a zone name: where it was first used
-    (code, or the caller of the zone's caller)."""
+def _location(name, where):
+    """A reference to the location of a zone name, made at its first use:
+    where() gives (function, file, line) then."""
     loc = _locations.get(name)
     if loc is not None:
         return loc
@@ -83,15 +83,25 @@ def _location(name, code=None):
         raise TypeError("zone name must be a str, not None")
     if not encoded or len(encoded) > ZONE_NAME_MAX:
         raise ValueError("zone name must be 1 to %d bytes long in UTF-8" % ZONE_NAME_MAX)
-    if code is None:
-        frame = sys._getframe(2)
-        code, line = frame.f_code, frame.f_lineno
-    else:
-        line = code.co_firstlineno
-    loc = ctypes.byref(ZoneLoc(encoded, code.co_name.encode("utf-8", "replace"),
-                               code.co_filename.encode("utf-8", "replace"), line))
+    function, file, line = where()
+    loc = ctypes.byref(ZoneLoc(encoded, function.encode("utf-8", "replace"),
+                               file.encode("utf-8", "replace"), line))
     _locations[name] = loc
     return loc
+
+
+def _caller():
+    """(function, file, line) of the code that made the zone."""
+    frame = sys._getframe(3)  # _caller, _location, zone.__init__, the caller
+    return frame.f_code.co_name, frame.f_code.co_filename, frame.f_lineno
+
+
+def _definition(fn):
+    """(function, file, line) where fn is defined."""
+    code = getattr(fn, "__code__", None)
+    if code is None:
+        return fn.__qualname__, "", 0
+    return code.co_name, code.co_filename, code.co_firstlineno
 
 
 class zone:
@@ -114,7 +124,7 @@ class zone:
     __slots__ = ("_loc",)
 
     def __init__(self, name=None):
-        self._loc = None if name is None else _location(name)
+        self._loc = None if name is None else _location(name, _caller)
 
     def __enter__(self):
         if self._loc is None:
@@ -127,7 +137,7 @@ class zone:
         return False
 
     def __call__(self, fn):
-        loc = self._loc or _location(fn.__qualname__, fn.__code__)
+        loc = self._loc or _location(fn.__qualname__, lambda: _definition(fn))
 
         @functools.wraps(fn)
         def zoned(*args, **kwargs):
