@@ -225,13 +225,17 @@ static void drained(struct upmc_zone_thread *t)
 int upmc_zone_collect_thread(struct upmc_profile *p, struct upmc_zone_thread *t, int final)
 {
 	uint64_t *pos = t->pos, *published;
-	int whole, done = 0, got;
+	int finished, whole, done = 0, got;
 
 	(void)p;
 	if (!t->base)
 		return 0;
-	/* After the thread's exit, every record it published is whole. */
-	whole = final || __atomic_load_n(&t->finished, __ATOMIC_ACQUIRE) || !t->k;
+	/* Read once, before the position: after the thread's exit, every
+	 * record it published is whole, and it publishes no more. A thread
+	 * seen running here may exit before this collect ends; its records
+	 * past `published` wait for the next one. */
+	finished = __atomic_load_n(&t->finished, __ATOMIC_ACQUIRE);
+	whole = final || finished || !t->k;
 	published = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
 	while (pos != published) {
 		size_t size;
@@ -255,13 +259,13 @@ int upmc_zone_collect_thread(struct upmc_profile *p, struct upmc_zone_thread *t,
 	/* Pairs with the writer's acquire load in reserve(): it may write here again. */
 	__atomic_store_n(&t->consumed, pos, __ATOMIC_RELEASE);
 	/* Drops never written down: the buffer stayed full to the end. */
-	if (whole && pos == published && (final || t->finished)) {
+	if (pos == published && (final || finished)) {
 		uint64_t lost[ZONE_LOST_WORDS];
 		if (t->lost.pending) {
 			upmc_zone_write_lost(&t->lost, lost);
 			take_lost(t, lost);
 		}
-		if (t->finished)
+		if (finished)
 			drained(t);
 	}
 	return done;
