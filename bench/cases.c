@@ -263,6 +263,49 @@ RUN_READ_N(2)
 RUN_READ_N(4)
 RUN_READ_N(7)
 
+/* ---- zones ---- */
+
+static const struct upmc_zone_loc bench_zone = {"bench", "run_zone", __FILE__, __LINE__};
+
+static void close_zones(struct bench_case *c)
+{
+	upmc_profile_close(c->profile);
+	c->profile = NULL;
+	close_set(c);
+}
+
+/*
+ * A profile for each batch (one is open at a time), so that every batch
+ * starts with an empty buffer and none of its zones is dropped. Counter 0
+ * of c->set counts the instructions where the machine allows it.
+ */
+static int setup_zones(struct bench_case *c, char *why, size_t size)
+{
+	struct upmc_profile_options zone_opts = {sizeof(zone_opts), UPMC_OPT_REQUIRE_USER_READ, 0,
+	                                         0};
+	struct upmc_options opts = {sizeof(opts), UPMC_OPT_REQUIRE_USER_READ};
+	int err = upmc_profile_open(&c->profile, c->spec, &zone_opts);
+
+	if (err < 0) {
+		snprintf(why, size, "%s", upmc_last_error());
+		return err;
+	}
+	if (upmc_open(&c->set, "instructions", &opts) < 0)
+		c->set = NULL; /* no instruction count, the times still */
+	return 0;
+}
+
+static void run_zone(struct bench_case *c, uint64_t iters)
+{
+	uint64_t k;
+
+	(void)c;
+	for (k = 0; k < iters; k++) {
+		upmc_zone_begin(&bench_zone);
+		upmc_zone_end();
+	}
+}
+
 /* ---- the table ---- */
 
 static const struct bench_ops raw_tsc_ops = {setup_raw, NULL, run_raw_tsc};
@@ -278,6 +321,7 @@ static const struct bench_ops read_2_ops = {setup_user_set, close_set, run_read_
 static const struct bench_ops read_4_ops = {setup_user_set, close_set, run_read_4};
 static const struct bench_ops read_7_ops = {setup_user_set, close_set, run_read_7};
 static const struct bench_ops region_4_ops = {setup_user_region, close_set, run_region};
+static const struct bench_ops zone_ops = {setup_zones, close_zones, run_zone};
 
 /* A read costs the same whatever the events: instructions (counter 0, so
  * that every hardware case also counts its own instructions) and cycles,
@@ -306,6 +350,9 @@ static struct bench_case table[] = {
         CASE(BENCH_READ_4, BENCH_RAW_PMC, &read_4_ops, SPEC_4, 1),
         CASE(BENCH_READ_7, BENCH_RAW_PMC, &read_7_ops, SPEC_7, 1),
         CASE(BENCH_REGION_4, BENCH_RAW_TSC_SER, &region_4_ops, SPEC_4, 1),
+        /* opened for each batch, as hardware cases are */
+        CASE(BENCH_ZONE_TIME, BENCH_RAW_TSC, &zone_ops, NULL, 1),
+        CASE(BENCH_ZONE_4, BENCH_READ_4, &zone_ops, SPEC_4, 1),
 };
 
 size_t bench_cases(struct bench_case **cases)

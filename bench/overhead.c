@@ -56,7 +56,7 @@ static double instructions_per_op(struct bench_case *c)
 {
 	uint64_t before, after;
 
-	if (upmc_read_counter(c->set, 0, &before) < 0)
+	if (!c->set || upmc_read_counter(c->set, 0, &before) < 0)
 		return NAN;
 	c->ops->run(c, c->iters);
 	if (upmc_read_counter(c->set, 0, &after) < 0 || after < before)

@@ -11,6 +11,7 @@
 #include <stdint.h>
 
 #include <upmc/upmc.h>
+#include <upmc/zone.h>
 
 /* Runs the benchmark with the options in argv (none of them the program's
  * name) and prints its report to stdout; prog names it in the usage.
@@ -39,6 +40,7 @@ struct bench_case {
 	/* state while it runs */
 	struct upmc_set *set;
 	struct upmc_region *region;
+	struct upmc_profile *profile;
 	uint32_t index; /* the page's index of counter 0 (raw rdpmc) */
 	uint64_t iters; /* operations per batch */
 	double *ns;     /* one per repeat: ns per operation */
@@ -69,6 +71,8 @@ const struct bench_case *bench_find(const struct bench_case *cases, size_t n, co
 #define BENCH_READ_4       "upmc_read_n, 4 counters"
 #define BENCH_READ_7       "upmc_read_n, 7 counters"
 #define BENCH_REGION_4     "region begin+end, 4 counters"
+#define BENCH_ZONE_TIME    "zone begin+end, time only"
+#define BENCH_ZONE_4       "zone begin+end, 4 counters"
 
 struct bench_report {
 	const struct bench_case *cases;

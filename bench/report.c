@@ -18,7 +18,7 @@ struct target {
 	const char *why; /* not checked: a case's reason for being skipped */
 };
 
-#define MAX_TARGETS 8
+#define MAX_TARGETS 10
 
 static const char *const verdict_names[] = {"met", "missed", "not checked", "info"};
 
@@ -121,6 +121,30 @@ static void target_set_read(struct target *t, const struct bench_report *r, cons
 	         one->median, k * one->median);
 }
 
+/* A zone with counters: two set reads and the zone's own work, in instructions. */
+static void target_zone_counters(struct target *t, const struct bench_report *r)
+{
+	const struct bench_case *u = bench_find(r->cases, r->n, BENCH_ZONE_4);
+	const struct bench_case *w = bench_find(r->cases, r->n, BENCH_READ_4);
+
+	snprintf(t->text, sizeof(t->text), "%s <= 2 x %s + 24 instructions", BENCH_ZONE_4,
+	         BENCH_READ_4);
+	if (!measured(u) || !measured(w)) {
+		not_checked(t, measured(u) ? w->skipped : u->skipped);
+		snprintf(t->note, sizeof(t->note),
+		         "the target is in instructions: only a machine with a PMU can check it");
+		return;
+	}
+	if (isnan(u->instr_median) || isnan(w->instr_median)) {
+		not_checked(t, "the instructions could not be counted");
+		snprintf(t->note, sizeof(t->note), "%.2f ns against %.2f ns", u->median, w->median);
+		return;
+	}
+	judge(t, u->instr_median - 2 * w->instr_median, 24);
+	snprintf(t->note, sizeof(t->note), "+%.1f instructions (%.1f against 2 x %.1f; %.2f ns)",
+	         t->measured, u->instr_median, w->instr_median, u->median);
+}
+
 /* Information, not a target: how much the user-space path saves. */
 static void syscall_gain(struct target *t, const struct bench_report *r)
 {
@@ -159,6 +183,8 @@ static unsigned targets(const struct bench_report *r, struct target *t)
 	target_set_read(&t[n++], r, BENCH_READ_2, 2);
 	target_set_read(&t[n++], r, BENCH_READ_4, 4);
 	target_set_read(&t[n++], r, BENCH_READ_7, 7);
+	target_ratio(&t[n++], r, BENCH_ZONE_TIME, BENCH_RAW_TSC, 1.2);
+	target_zone_counters(&t[n++], r);
 	syscall_gain(&t[n++], r);
 	return n;
 }

@@ -73,7 +73,7 @@ void upmc_closest_names(const char *name, char *out, size_t size);
 int upmc_fail(int err, const char *fmt, ...) UPMC_PRINTF(2, 3);
 
 /* s as a JSON string: quoted, with quotes, backslashes and control
- * characters escaped. */
+ * characters escaped, and bytes that are not UTF-8 as \u00XX. */
 void upmc_json_string(FILE *out, const char *s);
 
 /*

@@ -175,6 +175,8 @@ static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_s
 		upmc_fail(-ENOMEM, "out of memory allocating a thread's zone buffer");
 		return NULL;
 	}
+	/* Touched now, so that no page fault lands inside a zone later. */
+	memset(t->base, 0, p->buffer_words * sizeof(uint64_t));
 	take_set(p, t, set);
 	t->end = t->base + p->buffer_words;
 	t->next = t->consumed = t->pos = t->base;
@@ -342,6 +344,7 @@ UPMC_API void upmc_zone_begin(const struct upmc_zone_loc *loc)
 {
 	struct upmc_zone_thread *t = zone_self;
 	uint64_t *w = t->next, *values;
+	size_t bytes;
 
 	if (UPMC_UNLIKELY((uintptr_t)w > t->limit)) {
 		begin_slow(loc);
@@ -350,8 +353,10 @@ UPMC_API void upmc_zone_begin(const struct upmc_zone_loc *loc)
 	w[0] = (uintptr_t)loc;
 	w[1] = upmc_timestamp();
 	values = w + 2;
-	__atomic_store_n(&t->next, (uint64_t *)((char *)values + t->value_bytes), __ATOMIC_RELEASE);
-	t->read(t->set, values);
+	bytes = t->value_bytes; /* loaded once: the release store orders what comes after */
+	__atomic_store_n(&t->next, (uint64_t *)((char *)values + bytes), __ATOMIC_RELEASE);
+	if (bytes) /* a time-only thread calls no reader */
+		t->read(t->set, values);
 }
 
 /* The timestamp first, as close to the zone's code as it can be. */
@@ -360,6 +365,7 @@ UPMC_API void upmc_zone_end(void)
 	uint64_t ts = upmc_timestamp();
 	struct upmc_zone_thread *t = zone_self;
 	uint64_t *w = t->next, *values;
+	size_t bytes;
 
 	if (UPMC_UNLIKELY((uintptr_t)w > t->limit)) {
 		end_slow(ts);
@@ -367,8 +373,10 @@ UPMC_API void upmc_zone_end(void)
 	}
 	w[0] = ~ts;
 	values = w + 1;
-	__atomic_store_n(&t->next, (uint64_t *)((char *)values + t->value_bytes), __ATOMIC_RELEASE);
-	t->read(t->set, values);
+	bytes = t->value_bytes;
+	__atomic_store_n(&t->next, (uint64_t *)((char *)values + bytes), __ATOMIC_RELEASE);
+	if (bytes)
+		t->read(t->set, values);
 }
 
 UPMC_API void upmc_frame_mark(void)

@@ -234,6 +234,23 @@ static double ratio_of(const struct name_total *nt, const struct ratio *r)
 
 /* ---- the table ---- */
 
+/* Why a thread records no counter, once for all the threads with that reason. */
+static void print_why(const struct upmc_profile *p, const struct upmc_zone_thread *t, FILE *out)
+{
+	const struct upmc_zone_thread *u;
+
+	if (!t->why[0])
+		return;
+	for (u = upmc_zone_threads(p); u != t; u = upmc_zone_thread_next(u))
+		if (!strcmp(u->why, t->why))
+			return;
+	fprintf(out, "not counted on %s", t->name);
+	for (u = upmc_zone_thread_next(t); u; u = upmc_zone_thread_next(u))
+		if (!strcmp(u->why, t->why))
+			fprintf(out, ", %s", u->name);
+	fprintf(out, ": %s\n", t->why);
+}
+
 static void print_header(const struct upmc_profile *p, const struct totals *tot, FILE *out)
 {
 	struct upmc_profile_stats st;
@@ -261,8 +278,7 @@ static void print_header(const struct upmc_profile *p, const struct totals *tot,
 		fprintf(out, "%s %s", i ? "," : "", p->counter[i]);
 	fprintf(out, "%s\n", p->n ? "" : " none (time only)");
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
-		if (t->why[0])
-			fprintf(out, "not counted on %s: %s\n", t->name, t->why);
+		print_why(p, t, out);
 }
 
 static int name_width(const struct totals *tot)

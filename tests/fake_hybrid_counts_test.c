@@ -11,18 +11,6 @@
 #include "tests/fake/fake_kernel.h"
 #include "tests/upmc_test.h"
 
-/* The count of the generic event config on core PMU p. */
-static uint64_t part(unsigned p, uint64_t config)
-{
-	unsigned i;
-
-	for (i = 0; i < FAKE_MAX_EVENTS; i++)
-		if (fake.ev[i].used && fake.ev[i].pmu == (int)p &&
-		    fake.ev[i].attr.type == PERF_TYPE_HARDWARE && fake.ev[i].attr.config == config)
-			return fake_count(&fake.ev[i]);
-	return UPMC_NOT_COUNTED;
-}
-
 /* The largest time enabled and the sum of time running of the core types'
  * group leaders. */
 static void leader_times(uint64_t *enabled, uint64_t *running)
@@ -53,16 +41,17 @@ TEST(hybrid_counts, a_core_type_that_never_ran_adds_zero)
 	fake_run(10000);
 	ASSERT(upmc_read(set, v) == 2);
 	EXPECT(v[0] != UPMC_NOT_COUNTED && v[1] != UPMC_NOT_COUNTED);
-	EXPECT_EQ_U64(v[0], part(core, 0));
-	EXPECT_EQ_U64(v[1], part(core, 1));
+	EXPECT_EQ_U64(v[0], fake_count_on(core, PERF_TYPE_HARDWARE, 0));
+	EXPECT_EQ_U64(v[1], fake_count_on(core, PERF_TYPE_HARDWARE, 1));
 	ASSERT(upmc_read_n(set, v, 2) == 2);
-	EXPECT_EQ_U64(v[0], part(core, 0));
+	EXPECT_EQ_U64(v[0], fake_count_on(core, PERF_TYPE_HARDWARE, 0));
 	/* then both core types ran: the sum */
 	fake_run_on(atom);
 	fake_run(3000);
 	ASSERT(upmc_read(set, v) == 2);
-	EXPECT_EQ_U64(v[0], part(core, 0) + part(atom, 0));
-	EXPECT(part(atom, 0) >= 3000);
+	EXPECT_EQ_U64(v[0], fake_count_on(core, PERF_TYPE_HARDWARE, 0) +
+	                            fake_count_on(atom, PERF_TYPE_HARDWARE, 0));
+	EXPECT(fake_count_on(atom, PERF_TYPE_HARDWARE, 0) >= 3000);
 	upmc_close(set);
 }
 

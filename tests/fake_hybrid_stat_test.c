@@ -13,17 +13,6 @@
 #include "tests/upmc_test.h"
 #include "tools/stat.h"
 
-static uint64_t part(unsigned p, uint64_t config)
-{
-	unsigned i;
-
-	for (i = 0; i < FAKE_MAX_EVENTS; i++)
-		if (fake.ev[i].used && fake.ev[i].pmu == (int)p &&
-		    fake.ev[i].attr.type == PERF_TYPE_HARDWARE && fake.ev[i].attr.config == config)
-			return fake_count(&fake.ev[i]);
-	return UPMC_NOT_COUNTED;
-}
-
 static struct stat_run run;
 
 TEST(hybrid_stat, generic_events_count_on_every_core_type)
@@ -49,7 +38,8 @@ TEST(hybrid_stat, generic_events_count_on_every_core_type)
 	fake_run(6000);
 	fake_run_on(atom);
 	fake_run(4000);
-	want = part(core, 0) + part(atom, 0);
+	want = fake_count_on(core, PERF_TYPE_HARDWARE, 0) +
+	       fake_count_on(atom, PERF_TYPE_HARDWARE, 0);
 	stat_close_counters(&run);
 	EXPECT_EQ(run.counter[0].status, STAT_COUNTED);
 	EXPECT_EQ_U64(run.counter[0].value, want);

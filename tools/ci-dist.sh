@@ -4,7 +4,9 @@
 # examples/consumer three ways (cc + pkg-config, CMake's find_package,
 # static with pkg-config --static), each run; builds it from the single
 # upmc.c and upmc.h with gcc and clang, as C11 and as C++17; and runs it
-# from a Bazel workspace of its own that depends on @upmc.
+# from a Bazel workspace of its own that depends on @upmc. Then the docs:
+# every C block of README.md and docs/ compiled against the installed upmc
+# (and run, when it is a whole program); every public name documented.
 #
 # Prints one line per check: "PASS <name>" or "FAIL <name>". Details go to
 # $out/*.log. Installs what it needs from Debian (as root); safe to rerun.
@@ -136,4 +138,30 @@ bazel_consumer() {
 	return $rc
 }
 check bazel-consumer bazel_consumer
+
+# ---- docs ------------------------------------------------------------------
+# Each block as written (tools/dist/docs_check.py says how fragments are
+# wrapped); whole programs run, and must work on a machine without a PMU.
+doc_blocks() {
+	local dir=$out/doc-blocks kind src where failed=0 exe
+	mkdir -p "$dir"
+	python3 tools/dist/docs_check.py blocks "$dir" README.md docs/*.md >"$dir/list" || return 1
+	while read -r kind src where; do
+		exe=${src%.c}
+		if ! cc -std=c11 -Wall -Wextra -Werror "$src" -o "$exe" $(pkg-config --cflags --libs upmc) \
+			-Wl,-rpath,"$(pkg-config --variable=libdir upmc)"; then
+			echo "FAIL $where: does not build"
+			failed=1
+		elif [ "$kind" = program ] && ! timeout 60 "$exe"; then
+			echo "FAIL $where: exits $?"
+			failed=1
+		else
+			echo "ok $where ($kind)"
+		fi
+	done <"$dir/list"
+	[ -s "$dir/list" ] && [ "$failed" -eq 0 ]
+}
+check docs-code-blocks doc_blocks
+check docs-every-name python3 tools/dist/docs_check.py names README.md docs/*.md -- \
+	lib/include/upmc/*.h arch/*/upmc/*.h
 exit 0

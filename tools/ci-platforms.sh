@@ -85,7 +85,8 @@ fi
 # under qemu-i386 where this kernel runs no 32-bit programs itself: qemu-user
 # has no perf_event_open, so that run takes the time-only paths. The Windows
 # test program for i686, built only (no 32-bit Wine here).
-cli_srcs=(tools/*.c bench/cases.c bench/overhead.c bench/report.c lib/*.c os/linux/*.c)
+cli_srcs=(tools/*.c bench/cases.c bench/overhead.c bench/report.c lib/*.c os/linux/*.c
+	os/portable/thread.c)
 
 build_i686_linux() {
 	i686-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror -O2 -static -fvisibility=hidden \

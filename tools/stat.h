@@ -42,6 +42,7 @@ struct stat_run {
 	struct stat_counter counter[UPMC_MAX_COUNTERS];
 	int exit_status; /* the command's, or 128 + its signal */
 	int signal;      /* 0, or the signal that ended it */
+	int forwarded;   /* 0, or a signal upmc got and passed on to it */
 	uint64_t elapsed_ns, user_ns, sys_ns;
 	int exec_errno; /* the command could not be run: why */
 };

@@ -69,10 +69,21 @@ static void record_exit(struct stat_run *run, int status, const struct rusage *r
 	run->sys_ns = timeval_ns(ru->ru_stime);
 }
 
+/* SIGTERM and SIGHUP to upmc go on to the command, which would otherwise
+ * run on, orphaned, once upmc ended. */
+static pid_t command_pid;
+static volatile sig_atomic_t forwarded;
+
+static void forward(int sig)
+{
+	forwarded = sig;
+	kill(command_pid, sig);
+}
+
 /* Releases the child, waits for it; returns the exec's errno or 0. */
 static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
 {
-	struct sigaction ignore, old_int, old_quit, old_pipe;
+	struct sigaction ignore, pass_on, old_int, old_quit, old_pipe, old_term, old_hup;
 	struct rusage ru;
 	uint64_t t0;
 	int status = 0, err;
@@ -84,6 +95,13 @@ static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
 	sigaction(SIGINT, &ignore, &old_int);
 	sigaction(SIGQUIT, &ignore, &old_quit);
 	sigaction(SIGPIPE, &ignore, &old_pipe);
+	command_pid = pid;
+	forwarded = 0;
+	memset(&pass_on, 0, sizeof(pass_on));
+	pass_on.sa_handler = forward;
+	pass_on.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &pass_on, &old_term);
+	sigaction(SIGHUP, &pass_on, &old_hup);
 	t0 = now_ns();
 	if (write(go, "g", 1) != 1)
 		kill(pid, SIGKILL); /* it cannot be released: do not leave it waiting */
@@ -96,6 +114,9 @@ static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGPIPE, &old_pipe, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	run->forwarded = forwarded;
 	record_exit(run, status, &ru);
 	return err;
 }

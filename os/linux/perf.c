@@ -304,8 +304,22 @@ static void say_own_encoding(struct upmc_set *set, const struct linux_set *ls,
 	}
 }
 
+/* A member of group g whose page is not read in user space (a software
+ * event, a topdown metric), or NULL: then the whole group is one read(2). */
+static const struct upmc_event *read2_member(const struct upmc_set *set, const struct linux_set *ls,
+                                             unsigned g)
+{
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].group == g && !ls->ev[e].map)
+			return &set->state->counter[ls->ev[e].counter].event;
+	return NULL;
+}
+
 /* After the groups are enabled: which counters the inline reader may read
- * (a single event whose page offers a user-space read right now). */
+ * (a single event whose page offers a user-space read right now, in a group
+ * every member of which does). */
 static void choose_paths(struct upmc_set *set, struct linux_set *ls, unsigned flags,
                          const struct upmc_linux_probe *probe)
 {
@@ -314,17 +328,26 @@ static void choose_paths(struct upmc_set *set, struct linux_set *ls, unsigned fl
 	for (e = 0; e < ls->n_ev; e++) {
 		struct upmc_counter *c = &set->state->counter[ls->ev[e].counter];
 		const volatile struct upmc_perf_page *pc = ls->ev[e].map;
+		const struct upmc_event *other = read2_member(set, ls, ls->ev[e].group);
 
 		if (c->path != UPMC_PATH_SYSCALL)
 			continue;
 		if (pc && !ls->hybrid && !ls->multiplex) {
-			if (pc->index && (pc->capabilities & UPMC_CAP_USER_RDPMC)) {
+			if (!pc->index || !(pc->capabilities & UPMC_CAP_USER_RDPMC)) {
+				upmc_linux_explain_no_user_read(c->reason, sizeof(c->reason),
+				                                probe);
+			} else if (other) {
+				upmc_format(c->reason, sizeof(c->reason),
+				            "read(2) of its group, for '%s' in it: one read(2) of "
+				            "the set costs less than user-space reads beside a "
+				            "read(2)",
+				            other->name);
+			} else {
 				c->path = UPMC_PATH_USER;
 				set->page[ls->ev[e].counter] = pc;
 				user++;
 				continue;
 			}
-			upmc_linux_explain_no_user_read(c->reason, sizeof(c->reason), probe);
 		}
 		syscall_reason(c, ls, flags, probe);
 	}
@@ -503,8 +526,10 @@ static int group_from_pages(struct linux_set *ls, unsigned g)
 	unsigned e;
 
 	for (e = 0; e < ls->n_ev; e++)
-		if (ls->ev[e].group == g &&
-		    (!ls->ev[e].map || upmc_page_count(ls->ev[e].map, &ls->ev[e].cached) < 0))
+		if (ls->ev[e].group == g && !ls->ev[e].map)
+			return -1; /* a member only read(2) reads: no page read is of use */
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].group == g && upmc_page_count(ls->ev[e].map, &ls->ev[e].cached) < 0)
 			return -1;
 	return 0;
 }
@@ -522,8 +547,8 @@ static int group_read_failed(ssize_t got)
 	return upmc_fail(-EBUSY, "%s", pinned_failed);
 }
 
-/* read(2) of one group into its events' cached counts; its times too. A
- * member that never ran reads UPMC_NOT_COUNTED. */
+/* read(2) of one group into its events' cached counts; its times too where
+ * asked for. A member that never ran reads UPMC_NOT_COUNTED. */
 static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
 {
 	uint64_t buf[3 + MAX_EVENTS] = {0}; /* nr, enabled, running, values */
@@ -545,8 +570,10 @@ static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint6
 	grp->idle = seq != 0 && seq == grp->cached_seq && buf[2] == grp->cached_running;
 	grp->cached_seq = seq;
 	grp->cached_running = buf[2];
-	*enabled = buf[1];
-	*running = buf[2];
+	if (enabled)
+		*enabled = buf[1];
+	if (running)
+		*running = buf[2];
 	return 0;
 }
 
@@ -566,8 +593,6 @@ static int group_update(struct linux_set *ls, unsigned g, uint64_t *enabled, uin
 		return 0;
 	if (!enabled && ls->hybrid && grp->idle && group_seq(ls, g) == grp->cached_seq)
 		return 0;
-	if (!enabled)
-		return group_read(ls, g, &(uint64_t){0}, &(uint64_t){0});
 	return group_read(ls, g, enabled, running);
 }
 

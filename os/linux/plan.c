@@ -44,27 +44,20 @@ int upmc_linux_is_topdown_metric(const struct upmc_event *ev, int kind)
 	       (ev->config & 0xff) == 0 && umask >= 0x80 && umask <= 0x87;
 }
 
-/* Whether this machine's pages can offer user-space reads at all. */
-static int user_reads_possible(const struct upmc_linux_probe *p, unsigned flags)
+/*
+ * The group of an event: its core PMU's. Software events join the core
+ * PMU's group, so that one read(2) reads the set: measured under QEMU
+ * (docs/read-protocol.md), that costs less than reading the hardware
+ * counters in user space beside a read(2) of the software events alone. On
+ * a hybrid CPU they have a group of their own, which counts on every core
+ * type. Without a core PMU in sysfs, the CPU's events form one group.
+ */
+static uint32_t group_key(const struct upmc_event *ev, int core, const struct upmc_linux_probe *p)
 {
-	int kind = kind_of(p, -1);
-
-	return UPMC_ARCH_HAS_USER_READ && !(flags & UPMC_OPT_FORCE_SYSCALL) && p->rdpmc != 0 &&
-	       !(kind == UPMC_LINUX_PMUV3 && p->user_access <= 0) && kind != UPMC_LINUX_APPLE;
-}
-
-/* The group of an event. Software events have their own, so that the
- * hardware group can be read in user space and the software one alone by
- * read(2), and so that on a hybrid CPU they count on every core type; where
- * every read is a read(2) anyway, they join the core PMU's, one read(2) for
- * the set. Without a core PMU in sysfs, the CPU's events form one group. */
-static uint32_t group_key(const struct upmc_event *ev, int core, const struct upmc_linux_probe *p,
-                          unsigned flags)
-{
-	uint32_t cpu = p->n_core ? p->core_type[0] : UPMC_TYPE_RAW;
-
 	if (ev->type == UPMC_TYPE_SOFTWARE)
-		return p->n_core > 1 || user_reads_possible(p, flags) ? PERF_TYPE_SOFTWARE : cpu;
+		return p->n_core > 1 ? PERF_TYPE_SOFTWARE
+		       : p->n_core   ? p->core_type[0]
+		                     : UPMC_TYPE_RAW;
 	if (core >= 0)
 		return p->core_type[core];
 	return ev->generic || ev->type == UPMC_TYPE_RAW ? UPMC_TYPE_RAW : ev->type;
@@ -79,7 +72,7 @@ static void fill(struct upmc_linux_attr *a, const struct upmc_event *ev, uint64_
 	a->config = config;
 	a->config1 = ev->config1;
 	a->core = core;
-	a->key = group_key(ev, core, p, flags);
+	a->key = group_key(ev, core, p);
 	a->user_read = UPMC_ARCH_HAS_USER_READ && ev->type != UPMC_TYPE_SOFTWARE &&
 	               !(flags & UPMC_OPT_FORCE_SYSCALL) && kind != UPMC_LINUX_APPLE &&
 	               !upmc_linux_is_topdown_metric(ev, kind);

@@ -29,13 +29,15 @@ static const char *const cases[] = {
         "upmc_read_n, 4 counters",
         "upmc_read_n, 7 counters",
         "region begin+end, 4 counters",
+        "zone begin+end, time only",
+        "zone begin+end, 4 counters",
 };
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
 /* Cases every Linux machine can run (x86-64 and arm64 have the raw ones). */
 static int always_runs(size_t i)
 {
-	return i <= 6;
+	return i <= 6 || i == 13;
 }
 
 /* One CSV row: "name",ns,min,instr,ratio,"baseline","skipped". */
@@ -119,7 +121,7 @@ TEST(cli_bench, json_targets)
 	/* the raw instruction is its own baseline */
 	EXPECT(jdoc_number(jdoc_at(list, 0), "ratio", 0) == 1);
 	targets = jdoc_get(doc, "targets");
-	ASSERT(targets && targets->n == 7);
+	ASSERT(targets && targets->n == 9);
 	for (i = 0; i < targets->n; i++)
 		expect_target(jdoc_at(targets, i));
 	jdoc_free(doc);
@@ -137,5 +139,6 @@ TEST(cli_bench, text_names_the_targets)
 	EXPECT_CONTAINS(r.out, "region begin+end, time only <= 1.3x raw serialized pair: ");
 	EXPECT_CONTAINS(r.out, "upmc_read_counter <= raw rdpmc + 10 instructions");
 	EXPECT_CONTAINS(r.out, "read(2) of task-clock against the user-space path: ");
+	EXPECT_CONTAINS(r.out, "zone begin+end, time only <= 1.2x raw rdtsc pair: ");
 	cli_result_free(&r);
 }

@@ -473,6 +473,17 @@ const struct fake_event *fake_find(uint32_t type, uint64_t config)
 	return NULL;
 }
 
+uint64_t fake_count_on(unsigned p, uint32_t type, uint64_t config)
+{
+	unsigned i;
+
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && fake.ev[i].pmu == (int)p && fake.ev[i].attr.type == type &&
+		    fake.ev[i].attr.config == config)
+			return fake_count(&fake.ev[i]);
+	return UPMC_NOT_COUNTED;
+}
+
 /* ---- the counter read instruction ---- */
 
 /* rdpmc / mrs on the CPU the thread runs on now: a counter that core type

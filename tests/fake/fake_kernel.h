@@ -120,4 +120,8 @@ unsigned fake_open_events(void);
 /* The first open event with this perf type and config, or NULL. */
 const struct fake_event *fake_find(uint32_t type, uint64_t config);
 
+/* The count of the open event of this type and config on core PMU p;
+ * UPMC_NOT_COUNTED when there is none. */
+uint64_t fake_count_on(unsigned p, uint32_t type, uint64_t config);
+
 #endif /* UPMC_FAKE_KERNEL_H */

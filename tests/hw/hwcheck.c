@@ -29,6 +29,7 @@
 #include <unistd.h>
 
 #include <upmc/upmc.h>
+#include <upmc/zone.h>
 
 #include "tests/seccomp_trap.h"
 
@@ -477,6 +478,59 @@ static void read2_user_cost(struct upmc_set *set)
 	upmc_close(counting);
 }
 
+/* What zones cost now: a check that they do not grow unnoticed. */
+#define ZONE_TIME_CEILING 36
+#define ZONE_4_CEILING    154
+
+static const struct upmc_zone_loc cost_loc = {"cost", "cost_of_zone", __FILE__, __LINE__};
+
+/* Instructions per zone begin+end (the call sites' own included), counted
+ * by counting's counter 0: 200 zones less 100, as for regions. */
+static double cost_of_zone(struct upmc_set *counting)
+{
+	uint64_t a, b, c;
+
+	upmc_read_n(counting, &a, 1);
+	REPEAT100(upmc_zone_begin(&cost_loc); upmc_zone_end();)
+	upmc_read_n(counting, &b, 1);
+	REPEAT100(upmc_zone_begin(&cost_loc); upmc_zone_end();)
+	REPEAT100(upmc_zone_begin(&cost_loc); upmc_zone_end();)
+	upmc_read_n(counting, &c, 1);
+	return ((double)(c - b) - (double)(b - a)) / 100.0;
+}
+
+/* A zone of a time-only profile and of a 4-counter one, counted by a
+ * 1-counter set beside it. Targets: time-only <= 24, 4 counters <= 2 x
+ * the 4-counter read + 24. */
+static void zone_costs(const char *spec4)
+{
+	struct upmc_set *counting, *four;
+	struct upmc_profile *p;
+	double read4;
+
+	if (upmc_open(&counting, "instructions", NULL) < 0 || upmc_open(&four, spec4, NULL) < 0) {
+		skip("cost", "zones: %s", upmc_last_error());
+		return;
+	}
+	read4 = cost_of_read(four);
+	upmc_close(four);
+	if (upmc_profile_open(&p, NULL, NULL) == 0) {
+		report_cost("zone begin+end, time only", cost_of_zone(counting), ZONE_TIME_CEILING,
+		            24, 0);
+		upmc_profile_close(p);
+	} else {
+		skip("cost", "zone, time only: %s", upmc_last_error());
+	}
+	if (upmc_profile_open(&p, spec4, NULL) == 0) {
+		report_cost("zone begin+end, 4 counters", cost_of_zone(counting), ZONE_4_CEILING,
+		            2 * read4 + 24, 0);
+		upmc_profile_close(p);
+	} else {
+		skip("cost", "zone, 4 counters: %s", upmc_last_error());
+	}
+	upmc_close(counting);
+}
+
 static void costs(void)
 {
 	static const char *const specs[] = {
@@ -540,6 +594,7 @@ static void costs(void)
 			read2_user_cost(set);
 		upmc_close(set);
 	}
+	zone_costs(specs[2]);
 }
 #endif
 

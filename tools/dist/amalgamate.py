@@ -5,6 +5,7 @@ sources for Linux, their private headers inlined once). Run by
 `bazel build //:amalgamation`; see docs/using.md.
 
 usage: amalgamate.py OUT_H OUT_C --headers H... --private H... --sources C...
+(//:amalgamation passes every file the library's targets are built from.)
 """
 import os
 import re
@@ -33,8 +34,8 @@ def wrapped(paths):
     return "\n".join(lines + [line])
 
 H_NOTE = """ *
- * Include "upmc.h" where the sources include <upmc/upmc.h>, <upmc/call.h>
- * or <upmc/prof.h>; compile upmc.c once, as C (gcc or clang). docs/using.md.
+ * Include "upmc.h" where the docs include any <upmc/...> header; compile
+ * upmc.c once, as C (gcc or clang). docs/using.md.
 """
 
 C_NOTE = """ *

@@ -122,3 +122,55 @@ install_manifest = rule(
         "templates": attr.label_keyed_string_dict(allow_files = True),
     },
 )
+
+_SourcesInfo = provider(fields = ["files"])
+
+def _sources_aspect_impl(target, ctx):
+    files = []
+    for attr in ["srcs", "hdrs"]:
+        for t in getattr(ctx.rule.attr, attr, []):
+            files += [f for f in t.files.to_list() if f.is_source]
+    deps = [d[_SourcesInfo].files for d in getattr(ctx.rule.attr, "deps", []) if _SourcesInfo in d]
+    return [_SourcesInfo(files = depset(files, transitive = deps))]
+
+# The source files of a cc_library and everything it depends on.
+_sources_aspect = aspect(
+    implementation = _sources_aspect_impl,
+    attr_aspects = ["deps"],
+)
+
+def _amalgamation_impl(ctx):
+    public = ctx.files.headers
+    own = ctx.label.workspace_name
+    files = depset(transitive = [d[_SourcesInfo].files for d in ctx.attr.deps]).to_list()
+    by_path = {f.path: f for f in files if f.owner.workspace_name == own and f not in public}
+    files = [by_path[p] for p in sorted(by_path.keys())]
+    args = ctx.actions.args()
+    args.add_all([ctx.outputs.header, ctx.outputs.source, "--headers"])
+    args.add_all(public)
+    args.add("--private")
+    args.add_all([f for f in files if f.extension == "h"])
+    args.add("--sources")
+    args.add_all([f for f in files if f.extension == "c"])
+    ctx.actions.run(
+        executable = "python3",
+        arguments = [ctx.file._script.path, args],
+        inputs = public + files + [ctx.file._script],
+        outputs = [ctx.outputs.header, ctx.outputs.source],
+        mnemonic = "UpmcAmalgamate",
+        use_default_shell_env = True,
+    )
+    return [DefaultInfo(files = depset([ctx.outputs.source, ctx.outputs.header]))]
+
+# upmc.c and upmc.h from every source file the deps are built from (this
+# repository's, not libpfm4's) and the public headers.
+amalgamation = rule(
+    implementation = _amalgamation_impl,
+    attrs = {
+        "headers": attr.label(mandatory = True),
+        "deps": attr.label_list(aspects = [_sources_aspect]),
+        "header": attr.output(mandatory = True),
+        "source": attr.output(mandatory = True),
+        "_script": attr.label(default = "//tools/dist:amalgamate.py", allow_single_file = True),
+    },
+)
