@@ -21,30 +21,7 @@ mkdir -p "$out"
 consumer=$out/consumer
 cp -r examples/consumer "$consumer"
 
-apt_install() {
-	local missing="" p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null &&
-		# shellcheck disable=SC2086
-		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing \
-			>"$out/apt.log" 2>&1
-}
-
-# check NAME COMMAND...: runs it with its output in $out/NAME.log.
-check() {
-	local name=$1
-	shift
-	if "$@" >"$out/$name.log" 2>&1; then
-		echo "PASS $name"
-	else
-		echo "FAIL $name"
-		tail -n 20 "$out/$name.log" | sed 's/^/    /' >&2
-	fi
-}
+. tools/ci-lib.sh
 
 # ---- install ---------------------------------------------------------------
 prefix=$out/prefix

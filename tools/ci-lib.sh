@@ -1,0 +1,31 @@
+# Helpers of the CI scripts (tools/ci-*.sh), which set $out, their log
+# directory, before calling them.
+
+# apt_install PACKAGE...: installs those missing, from Debian (as root).
+apt_install() {
+	local missing="" p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null &&
+		# shellcheck disable=SC2086
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing \
+			>"$out/apt.log" 2>&1
+}
+
+# check NAME COMMAND...: runs it with its output in $out/NAME.log and prints
+# "PASS NAME" or "FAIL NAME", then the failed lines of a test program, else
+# the end of the log.
+check() {
+	local name=$1
+	shift
+	if "$@" >"$out/$name.log" 2>&1; then
+		echo "PASS $name"
+	else
+		echo "FAIL $name"
+		{ grep -E '^FAIL ' "$out/$name.log" || tail -n 20 "$out/$name.log"; } |
+			sed 's/^/    /' >&2
+	fi
+}
