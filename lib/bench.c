@@ -8,7 +8,7 @@
 
 #include "internal.h"
 
-static int read_options(const struct upmc_bench_options *opts, struct upmc_bench_options *o)
+static int read_bench_options(const struct upmc_bench_options *opts, struct upmc_bench_options *o)
 {
 	int err;
 
@@ -79,7 +79,7 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 
 	if (!set || !fn || !result)
 		return upmc_fail(-EINVAL, "upmc_bench: set, fn or result is NULL");
-	err = read_options(opts, &o);
+	err = read_bench_options(opts, &o);
 	if (err < 0)
 		return err;
 	err = upmc_region_open(&r, set, "bench");

@@ -287,13 +287,15 @@ static int parse_item(const char *item, unsigned flags, struct upmc_event *ev)
 	upmc_format(ev->name, sizeof(ev->name), "%s", item);
 	if (!strchr(item, '/'))
 		err = portable_event(item, flags, ev);
-	if (err == -ENOENT)
+	if (err == -ENOENT) {
+		upmc_fail(0, "%s", ""); /* the OS layer may say more than "unknown" */
 		err = upmc_os_resolve_event(item, flags, ev);
+	}
 	if (err == -ENODEV && (flags & UPMC_OPT_TIME_ONLY)) {
 		ev->missing = 1;
 		return 0;
 	}
-	return err == -ENOENT ? unknown_event(item) : err;
+	return err == -ENOENT && !*upmc_last_error() ? unknown_event(item) : err;
 }
 
 /* Where the item starting at p ends: the next ',' outside a pmu/terms/ spec,

@@ -26,6 +26,10 @@ struct upmc_event {
 	unsigned exclude_user : 1;
 	unsigned exclude_kernel : 1;
 	unsigned generic : 1; /* perf's generic hardware or cache event */
+	/* libpfm4's own modifiers (:precise=, :mg=, :mh=) */
+	unsigned precise_ip : 2;
+	unsigned exclude_guest : 1;
+	unsigned exclude_host : 1;
 	unsigned missing : 1; /* its PMU is not on this machine (UPMC_OPT_TIME_ONLY) */
 };
 
@@ -69,7 +73,7 @@ void upmc_closest_names(const char *name, char *out, size_t size);
 int upmc_fail(int err, const char *fmt, ...) UPMC_PRINTF(2, 3);
 
 /* s as a JSON string: quoted, with quotes, backslashes and control
- * characters escaped. */
+ * characters escaped, and bytes that are not UTF-8 as \u00XX. */
 void upmc_json_string(FILE *out, const char *s);
 
 /*

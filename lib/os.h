@@ -44,8 +44,9 @@ int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock);
 /*
  * Resolves an event the portable names do not cover (Linux: a
  * pmu/term=value/ spec through sysfs, a libpfm4 name) into ev, whose name
- * is already set. -ENOENT without a sentence when the OS does not know it;
- * any other failure after upmc_fail().
+ * is already set. -ENOENT when the OS does not know it, without a sentence
+ * (the caller then says "unknown; did you mean ...") or with one that says
+ * more; any other failure after upmc_fail().
  */
 int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *ev);
 

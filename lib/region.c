@@ -24,7 +24,9 @@
  * fills its first half; end fills the second half of the record begun last.
  * Nothing is checked on the hot path that the fold can check instead:
  * - a read that fails leaves every value UPMC_NOT_COUNTED (upmc_read_slow):
- *   the fold drops a record whose counters all read that at either end;
+ *   the fold drops a record whose counters all read that at either end,
+ *   unless none of them can count (UPMC_OPT_TIME_ONLY without a PMU), where
+ *   a good read reads that too and the region keeps its nanoseconds;
  * - a begin without an end leaves an old second half, whose t1 is before
  *   t0: the fold drops it; an end without a begin rewrites the second half
  *   of the last record (before the first, a spare record in front).
@@ -38,9 +40,10 @@ struct upmc_region {
 	size_t half;    /* bytes per half record: 8 * (1 + n) */
 	size_t record;  /* bytes per record */
 	struct upmc_set *set;
-	upmc_reader read; /* the set's reader; NULL for a timer-only set */
-	unsigned n;       /* the set's counters */
-	uint64_t *buffer; /* the spare record, then the pending ones */
+	upmc_reader read;  /* the set's reader; NULL for a timer-only set */
+	unsigned n;        /* the set's counters */
+	unsigned counting; /* of them, not UPMC_PATH_UNAVAILABLE */
+	uint64_t *buffer;  /* the spare record, then the pending ones */
 	uint64_t *pending;
 	uint64_t dropped; /* regions dropped: a read failed or counted nothing,
 	                     or a begin had no end */
@@ -70,7 +73,7 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 	uint64_t t0 = rec[0], t1 = end_half[0];
 	unsigned i;
 
-	if (t1 < t0 || counted_nothing(v0, r->n) || counted_nothing(v1, r->n)) {
+	if (t1 < t0 || (r->counting && (counted_nothing(v0, r->n) || counted_nothing(v1, r->n)))) {
 		r->dropped++;
 		return;
 	}
@@ -178,6 +181,7 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, const char *name)
 {
 	struct upmc_region *r;
+	unsigned i;
 	int err;
 
 	if (!out || !set)
@@ -188,6 +192,8 @@ UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, co
 		return upmc_fail(-ENOMEM, "out of memory allocating a region");
 	r->set = set;
 	r->n = set->n;
+	for (i = 0; i < set->n; i++)
+		r->counting += upmc_counter_path(set, i) != UPMC_PATH_UNAVAILABLE;
 	r->read = set->n ? set->read : NULL;
 	r->half = (1 + (size_t)set->n) * sizeof(uint64_t);
 	r->record = 2 * r->half;

@@ -453,7 +453,7 @@ static int read_profile_options(const struct upmc_profile_options *opts, struct 
 }
 
 /* The calling thread's set for the spec: it proves the spec opens here. */
-static int open_counters(struct upmc_profile *p, const char *spec, struct upmc_set **set)
+static int open_first_set(struct upmc_profile *p, const char *spec, struct upmc_set **set)
 {
 	struct upmc_options opts = {sizeof(opts), p->flags};
 	unsigned i;
@@ -498,7 +498,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	if (err == 0)
 		err = upmc_open_timer(&p->timer);
 	if (err == 0)
-		err = open_counters(p, spec, &set);
+		err = open_first_set(p, spec, &set);
 	if (err < 0) {
 		profile_free(p);
 		return err;

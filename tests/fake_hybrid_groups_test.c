@@ -11,18 +11,6 @@
 #include "tests/fake/fake_kernel.h"
 #include "tests/upmc_test.h"
 
-/* The count of the event of this type and config on core PMU p. */
-static uint64_t part(unsigned p, uint32_t type, uint64_t config)
-{
-	unsigned i;
-
-	for (i = 0; i < FAKE_MAX_EVENTS; i++)
-		if (fake.ev[i].used && fake.ev[i].pmu == (int)p && fake.ev[i].attr.type == type &&
-		    fake.ev[i].attr.config == config)
-			return fake_count(&fake.ev[i]);
-	return UPMC_NOT_COUNTED;
-}
-
 /* task-clock counts wherever the thread runs, on either core type. */
 static void software_counts_on(const char *core)
 {
@@ -58,7 +46,7 @@ static void pmu_event_beside_generic(const char *spec, const char *core)
 	fake.syscall_ns = 0; /* counts move only in fake_run() */
 	fake_run(10000);
 	ASSERT(upmc_read(set, v) == 2);
-	EXPECT_EQ_U64(v[1], part(p, fake.pmu[p].type, 0xc0));
+	EXPECT_EQ_U64(v[1], fake_count_on(p, fake.pmu[p].type, 0xc0));
 	EXPECT(v[1] >= 10000);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
@@ -88,8 +76,8 @@ TEST(hybrid_groups, arrow_lake_counts_on_its_low_power_cores)
 	}
 	ASSERT(upmc_read(set, v) == 1);
 	for (p = 0; p < 3; p++)
-		total += part(p, PERF_TYPE_HARDWARE, 0);
+		total += fake_count_on(p, PERF_TYPE_HARDWARE, 0);
 	EXPECT_EQ_U64(v[0], total);
-	EXPECT(part(fake_pmu_named("cpu_lowpower"), PERF_TYPE_HARDWARE, 0) >= 7000);
+	EXPECT(fake_count_on(fake_pmu_named("cpu_lowpower"), PERF_TYPE_HARDWARE, 0) >= 7000);
 	upmc_close(set);
 }

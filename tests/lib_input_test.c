@@ -2,7 +2,8 @@
 /*
  * Bad input as a new user writes it: NULL prof sites and files, option
  * structs of absurd or newer sizes, a PMU this machine lacks with
- * UPMC_OPT_TIME_ONLY, control bytes and overflowing raw codes in a spec.
+ * UPMC_OPT_TIME_ONLY (also where it is the only counter: regions and
+ * upmc_bench still time), control bytes and overflowing raw codes in a spec.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -130,6 +131,35 @@ TEST(input, bench_options_size_follows_the_convention_too)
 	later.added = 7;
 	EXPECT_EQ(upmc_bench(set, nothing, NULL, &later.known, &res), -E2BIG);
 	EXPECT_CONTAINS(upmc_last_error(), "is not zero");
+	upmc_close(set);
+}
+
+/* A time-only set none of whose counters can count still times regions
+ * and upmc_bench: its reads succeed with every value UPMC_NOT_COUNTED. */
+TEST(input, time_only_set_of_unavailable_counters_still_times)
+{
+	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
+	struct upmc_bench_options opts = {sizeof(opts), 1, 0, 1, 5};
+	struct upmc_bench_result res;
+	struct upmc_region *r;
+	struct upmc_stat st;
+	struct upmc_set *set = NULL;
+	int k;
+
+	ASSERT_MSG(upmc_open(&set, "nosuchpmu/event=1/", &time_only) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_region_open(&r, set, "unavailable") == 0);
+	for (k = 0; k < 10; k++) {
+		upmc_region_begin(r);
+		upmc_region_end(r);
+	}
+	EXPECT_EQ_U64(upmc_region_dropped(r), 0);
+	ASSERT(upmc_region_stat(r, UPMC_NS, 0, &st) == 0);
+	EXPECT_EQ(st.count, 10);
+	ASSERT(upmc_region_stat(r, 0, 0, &st) == 0);
+	EXPECT_EQ(st.count, 0);
+	upmc_region_close(r);
+	ASSERT_MSG(upmc_bench(set, nothing, NULL, &opts, &res) == 0, "%s", upmc_last_error());
+	EXPECT(res.dropped == 0 && res.ns.count == 5 && res.counter[0].count == 0);
 	upmc_close(set);
 }
 

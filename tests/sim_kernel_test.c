@@ -15,6 +15,7 @@
 #include <unistd.h>
 
 #include "tests/sim/sim_kernel.h"
+#include "tests/sim/sim_writer.h"
 #include "tests/upmc_test.h"
 
 static const unsigned widths[] = {32, 40, 48, 64};
@@ -258,99 +259,7 @@ TEST(sim, forced_syscall_and_software_events)
 	upmc_close(set);
 }
 
-/* ---- the kernel: a thread that interrupts the reader ---- */
-
-/* Everything here runs in the signal handler, on the reader's thread. */
-static struct {
-	unsigned n;
-	uint64_t rng;
-	unsigned long updates, deferred;
-	unsigned long handled;
-} kernel;
-
-static uint64_t next_random(void)
-{
-	kernel.rng ^= kernel.rng << 13;
-	kernel.rng ^= kernel.rng >> 7;
-	kernel.rng ^= kernel.rng << 17;
-	return kernel.rng;
-}
-
-static int counter_free(unsigned c)
-{
-	unsigned i;
-
-	for (i = 0; i < kernel.n; i++)
-		if (sim.event[i].running && sim.event[i].counter == c)
-			return 0;
-	return 1;
-}
-
-static void kernel_update(void)
-{
-	unsigned i = (unsigned)(next_random() % kernel.n);
-	unsigned c = (unsigned)(next_random() % SIM_COUNTERS);
-	unsigned op = (unsigned)(next_random() % 8);
-
-	if (op < 4)
-		sim_reprogram(i, 1 + next_random() % 1000000);
-	else if (op < 7 && counter_free(c))
-		sim_move(i, c);
-	else if (op == 7)
-		sim_stop(i);
-	kernel.updates++;
-}
-
-/* One step of hardware and kernel: every counter ticks; the overflow
- * interrupt folds a count before its counter reaches the sign bit; now and
- * then the kernel moves, reprograms, stops or restarts an event. */
-static void kernel_step(void)
-{
-	const int64_t overflow_at = (int64_t)1 << (sim.width - 2);
-	unsigned i, c;
-
-	for (i = 0; i < kernel.n; i++) {
-		struct sim_event *e = &sim.event[i];
-		sim_tick(i, 1 + next_random() % 1000);
-		if (e->running && sim_sign_extend(sim.bank[e->counter], sim.width) > overflow_at)
-			sim_reprogram(i, 1 + next_random() % 1000000);
-		c = (unsigned)(next_random() % SIM_COUNTERS);
-		if (!e->running && next_random() % 2 && counter_free(c))
-			sim_start(i, c);
-	}
-	if (next_random() % 4 == 0)
-		kernel_update();
-}
-
-static void on_interrupt(int sig)
-{
-	(void)sig;
-	if (sim.in_syscall)
-		kernel.deferred++; /* read(2) is atomic to the kernel's updates */
-	else
-		kernel_step();
-	__atomic_store_n(&kernel.handled, kernel.handled + 1, __ATOMIC_RELEASE);
-}
-
-/* A timer interrupt on the reader's own CPU every 20 microseconds, turned
- * into a signal on the reader's thread: it lands between any two of the
- * reader's instructions, as the kernel's updates do. */
-static int start_interrupts(timer_t *timer, long interval_ns)
-{
-	struct sigevent sev;
-	struct itimerspec its;
-
-	memset(&sev, 0, sizeof(sev));
-	sev.sigev_notify = SIGEV_THREAD_ID;
-	sev.sigev_signo = SIGUSR1;
-	sev._sigev_un._tid = gettid();
-	memset(&its, 0, sizeof(its));
-	its.it_value.tv_nsec = interval_ns;
-	its.it_interval.tv_nsec = interval_ns;
-	if (timer_create(CLOCK_MONOTONIC, &sev, timer))
-		return -1;
-	return timer_settime(*timer, 0, &its, NULL);
-}
+/* ---- the kernel: a writer that interrupts the reader ---- */
 
 struct tally {
 	unsigned long reads, interrupts, bad;
@@ -360,25 +269,17 @@ static void run_against_kernel(unsigned width, unsigned long reads, unsigned lon
                                struct tally *t)
 {
 	struct upmc_set *set = open_sim(width, "cycles,instructions,branches,branch-misses");
-	struct sigaction sa;
 	uint64_t v[4], prev[4] = {0};
 	unsigned long bad = 0, k;
-	timer_t timer;
 	unsigned i;
 
-	memset(&kernel, 0, sizeof(kernel));
-	kernel.n = 4;
-	kernel.rng = 0x9e3779b97f4a7c15ull ^ width;
-	memset(&sa, 0, sizeof(sa));
-	sa.sa_handler = on_interrupt;
-	sa.sa_flags = SA_RESTART;
-	if (!set || sigaction(SIGUSR1, &sa, NULL) || start_interrupts(&timer, 20000)) {
+	if (!set || sim_writer_start(4, 0x9e3779b97f4a7c15ull ^ width, 20000) < 0) {
 		upmc_close(set);
 		t->bad++;
 		return;
 	}
 	/* At least `reads` reads and `interrupts` interrupts, within a bound. */
-	for (k = 0; k < 40 * reads && (k < reads || kernel.handled < interrupts); k++) {
+	for (k = 0; k < 40 * reads && (k < reads || sim_writer.handled < interrupts); k++) {
 		if (upmc_read(set, v) != 4) {
 			bad++;
 			continue;
@@ -389,14 +290,13 @@ static void run_against_kernel(unsigned width, unsigned long reads, unsigned lon
 			prev[i] = v[i];
 		}
 	}
-	timer_delete(timer);
-	signal(SIGUSR1, SIG_IGN);
+	sim_writer_stop();
 	printf("sim: width %u: %lu set reads of 4 counters (%u through read(2)), %lu "
 	       "interrupts, %lu kernel updates: %lu torn or backwards\n",
-	       width, k, sim.slow_reads, kernel.handled, kernel.updates, bad);
+	       width, k, sim.slow_reads, sim_writer.handled, sim_writer.updates, bad);
 	upmc_close(set);
 	t->reads += k;
-	t->interrupts += kernel.handled;
+	t->interrupts += sim_writer.handled;
 	t->bad += bad;
 }
 

@@ -2,8 +2,9 @@
 # The Windows and macOS backends, checked on Linux: the Windows test program
 # cross-built with mingw-w64 gcc and clang and run under Wine (where ETW is
 # a stub, so it must take its fallback cleanly), the ARM64 Windows branch
-# compiled, and the macOS backend compiled and linked for aarch64-macos and
-# x86_64-macos with zig cc (it cannot run here).
+# compiled, the i686 builds (Linux, run; Windows, built), and the macOS
+# backend compiled and linked for aarch64-macos and x86_64-macos with zig cc
+# (it cannot run here).
 #
 # Prints one line per check: "PASS <name>", "FAIL <name>" or, when no zig
 # can be had, "SKIP macos-zig: <reason>". Details go to $out/*.log. Installs
@@ -102,6 +103,44 @@ if apt_install gcc-mingw-w64-x86-64 wine wine64 clang; then
 	check windows-clang-wine run_wine "$out/windows_test-clang.exe"
 else
 	echo "FAIL windows-toolchain-install"
+fi
+
+# ---- 32-bit x86 -----------------------------------------------------------
+# The library and the CLI for i686 Linux (Debian's cross compiler), run
+# under qemu-i386 where this kernel runs no 32-bit programs itself: qemu-user
+# has no perf_event_open, so that run takes the time-only paths. The Windows
+# test program for i686, built only (no 32-bit Wine here).
+cli_srcs=(tools/*.c bench/cases.c bench/overhead.c bench/report.c lib/*.c os/linux/*.c
+	os/portable/thread.c)
+
+build_i686_linux() {
+	i686-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror -O2 -static -fvisibility=hidden \
+		-I. -Ilib/include -Iarch/x86 -o "$out/upmc-i686" "${cli_srcs[@]}" -lpthread -lm
+}
+
+run_i686_linux() {
+	local run=("$out/upmc-i686")
+	"${run[0]}" info >/dev/null 2>&1 || run=(qemu-i386 "$out/upmc-i686")
+	"${run[@]}" info && "${run[@]}" stat -e task-clock,cycles -- true &&
+		"${run[@]}" bench --repeats 100
+}
+
+build_i686_windows() {
+	local obj=$out/i686-mingw src
+	mkdir -p "$obj"
+	for src in "${win_srcs[@]}"; do
+		i686-w64-mingw32-gcc "${win_flags[@]}" -Iarch/x86 -O2 -c "$src" \
+			-o "$obj/$(basename "$src" .c).o" || return 1
+	done
+	i686-w64-mingw32-gcc -o "$out/windows_test-i686.exe" "$obj"/*.o -ladvapi32
+}
+
+if apt_install gcc-i686-linux-gnu libc6-dev-i386-cross qemu-user gcc-mingw-w64-i686; then
+	check i686-linux-build build_i686_linux
+	check i686-linux-run run_i686_linux
+	check windows-i686-gcc-build build_i686_windows
+else
+	echo "FAIL i686-toolchain-install"
 fi
 
 # ---- macOS ---------------------------------------------------------------

@@ -2,6 +2,7 @@
 /* `upmc stat [-e SPEC] [--json] [-o FILE] -- CMD [ARGS...]` */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <signal.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -10,6 +11,7 @@
 
 struct stat_args {
 	const char *spec;
+	char joined[4096];  /* every -e, joined by commas, as perf stat counts them all */
 	const char *output; /* NULL: stderr, as perf stat writes */
 	int as_json;
 	char **command;
@@ -51,9 +53,15 @@ static int parse_args(int argc, char **argv, struct stat_args *a)
 		if (!strcmp(argv[i], "--json")) {
 			a->as_json = 1;
 		} else if (is_option(argv[i], "-e", "--event")) {
-			a->spec = option_value(argc, argv, &i, "-e", "--event");
-			if (!a->spec)
+			const char *more = option_value(argc, argv, &i, "-e", "--event");
+			size_t len = strlen(a->joined);
+			if (!more)
 				return cli_usage_error("stat: -e needs an event list");
+			if (len + 1 + strlen(more) >= sizeof(a->joined))
+				return cli_usage_error("stat: the -e lists are too long together");
+			upmc_format(a->joined + len, sizeof(a->joined) - len, "%s%s",
+			            len ? "," : "", more);
+			a->spec = a->joined;
 		} else if (is_option(argv[i], "-o", "--output")) {
 			a->output = option_value(argc, argv, &i, "-o", "--output");
 			if (!a->output)
@@ -91,6 +99,21 @@ static int exec_failure_status(int err)
 	return err == ENOENT || err == ENOTDIR ? 127 : 126;
 }
 
+/*
+ * The command died of a signal meant for upmc too (^C reaches the whole
+ * foreground group; SIGTERM and SIGHUP upmc passed on): after the report,
+ * upmc dies of it as well, so that a shell sees the signal (a script's loop
+ * stops on ^C) rather than an exit status of 128 + it.
+ */
+static void end_like_the_command(const struct stat_run *run)
+{
+	if (!run->signal || (run->signal != SIGINT && run->signal != run->forwarded))
+		return;
+	fflush(NULL);
+	signal(run->signal, SIG_DFL);
+	raise(run->signal);
+}
+
 int cli_stat(int argc, char **argv)
 {
 	static struct stat_run run; /* 14 KiB: off the stack */
@@ -124,5 +147,6 @@ int cli_stat(int argc, char **argv)
 		stat_print_text(out, &run);
 	if (out != stderr)
 		fclose(out);
+	end_like_the_command(&run);
 	return run.exit_status;
 }

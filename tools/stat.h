@@ -10,6 +10,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <sys/types.h>
 
 #include "lib/internal.h"
 
@@ -22,13 +23,16 @@ enum stat_status {
 	STAT_NOT_COUNTED,   /* refused, or it never ran */
 };
 
+#define STAT_MAX_PARTS 4 /* one per core PMU (os/linux/probe.h) */
+
 struct stat_counter {
 	struct upmc_event event;
-	int fd;     /* -1: not open */
+	int fd[STAT_MAX_PARTS]; /* its perf events: one, or one per core PMU */
+	unsigned n_fd;
 	int opened; /* perf_event_open succeeded: enabled and running are known */
 	enum stat_status status;
 	uint64_t value;            /* scaled by enabled/running when multiplexed */
-	uint64_t enabled, running; /* ns */
+	uint64_t enabled, running; /* ns; running adds up the core types' */
 	char reason[UPMC_REASON_MAX];
 };
 
@@ -38,6 +42,7 @@ struct stat_run {
 	struct stat_counter counter[UPMC_MAX_COUNTERS];
 	int exit_status; /* the command's, or 128 + its signal */
 	int signal;      /* 0, or the signal that ended it */
+	int forwarded;   /* 0, or a signal upmc got and passed on to it */
 	uint64_t elapsed_ns, user_ns, sys_ns;
 	int exec_errno; /* the command could not be run: why */
 };
@@ -49,6 +54,11 @@ struct stat_run {
  * says why).
  */
 int stat_run_command(struct stat_run *run);
+
+/* Opens run->counter[0..n-1] for the task pid, to start at its exec
+ * (tools/stat_counters.c); then reads and closes them. */
+void stat_open_counters(struct stat_run *run, pid_t pid);
+void stat_close_counters(struct stat_run *run);
 
 void stat_print_text(FILE *out, const struct stat_run *run);
 void stat_print_json(FILE *out, const struct stat_run *run);

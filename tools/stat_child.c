@@ -7,148 +7,15 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
-#include <linux/perf_event.h>
 #include <signal.h>
 #include <string.h>
 #include <sys/resource.h>
-#include <sys/syscall.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
 
-#include "os/linux/probe.h"
 #include "tools/cli.h"
 #include "tools/stat.h"
-
-static int perf_open_for(const struct upmc_event *ev, pid_t pid)
-{
-	struct perf_event_attr attr;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = ev->type;
-	attr.config = ev->config;
-	attr.config1 = ev->config1;
-	attr.config2 = ev->config2;
-	attr.exclude_user = ev->exclude_user;
-	attr.exclude_kernel = ev->exclude_kernel;
-	attr.exclude_hv = 1;
-	attr.disabled = 1;
-	attr.enable_on_exec = 1;
-	attr.inherit = 1;
-	attr.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
-	return (int)syscall(SYS_perf_event_open, &attr, pid, -1, -1, PERF_FLAG_FD_CLOEXEC);
-}
-
-/*
- * perf stat counts kernel mode too where allowed and falls back to user
- * space otherwise. Not for an event with its own modifier, nor for context
- * switches and migrations, which only happen in the kernel: in user mode
- * alone they would read a silent 0.
- */
-static int kernel_only(const struct upmc_event *ev)
-{
-	return ev->type == UPMC_TYPE_SOFTWARE && (ev->config == 3 || ev->config == 4);
-}
-
-static int may_drop_kernel(const struct upmc_event *ev)
-{
-	return !ev->exclude_kernel && !strchr(ev->name, ':') && !kernel_only(ev);
-}
-
-static int unsupported(int err)
-{
-	return err == ENOENT || err == EOPNOTSUPP || err == ENODEV || err == EINVAL;
-}
-
-/* The library's sentence without its leading "'name': ". */
-static const char *after_name(const char *reason, const char *name)
-{
-	reason = cli_after_quoted_name(reason, name);
-	return reason[0] == ':' ? reason + 2 : reason;
-}
-
-/* Kernel mode was refused (err): opens c for user space only, and says so.
- * Returns 0, or the errno of that second refusal. */
-static int open_user_only(struct stat_counter *c, pid_t pid, int err,
-                          const struct upmc_linux_probe *probe)
-{
-	char why[UPMC_REASON_MAX];
-
-	upmc_linux_explain_open(why, sizeof(why), &c->event, err, 0, probe);
-	c->event.exclude_kernel = 1;
-	c->fd = perf_open_for(&c->event, pid);
-	if (c->fd < 0)
-		return errno;
-	upmc_format(c->reason, sizeof(c->reason), "'%s' counted user space only: %s", c->event.name,
-	            after_name(why, c->event.name));
-	return 0;
-}
-
-static void open_counter(struct stat_counter *c, pid_t pid, const struct upmc_linux_probe *probe)
-{
-	int err;
-
-	c->fd = perf_open_for(&c->event, pid);
-	err = c->fd < 0 ? errno : 0;
-	if ((err == EACCES || err == EPERM) && may_drop_kernel(&c->event))
-		err = open_user_only(c, pid, err, probe);
-	if (!err) {
-		c->opened = 1;
-		return;
-	}
-	upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, 0, probe);
-	c->status = unsupported(err) ? STAT_NOT_SUPPORTED : STAT_NOT_COUNTED;
-}
-
-static void open_counters(struct stat_run *run, pid_t pid)
-{
-	struct upmc_linux_probe probe;
-	unsigned i;
-
-	upmc_linux_probe(&probe);
-	for (i = 0; i < run->n; i++)
-		open_counter(&run->counter[i], pid, &probe);
-}
-
-static void read_counter(struct stat_counter *c)
-{
-	uint64_t buf[3]; /* value, time enabled, time running */
-	ssize_t got;
-
-	if (c->fd < 0)
-		return;
-	got = read(c->fd, buf, sizeof(buf));
-	if (got != (ssize_t)sizeof(buf)) {
-		c->status = STAT_NOT_COUNTED;
-		upmc_format(c->reason, sizeof(c->reason), "'%s': read(2) of the counter failed: %s",
-		            c->event.name, got < 0 ? strerror(errno) : "short read");
-		return;
-	}
-	c->enabled = buf[1];
-	c->running = buf[2];
-	if (!c->running) {
-		c->status = STAT_NOT_COUNTED;
-		upmc_format(c->reason, sizeof(c->reason),
-		            "'%s' never got onto a counter while the command ran (enabled %llu ns, "
-		            "running 0): the PMU's counters were all taken",
-		            c->event.name, (unsigned long long)c->enabled);
-		return;
-	}
-	c->value = upmc_scale(buf[0], c->enabled, c->running);
-}
-
-static void close_counters(struct stat_run *run)
-{
-	unsigned i;
-
-	for (i = 0; i < run->n; i++) {
-		read_counter(&run->counter[i]);
-		if (run->counter[i].fd >= 0)
-			close(run->counter[i].fd);
-		run->counter[i].fd = -1;
-	}
-}
 
 /* In the child: wait for the go, then become the command. */
 static void __attribute__((noreturn)) child(int go, int failed, char **argv)
@@ -202,10 +69,21 @@ static void record_exit(struct stat_run *run, int status, const struct rusage *r
 	run->sys_ns = timeval_ns(ru->ru_stime);
 }
 
+/* SIGTERM and SIGHUP to upmc go on to the command, which would otherwise
+ * run on, orphaned, once upmc ended. */
+static pid_t command_pid;
+static volatile sig_atomic_t forwarded;
+
+static void forward(int sig)
+{
+	forwarded = sig;
+	kill(command_pid, sig);
+}
+
 /* Releases the child, waits for it; returns the exec's errno or 0. */
 static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
 {
-	struct sigaction ignore, old_int, old_quit, old_pipe;
+	struct sigaction ignore, pass_on, old_int, old_quit, old_pipe, old_term, old_hup;
 	struct rusage ru;
 	uint64_t t0;
 	int status = 0, err;
@@ -217,6 +95,13 @@ static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
 	sigaction(SIGINT, &ignore, &old_int);
 	sigaction(SIGQUIT, &ignore, &old_quit);
 	sigaction(SIGPIPE, &ignore, &old_pipe);
+	command_pid = pid;
+	forwarded = 0;
+	memset(&pass_on, 0, sizeof(pass_on));
+	pass_on.sa_handler = forward;
+	pass_on.sa_flags = SA_RESTART;
+	sigaction(SIGTERM, &pass_on, &old_term);
+	sigaction(SIGHUP, &pass_on, &old_hup);
 	t0 = now_ns();
 	if (write(go, "g", 1) != 1)
 		kill(pid, SIGKILL); /* it cannot be released: do not leave it waiting */
@@ -229,6 +114,9 @@ static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
 	sigaction(SIGINT, &old_int, NULL);
 	sigaction(SIGQUIT, &old_quit, NULL);
 	sigaction(SIGPIPE, &old_pipe, NULL);
+	sigaction(SIGTERM, &old_term, NULL);
+	sigaction(SIGHUP, &old_hup, NULL);
+	run->forwarded = forwarded;
 	record_exit(run, status, &ru);
 	return err;
 }
@@ -249,11 +137,8 @@ static int make_pipes(int go[2], int failed[2])
 int stat_run_command(struct stat_run *run)
 {
 	int go[2], failed[2], err;
-	unsigned i;
 	pid_t pid;
 
-	for (i = 0; i < run->n; i++)
-		run->counter[i].fd = -1;
 	err = make_pipes(go, failed);
 	if (err < 0)
 		return upmc_fail(err, "pipe2 failed: %s", strerror(-err));
@@ -274,9 +159,9 @@ int stat_run_command(struct stat_run *run)
 	}
 	close(go[0]);
 	close(failed[1]);
-	open_counters(run, pid);
+	stat_open_counters(run, pid);
 	err = run_child(run, pid, go[1], failed[0]);
-	close_counters(run);
+	stat_close_counters(run);
 	run->exec_errno = err;
 	if (err)
 		return upmc_fail(-err, "cannot run '%s': %s", run->argv[0], strerror(err));

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /* `upmc stat`: the counts in perf stat's layout, or as JSON. */
+#define _GNU_SOURCE
 #include <string.h>
 
 #include "tools/cli.h"
@@ -213,6 +214,9 @@ void stat_print_text(FILE *out, const struct stat_run *run)
 	fprintf(out, "\n%18.9f seconds time elapsed\n\n", (double)run->elapsed_ns / 1e9);
 	fprintf(out, "%18.9f seconds user\n", (double)run->user_ns / 1e9);
 	fprintf(out, "%18.9f seconds sys\n\n", (double)run->sys_ns / 1e9);
+	if (run->signal)
+		fprintf(out, " '%s' was killed by signal %d (%s)\n\n", cmd, run->signal,
+		        strsignal(run->signal));
 	text_notes(out, run, note, notes);
 }
 

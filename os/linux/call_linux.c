@@ -14,7 +14,7 @@
 
 #include "lib/os.h"
 
-static const struct upmc_options time_only = {sizeof(struct upmc_options), UPMC_OPT_TIME_ONLY};
+static const struct upmc_options call_time_only = {sizeof(struct upmc_options), UPMC_OPT_TIME_ONLY};
 
 /* Pins this thread to its current CPU; the old mask goes into old. */
 static int pin_here(cpu_set_t *old)
@@ -42,7 +42,7 @@ UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
 		return upmc_fail(-EINVAL, "upmc_measure_call: fn or out is NULL");
 	memset(out, 0, sizeof(*out));
 	out->context_switches = UPMC_NOT_COUNTED;
-	if (spec && (err = upmc_open(&set, spec, &time_only)) < 0)
+	if (spec && (err = upmc_open(&set, spec, &call_time_only)) < 0)
 		return err;
 	if (upmc_open(&cs, "context-switches", NULL) < 0)
 		cs = NULL; /* not permitted here: the count stays unknown */

@@ -15,6 +15,9 @@
 #include "os/linux/probe.h"
 
 #ifdef UPMC_HAVE_LIBPFM
+/* The kernel's header first: libpfm4's own copy of it then steps aside,
+ * so that both can be in one file (the single-file upmc.c). */
+#include <linux/perf_event.h>
 #include <perfmon/pfmlib_perf_event.h>
 #include <pthread.h>
 #endif
@@ -166,6 +169,9 @@ static int libpfm_event(const char *item, unsigned flags, struct upmc_event *ev)
 		return -ENOENT;
 	memset(&attr, 0, sizeof(attr));
 	memset(&arg, 0, sizeof(arg));
+	/* libpfm4 copies back only the size it is given (0: the first
+	 * published 64 bytes, which end before config2) */
+	attr.size = sizeof(attr);
 	arg.attr = &attr;
 	arg.size = sizeof(arg);
 	err = pfm_get_os_event_encoding(item, plm, PFM_OS_PERF_EVENT_EXT, &arg);
@@ -179,6 +185,9 @@ static int libpfm_event(const char *item, unsigned flags, struct upmc_event *ev)
 	ev->config2 = attr.config2;
 	ev->exclude_user = attr.exclude_user;
 	ev->exclude_kernel = attr.exclude_kernel;
+	ev->precise_ip = attr.precise_ip;
+	ev->exclude_guest = attr.exclude_guest;
+	ev->exclude_host = attr.exclude_host;
 	return 0;
 }
 
@@ -262,6 +271,23 @@ static int sysfs_list(int (*fn)(const struct upmc_event_info *info, void *arg), 
 	return n;
 }
 
+#ifndef UPMC_HAVE_LIBPFM
+/* Built without libpfm4 (the single-file upmc.c can be): a name that is
+ * none of perf's may be a CPU vendor's, which only libpfm4 knows. */
+static int no_libpfm(const char *item)
+{
+	char close[3 * UPMC_NAME_MAX + 16];
+
+	upmc_closest_names(item, close, sizeof(close));
+	return upmc_fail(-ENOENT,
+	                 "event '%s' unknown: this upmc was built without libpfm4, which knows "
+	                 "the CPU vendors' event names (build it with UPMC_HAVE_LIBPFM defined and "
+	                 "link -lpfm, or give the event as a raw code 'r<hex>' or as "
+	                 "'cpu/event=...,umask=.../'); did you mean %s?",
+	                 item, close);
+}
+#endif
+
 int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *ev)
 {
 	if (strchr(item, '/'))
@@ -271,7 +297,7 @@ int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *e
 #else
 	(void)flags;
 	(void)ev;
-	return -ENOENT;
+	return no_libpfm(item);
 #endif
 }
 

@@ -51,8 +51,10 @@ struct linux_event {
 struct linux_group {
 	int leader; /* fd */
 	unsigned key;
+	int core;            /* its events are on a core PMU: they count in turns */
 	uint32_t cached_seq; /* its pages' lock sum at the last read(2) */
-	int cache_valid;
+	uint64_t cached_running;
+	int idle; /* not on the PMU since the read(2) before the last */
 };
 
 struct linux_set {
@@ -85,7 +87,9 @@ static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr 
 	attr.config = plan->config;
 	attr.config1 = plan->config1;
 	attr.config2 = ev->config2;
-	attr.exclude_guest = plan->exclude_guest;
+	attr.exclude_guest = plan->exclude_guest || ev->exclude_guest;
+	attr.exclude_host = ev->exclude_host;
+	attr.precise_ip = ev->precise_ip;
 	attr.disabled = leader < 0;
 	attr.pinned = leader < 0 && !(flags & UPMC_OPT_MULTIPLEX);
 	attr.exclude_user = ev->exclude_user;
@@ -132,16 +136,17 @@ static void release(struct linux_set *ls)
 
 /* The group events of this key join; a new one for every event when the
  * set multiplexes (so that the kernel can rotate them one by one). */
-static unsigned group_for(struct linux_set *ls, unsigned key)
+static unsigned group_for(struct linux_set *ls, const struct upmc_linux_attr *plan)
 {
 	unsigned g;
 
 	for (g = 0; g < ls->n_grp && !ls->multiplex; g++)
-		if (ls->grp[g].key == key)
+		if (ls->grp[g].key == plan->key)
 			return g;
+	memset(&ls->grp[ls->n_grp], 0, sizeof(ls->grp[0]));
 	ls->grp[ls->n_grp].leader = -1;
-	ls->grp[ls->n_grp].key = key;
-	ls->grp[ls->n_grp].cache_valid = 0;
+	ls->grp[ls->n_grp].key = plan->key;
+	ls->grp[ls->n_grp].core = plan->core >= 0;
 	return ls->n_grp++;
 }
 
@@ -174,7 +179,7 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 		return ENODEV;
 	}
 	for (k = 0; k < n; k++) {
-		unsigned g = group_for(ls, plan[k].key);
+		unsigned g = group_for(ls, &plan[k]);
 		int leader = ls->grp[g].leader;
 		int fd = open_part(&c->event, &plan[k], leader, flags, probe, &ls->own_encoding[i]);
 		if (fd < 0) {
@@ -299,8 +304,22 @@ static void say_own_encoding(struct upmc_set *set, const struct linux_set *ls,
 	}
 }
 
+/* A member of group g whose page is not read in user space (a software
+ * event, a topdown metric), or NULL: then the whole group is one read(2). */
+static const struct upmc_event *read2_member(const struct upmc_set *set, const struct linux_set *ls,
+                                             unsigned g)
+{
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].group == g && !ls->ev[e].map)
+			return &set->state->counter[ls->ev[e].counter].event;
+	return NULL;
+}
+
 /* After the groups are enabled: which counters the inline reader may read
- * (a single event whose page offers a user-space read right now). */
+ * (a single event whose page offers a user-space read right now, in a group
+ * every member of which does). */
 static void choose_paths(struct upmc_set *set, struct linux_set *ls, unsigned flags,
                          const struct upmc_linux_probe *probe)
 {
@@ -309,17 +328,26 @@ static void choose_paths(struct upmc_set *set, struct linux_set *ls, unsigned fl
 	for (e = 0; e < ls->n_ev; e++) {
 		struct upmc_counter *c = &set->state->counter[ls->ev[e].counter];
 		const volatile struct upmc_perf_page *pc = ls->ev[e].map;
+		const struct upmc_event *other = read2_member(set, ls, ls->ev[e].group);
 
 		if (c->path != UPMC_PATH_SYSCALL)
 			continue;
 		if (pc && !ls->hybrid && !ls->multiplex) {
-			if (pc->index && (pc->capabilities & UPMC_CAP_USER_RDPMC)) {
+			if (!pc->index || !(pc->capabilities & UPMC_CAP_USER_RDPMC)) {
+				upmc_linux_explain_no_user_read(c->reason, sizeof(c->reason),
+				                                probe);
+			} else if (other) {
+				upmc_format(c->reason, sizeof(c->reason),
+				            "read(2) of its group, for '%s' in it: one read(2) of "
+				            "the set costs less than user-space reads beside a "
+				            "read(2)",
+				            other->name);
+			} else {
 				c->path = UPMC_PATH_USER;
 				set->page[ls->ev[e].counter] = pc;
 				user++;
 				continue;
 			}
-			upmc_linux_explain_no_user_read(c->reason, sizeof(c->reason), probe);
 		}
 		syscall_reason(c, ls, flags, probe);
 	}
@@ -491,8 +519,8 @@ static uint32_t group_seq(const struct linux_set *ls, unsigned g)
 	return seq | 1; /* never 0: that means "no pages" */
 }
 
-/* A hybrid group on the core type this thread runs on: every member from
- * user space; -1 when one is not on a counter. */
+/* Every member of a group from user space (the uapi loop, out of line);
+ * -1 when one has no page or is not on a counter now. */
 static int group_from_pages(struct linux_set *ls, unsigned g)
 {
 	unsigned e;
@@ -517,38 +545,102 @@ static int group_read_failed(ssize_t got)
 	return upmc_fail(-EBUSY, "%s", pinned_failed);
 }
 
-/* read(2) of one group into its events' cached counts; its times too. */
+/* read(2) of one group into its events' cached counts; its times too where
+ * asked for. A member that never ran reads UPMC_NOT_COUNTED. */
 static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
 {
 	uint64_t buf[3 + MAX_EVENTS] = {0}; /* nr, enabled, running, values */
+	struct linux_group *grp = &ls->grp[g];
 	uint32_t seq = group_seq(ls, g);
 	unsigned e, k = 0;
-	ssize_t got = upmc_sys_read(ls->grp[g].leader, buf, sizeof(buf));
+	ssize_t got = upmc_sys_read(grp->leader, buf, sizeof(buf));
 
 	if (got <= 0)
 		return group_read_failed(got);
 	for (e = 0; e < ls->n_ev; e++)
 		if (ls->ev[e].group == g && k < buf[0])
 			ls->ev[e].cached = buf[2] ? buf[3 + k++] : UPMC_NOT_COUNTED;
-	ls->grp[g].cached_seq = seq;
-	ls->grp[g].cache_valid = seq != 0 && buf[1] == buf[2];
-	*enabled = buf[1];
-	*running = buf[2];
+	/* Each schedule in or out updates the pages (x86_pmu_start(),
+	 * x86_pmu_del(), armpmu_add(), armpmu_del() call
+	 * perf_event_update_userpage()): the same locks and the same time
+	 * running as at the read(2) before mean the group has been off the PMU
+	 * since, and stays off until its locks move. */
+	grp->idle = seq != 0 && seq == grp->cached_seq && buf[2] == grp->cached_running;
+	grp->cached_seq = seq;
+	grp->cached_running = buf[2];
+	if (enabled)
+		*enabled = buf[1];
+	if (running)
+		*running = buf[2];
 	return 0;
 }
 
 /*
- * Brings one group's counts up to date. A hybrid CPU runs one core type's
- * group at a time: that one reads from user space; the others keep their
- * counts from their last read(2) while none of their pages changed.
+ * Brings one group's counts up to date, and its times when asked for. One
+ * core type's group runs at a time on a hybrid CPU: the others keep their
+ * counts while they stay off the PMU. Hybrid groups are never read in user
+ * space (a thread moved to the other core type between loading an index
+ * and reading the counter could read a counter that core type lacks:
+ * docs/read-protocol.md); other groups are, where their pages allow.
  */
 static int group_update(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
 {
-	if (ls->hybrid && group_from_pages(ls, g) == 0)
+	struct linux_group *grp = &ls->grp[g];
+
+	if (!enabled && !ls->hybrid && !ls->multiplex && group_from_pages(ls, g) == 0)
 		return 0;
-	if (ls->hybrid && ls->grp[g].cache_valid && group_seq(ls, g) == ls->grp[g].cached_seq)
+	if (!enabled && ls->hybrid && grp->idle && group_seq(ls, g) == grp->cached_seq)
 		return 0;
 	return group_read(ls, g, enabled, running);
+}
+
+/* Adds a group's counts to its counters; parts that never ran add 0. */
+static void add_group(struct upmc_set *set, struct linux_set *ls, unsigned g, uint64_t en,
+                      uint64_t run, int *counted)
+{
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++) {
+		struct linux_event *ev = &ls->ev[e];
+		struct upmc_counter *c = &set->state->counter[ev->counter];
+		if (ev->group != g)
+			continue;
+		if (ls->multiplex) {
+			c->ratio = en ? (double)run / (double)en : 0;
+			ev->cached = upmc_scale(ev->cached, en, run);
+		}
+		if (ev->cached != UPMC_NOT_COUNTED)
+			counted[ev->counter] = 1;
+	}
+}
+
+/*
+ * The set's times: enabled is the longest of its groups'; running is the
+ * time its core PMU groups counted (on a hybrid CPU they take turns, so
+ * their times add up), or, for a set of other events, the longest.
+ */
+static void set_times(const struct linux_set *ls, const uint64_t *en, const uint64_t *run,
+                      uint64_t *enabled, uint64_t *running)
+{
+	uint64_t max_en = 0, cores = 0, other = 0;
+	unsigned g;
+	int any_core = 0;
+
+	for (g = 0; g < ls->n_grp; g++) {
+		max_en = en[g] > max_en ? en[g] : max_en;
+		if (ls->grp[g].core && !ls->multiplex) {
+			cores += run[g];
+			any_core = 1;
+		} else {
+			other = run[g] > other ? run[g] : other;
+		}
+	}
+	if (ls->multiplex) { /* one event per group: the first one's, as ever */
+		max_en = en[0];
+		other = run[0];
+	}
+	*enabled = max_en;
+	*running = any_core ? (cores < max_en ? cores : max_en) : other;
 }
 
 /*
@@ -576,47 +668,34 @@ static int read_one_group(struct upmc_set *set, struct linux_set *ls, uint64_t *
 	return (int)set->n;
 }
 
-/* Every other case: each group by read(2) (or its pages on a hybrid CPU),
+/* Every other case: each group from its pages or by read(2) (group_update()),
  * summed into the counters its events add to. Out of line, so that the
  * common case does not pay for its frame. */
 static __attribute__((noinline)) int read_groups(struct upmc_set *set, struct linux_set *ls,
                                                  uint64_t *values, uint64_t *enabled,
                                                  uint64_t *running)
 {
-	uint64_t en = 0, run = 0;
+	uint64_t en[MAX_EVENTS] = {0}, run[MAX_EVENTS] = {0};
+	int counted[UPMC_MAX_COUNTERS] = {0}, times = enabled || ls->multiplex;
 	unsigned i, g, e;
 	int err;
 
-	for (i = 0; i < set->n; i++)
-		values[i] =
-		        set->state->counter[i].path == UPMC_PATH_UNAVAILABLE ? UPMC_NOT_COUNTED : 0;
 	for (g = 0; g < ls->n_grp; g++) {
-		uint64_t gen = 0, grun = 0;
-		err = group_update(ls, g, &gen, &grun);
+		err = group_update(ls, g, times ? &en[g] : NULL, times ? &run[g] : NULL);
 		if (err < 0)
 			return err;
-		if (g == 0)
-			en = gen, run = grun;
-		for (e = 0; e < ls->n_ev; e++) {
-			struct linux_event *ev = &ls->ev[e];
-			struct upmc_counter *c = &set->state->counter[ev->counter];
-			if (ev->group != g)
-				continue;
-			if (ls->multiplex) {
-				c->ratio = gen ? (double)grun / (double)gen : 0;
-				ev->cached = upmc_scale(ev->cached, gen, grun);
-			}
-			if (ev->cached == UPMC_NOT_COUNTED ||
-			    values[ev->counter] == UPMC_NOT_COUNTED)
-				values[ev->counter] = UPMC_NOT_COUNTED;
-			else
-				values[ev->counter] += ev->cached;
-		}
+		add_group(set, ls, g, en[g], run[g], counted);
 	}
-	if (enabled)
-		*enabled = en;
-	if (running)
-		*running = run;
+	for (i = 0; i < set->n; i++)
+		values[i] = 0;
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].cached != UPMC_NOT_COUNTED)
+			values[ls->ev[e].counter] += ls->ev[e].cached;
+	for (i = 0; i < set->n; i++)
+		if (!counted[i])
+			values[i] = UPMC_NOT_COUNTED;
+	if (enabled && running)
+		set_times(ls, en, run, enabled, running);
 	return (int)set->n;
 }
 

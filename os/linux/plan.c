@@ -44,6 +44,25 @@ int upmc_linux_is_topdown_metric(const struct upmc_event *ev, int kind)
 	       (ev->config & 0xff) == 0 && umask >= 0x80 && umask <= 0x87;
 }
 
+/*
+ * The group of an event: its core PMU's. Software events join the core
+ * PMU's group, so that one read(2) reads the set: measured under QEMU
+ * (docs/read-protocol.md), that costs less than reading the hardware
+ * counters in user space beside a read(2) of the software events alone. On
+ * a hybrid CPU they have a group of their own, which counts on every core
+ * type. Without a core PMU in sysfs, the CPU's events form one group.
+ */
+static uint32_t group_key(const struct upmc_event *ev, int core, const struct upmc_linux_probe *p)
+{
+	if (ev->type == UPMC_TYPE_SOFTWARE)
+		return p->n_core > 1 ? PERF_TYPE_SOFTWARE
+		       : p->n_core   ? p->core_type[0]
+		                     : UPMC_TYPE_RAW;
+	if (core >= 0)
+		return p->core_type[core];
+	return ev->generic || ev->type == UPMC_TYPE_RAW ? UPMC_TYPE_RAW : ev->type;
+}
+
 static void fill(struct upmc_linux_attr *a, const struct upmc_event *ev, uint64_t config, int core,
                  const struct upmc_linux_probe *p, unsigned flags)
 {
@@ -53,11 +72,7 @@ static void fill(struct upmc_linux_attr *a, const struct upmc_event *ev, uint64_
 	a->config = config;
 	a->config1 = ev->config1;
 	a->core = core;
-	/* Without a core PMU in sysfs, the CPU's events still form one group. */
-	a->key = ev->type == UPMC_TYPE_SOFTWARE             ? PERF_TYPE_SOFTWARE
-	         : core >= 0                                ? p->core_type[core]
-	         : ev->generic || ev->type == UPMC_TYPE_RAW ? UPMC_TYPE_RAW
-	                                                    : ev->type;
+	a->key = group_key(ev, core, p);
 	a->user_read = UPMC_ARCH_HAS_USER_READ && ev->type != UPMC_TYPE_SOFTWARE &&
 	               !(flags & UPMC_OPT_FORCE_SYSCALL) && kind != UPMC_LINUX_APPLE &&
 	               !upmc_linux_is_topdown_metric(ev, kind);

@@ -154,6 +154,21 @@ static int pick_source(const char *list, ULONG list_len, const char *const *name
 	return -ENOENT;
 }
 
+/* TraceQueryInformation (Windows 8 on), looked up at run time: the i686
+ * mingw-w64 import library lacks it. */
+typedef ULONG(WINAPI *trace_query_fn)(TRACEHANDLE, TRACE_INFO_CLASS, PVOID, ULONG, PULONG);
+
+static ULONG trace_query(TRACE_INFO_CLASS what, void *buf, ULONG cap, ULONG *len)
+{
+	HMODULE advapi = GetModuleHandleW(L"advapi32.dll");
+	trace_query_fn fn = NULL;
+
+	if (advapi) /* through void (*)(void): no warning for the function type */
+		fn = (trace_query_fn)(void (*)(void))GetProcAddress(advapi,
+		                                                    "TraceQueryInformation");
+	return fn ? fn(0, what, buf, cap, len) : ERROR_NOT_SUPPORTED;
+}
+
 int upmc_etw_find_source(const char *const *names, unsigned n_names, ULONG *id, char *why,
                          size_t size)
 {
@@ -163,7 +178,7 @@ int upmc_etw_find_source(const char *const *names, unsigned n_names, ULONG *id, 
 
 	if (!list)
 		return upmc_format(why, size, "out of memory"), -ENOMEM;
-	status = TraceQueryInformation(0, TraceProfileSourceListInfo, list, cap, &len);
+	status = trace_query(TraceProfileSourceListInfo, list, cap, &len);
 	if (status != ERROR_SUCCESS) {
 		free(list);
 		return fail_with(status, "TraceQueryInformation(TraceProfileSourceListInfo)", why,

@@ -42,6 +42,27 @@ TEST(cli_json, accepts_valid_documents)
 	EXPECT(parses("{}"));
 	EXPECT(parses("0"));
 	EXPECT(parses("\"\""));
+	EXPECT(parses("\"\xc3\xa9 \xe2\x82\xac \xf0\x9f\x98\x80 \xf4\x8f\xbf\xbf\"")); /* UTF-8 */
+}
+
+/* JSON text is UTF-8: bytes that are not well-formed UTF-8 are refused. */
+TEST(cli_json, refuses_what_is_not_utf8)
+{
+	static const char *const bad[] = {
+	        "\"caf\xe9\"",          /* Latin-1 */
+	        "\"\xc3\"",             /* cut short */
+	        "\"\xc3(\"",            /* not a continuation byte */
+	        "\"\xc0\xaf\"",         /* overlong '/' */
+	        "\"\xe0\x80\xaf\"",     /* overlong, 3 bytes */
+	        "\"\xed\xa0\x80\"",     /* a surrogate */
+	        "\"\xf4\x90\x80\x80\"", /* above U+10FFFF */
+	        "\"\xff\"",             /* never in UTF-8 */
+	        "\"\x80\"",             /* a lone continuation byte */
+	};
+	size_t i;
+
+	for (i = 0; i < sizeof(bad) / sizeof(bad[0]); i++)
+		EXPECT_MSG(!parses(bad[i]), "accepted byte string %zu", i);
 }
 
 TEST(cli_json, refuses_invalid_documents)

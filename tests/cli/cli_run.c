@@ -111,7 +111,8 @@ int cli_run(struct cli_result *r, const char *fs_root, const char *const *args)
 	if (err >= 0)
 		close(err);
 	if (!ret) {
-		r->status = WIFSIGNALED(status) ? 128 + WTERMSIG(status) : WEXITSTATUS(status);
+		r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+		r->status = r->signal ? 128 + r->signal : WEXITSTATUS(status);
 		r->out = cli_read_file(out_name);
 		r->err = cli_read_file(err_name);
 	}

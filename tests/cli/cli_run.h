@@ -6,6 +6,7 @@
 
 struct cli_result {
 	int status; /* exit status, or 128 + the signal that ended it */
+	int signal; /* the signal that ended it, 0 when it exited */
 	char *out;  /* stdout, NUL-terminated */
 	char *err;  /* stderr */
 };

@@ -204,3 +204,20 @@ TEST(cli_stat_report, arithmetic)
 	EXPECT(!strcmp(cli_after_quoted_name("'cycles' cannot", "cycles"), " cannot"));
 	EXPECT(!strcmp(cli_after_quoted_name("'cycle' cannot", "cycles"), "'cycle' cannot"));
 }
+
+/* The text names the signal that ended the command. */
+TEST(cli_stat_report, names_the_signal_that_killed_the_command)
+{
+	static struct stat_run run;
+	char buf[8192] = "";
+	FILE *out;
+
+	ASSERT(made_up_run(&run) == 0);
+	run.signal = 9;
+	run.exit_status = 128 + 9;
+	out = fmemopen(buf, sizeof(buf), "w");
+	ASSERT(out);
+	stat_print_text(out, &run);
+	fclose(out);
+	EXPECT_CONTAINS(buf, " 'work --fast' was killed by signal 9 (Killed)\n");
+}

@@ -262,3 +262,38 @@ TEST(cli_stat, bad_spec_runs_nothing)
 	EXPECT_CONTAINS(r.err, "has an empty item at position 2");
 	cli_result_free(&r);
 }
+
+/* perf stat counts every -e list. */
+TEST(cli_stat, every_event_option_counts)
+{
+	struct cli_result r;
+
+	CLI_RUN(r, NULL, "stat", "-e", "task-clock", "-e", "page-faults", "--event=minor-faults",
+	        "--", "true");
+	EXPECT_EQ(r.status, 0);
+	expect_row(r.err, "task-clock");
+	expect_row(r.err, "page-faults");
+	expect_row(r.err, "minor-faults");
+	cli_result_free(&r);
+}
+
+/* An argument that is not UTF-8 (a Latin-1 file name) still makes valid
+ * JSON: the byte as the code point of its number. */
+TEST(cli_stat, json_of_an_argument_that_is_not_utf8)
+{
+	const struct jdoc *command;
+	struct cli_result r;
+	struct jdoc *doc;
+	char err[128];
+
+	CLI_RUN(r, NULL, "stat", "--json", "-e", "task-clock", "--", "sh", "-c", ":",
+	        "caf\xe9 \xc3\xa9 \xff");
+	EXPECT_EQ(r.status, 0);
+	doc = jdoc_parse(r.err, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON (%s): %s", err, r.err);
+	command = jdoc_get(doc, "command");
+	ASSERT(command && command->n == 4);
+	EXPECT(!strcmp(jdoc_at(command, 3)->string, "caf\xc3\xa9 \xc3\xa9 \xc3\xbf"));
+	jdoc_free(doc);
+	cli_result_free(&r);
+}

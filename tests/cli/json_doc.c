@@ -84,6 +84,26 @@ static int escape(struct parser *ps, char *out, size_t *len)
 	return 0;
 }
 
+/* The length of the UTF-8 sequence at p, decoded the long way round: its
+ * code point must need exactly that many bytes, be no surrogate and at most
+ * U+10FFFF (RFC 3629). 0 when it is not well formed. */
+static size_t utf8_sequence(const unsigned char *p)
+{
+	static const unsigned long least[5] = {0, 0, 0x80, 0x800, 0x10000};
+	size_t n = p[0] >= 0xf0 ? 4 : p[0] >= 0xe0 ? 3 : p[0] >= 0xc0 ? 2 : 0, i;
+	unsigned long cp;
+
+	if (!n || p[0] >= 0xf8)
+		return 0;
+	cp = p[0] & (0x7fu >> n);
+	for (i = 1; i < n; i++) {
+		if (p[i] < 0x80 || p[i] > 0xbf)
+			return 0;
+		cp = cp << 6 | (p[i] & 0x3fu);
+	}
+	return cp >= least[n] && cp <= 0x10ffff && (cp < 0xd800 || cp > 0xdfff) ? n : 0;
+}
+
 /* A string at ps->p (on its opening quote), decoded. */
 static char *string(struct parser *ps)
 {
@@ -102,6 +122,15 @@ static char *string(struct parser *ps)
 			bad = "unterminated string";
 		} else if (c < 0x20) {
 			bad = "control character in a string";
+		} else if (c >= 0x80) {
+			size_t n = utf8_sequence((const unsigned char *)ps->p - 1);
+			if (!n) {
+				bad = "invalid UTF-8 in a string";
+			} else {
+				memcpy(out + len, ps->p - 1, n);
+				len += n;
+				ps->p += n - 1;
+			}
 		} else if (c != '\\') {
 			out[len++] = (char)c;
 		} else if (escape(ps, out, &len) < 0) {

@@ -43,6 +43,7 @@ static void add_pmu(const char *name, uint32_t type)
 	p->arm = pmuv3 || apple;
 	p->pmuv3 = pmuv3;
 	p->needs_guest_off = apple;
+	p->rate = 1;
 	fake.n_pmu++;
 }
 
@@ -218,10 +219,11 @@ uint64_t fake_count(const struct fake_event *e)
 /* The page's index for an event on slot: what perf_event_index() gives. */
 static uint32_t index_of(const struct fake_event *e)
 {
-	const struct fake_pmu *p = &fake.pmu[e->pmu];
+	const struct fake_pmu *p;
 
-	if (!is_on(e) || e->slot == SW_ON || !e->user_read || !fake.user_access)
+	if (e->pmu < 0 || !is_on(e) || !e->user_read || !fake.user_access)
 		return 0;
+	p = &fake.pmu[e->pmu];
 	if (p->arm)
 		return e->slot == FAKE_ARM_CYCLES ? 32 : (uint32_t)e->slot + 1;
 	if (e->slot == METRIC)
@@ -404,6 +406,16 @@ void fake_switch_out(void)
 	reschedule();
 }
 
+void fake_exec(void)
+{
+	unsigned i;
+
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && fake.ev[i].attr.enable_on_exec)
+			fake.ev[i].enabled = 1;
+	reschedule();
+}
+
 void fake_take_counters(unsigned p, unsigned n)
 {
 	fake.pmu[p].taken = n;
@@ -433,9 +445,10 @@ void fake_run(uint64_t ns)
 			continue;
 		} else if (in_bank(e)) {
 			fake.pmu[e->pmu].bank[e->slot] =
-			        (fake.pmu[e->pmu].bank[e->slot] + ns) & mask_of(width_of(e));
+			        (fake.pmu[e->pmu].bank[e->slot] + ns * fake.pmu[e->pmu].rate) &
+			        mask_of(width_of(e));
 		} else if (e->slot == METRIC) {
-			e->count += ns / 4;
+			e->count += ns * fake.pmu[e->pmu].rate / 4;
 		}
 	}
 }
@@ -458,6 +471,17 @@ const struct fake_event *fake_find(uint32_t type, uint64_t config)
 		    fake.ev[i].attr.config == config)
 			return &fake.ev[i];
 	return NULL;
+}
+
+uint64_t fake_count_on(unsigned p, uint32_t type, uint64_t config)
+{
+	unsigned i;
+
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && fake.ev[i].pmu == (int)p && fake.ev[i].attr.type == type &&
+		    fake.ev[i].attr.config == config)
+			return fake_count(&fake.ev[i]);
+	return UPMC_NOT_COUNTED;
 }
 
 /* ---- the counter read instruction ---- */

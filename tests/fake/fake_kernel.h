@@ -43,6 +43,7 @@ struct fake_pmu {
 	int long_events;     /* PMUv3p5: 64-bit event counters without chaining */
 	int needs_guest_off; /* apple_*: refuses events without exclude_guest */
 	int never_counts;    /* events open and run but count nothing (a virtual PMU) */
+	unsigned rate;       /* counts per ns of its events on counters (1) */
 	unsigned taken;      /* general counters another user holds */
 	uint64_t bank[FAKE_SLOTS];
 };
@@ -93,7 +94,7 @@ void fake_boot(const char *fixture);
 /* The index of the core PMU named name; aborts the test program if none. */
 unsigned fake_pmu_named(const char *name);
 
-/* Time passes: ns of it. Counters on the PMU count 1 per ns, task-clock
+/* Time passes: ns of it. Counters on the PMU count its rate per ns, task-clock
  * counts the ns the thread ran. Every fake system call first runs
  * fake.syscall_ns (1000; 0 makes counts stand still between fake_run()s). */
 void fake_run(uint64_t ns);
@@ -102,6 +103,9 @@ void fake_run(uint64_t ns);
  * there go on the PMU, the others off), or off every CPU. */
 void fake_run_on(unsigned p);
 void fake_switch_out(void);
+
+/* The counted task calls exec: events opened with enable_on_exec start. */
+void fake_exec(void);
 
 /* Another user takes (or gives back) general counters of PMU p; the
  * thread's groups are put on again, as at the next context switch. */
@@ -115,5 +119,9 @@ unsigned fake_open_events(void);
 
 /* The first open event with this perf type and config, or NULL. */
 const struct fake_event *fake_find(uint32_t type, uint64_t config);
+
+/* The count of the open event of this type and config on core PMU p;
+ * UPMC_NOT_COUNTED when there is none. */
+uint64_t fake_count_on(unsigned p, uint32_t type, uint64_t config);
 
 #endif /* UPMC_FAKE_KERNEL_H */

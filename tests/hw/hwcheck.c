@@ -21,6 +21,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
 #include <linux/perf_event.h>
 #include <sys/syscall.h>
@@ -732,6 +734,67 @@ static void syscall_path(void)
 	upmc_close(set);
 }
 
+/* ---- fork: the kernel does not copy perf pages into the child ---- */
+
+/* In the child: exit status bits for what went wrong. page is where the
+ * set's page was in the parent. */
+static int fork_child_checks(struct upmc_set *set, void *page)
+{
+	const size_t size = (size_t)sysconf(_SC_PAGESIZE);
+	unsigned char in_core;
+	volatile char *mine;
+	uint64_t v;
+	int bad = 0;
+
+	if (mincore(page, size, &in_core) == 0)
+		bad |= 1; /* the parent's page is there: nothing to prove */
+	if (upmc_read(set, &v) != -ECHILD || v != UPMC_NOT_COUNTED)
+		bad |= 2;
+	/* the child maps something of its own where the page was */
+	mine = mmap(page, size, PROT_READ | PROT_WRITE,
+	            MAP_PRIVATE | MAP_ANONYMOUS | MAP_FIXED_NOREPLACE, -1, 0);
+	if (mine != page)
+		return bad | 4;
+	mine[0] = 42;
+	upmc_close(set);
+	if (mincore(page, size, &in_core) != 0 || mine[0] != 42)
+		bad |= 8;
+	return bad;
+}
+
+static void fork_child(void)
+{
+	struct upmc_set *set;
+	int status = 0;
+	void *page;
+	uint64_t v;
+	pid_t pid;
+
+	if (upmc_open(&set, "instructions", NULL) < 0 || !set->user_n) {
+		check(0, "fork_child", "a user-space set: %s", upmc_last_error());
+		return;
+	}
+	page = (void *)set->page[0]; /* the child sees the no-page there */
+	fflush(stdout);
+	pid = fork();
+	if (pid == 0)
+		_exit(fork_child_checks(set, page));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		check(0, "fork_child", "fork or waitpid failed");
+	else if (WIFSIGNALED(status))
+		check(0, "fork_child", "the child was killed by signal %d", WTERMSIG(status));
+	else
+		check(WEXITSTATUS(status) == 0, "fork_child",
+		      "in the child the page is absent (%s), reads fail with -ECHILD (%s), and "
+		      "closing the set keeps the child's own mapping at its address (%s)",
+		      WEXITSTATUS(status) & 1 ? "no" : "yes",
+		      WEXITSTATUS(status) & 2 ? "no" : "yes",
+		      WEXITSTATUS(status) & 12 ? "no" : "yes");
+	check(upmc_read(set, &v) == 1 && v != UPMC_NOT_COUNTED, "fork_parent_reads_on",
+	      "the parent's set reads after the fork");
+	upmc_close(set);
+}
+
 /* ---- x86 specifics ---- */
 
 #if defined(__x86_64__)
@@ -859,18 +922,14 @@ int main(int argc, char **argv)
 	}
 	setvbuf(stdout, NULL, _IOLBF, 0);
 	if (upmc_open(&probe, "instructions", NULL) < 0) {
-		static const char *const cases[] = {"every_counter",
-		                                    "exact_instruction_counts",
-		                                    "calibrated_counts",
-		                                    "seccomp_zero_syscalls",
-		                                    "counter_width",
-		                                    "counter_wrap",
-		                                    "costs",
-		                                    "multiplex",
-		                                    "x86_fixed_counter",
-		                                    "x86_general_counter",
-		                                    "x86_rdpmc_modes",
-		                                    "x86_hybrid"};
+		static const char *const cases[] = {
+		        "every_counter",       "exact_instruction_counts",
+		        "calibrated_counts",   "seccomp_zero_syscalls",
+		        "fork_child",          "counter_width",
+		        "counter_wrap",        "costs",
+		        "multiplex",           "x86_fixed_counter",
+		        "x86_general_counter", "x86_rdpmc_modes",
+		        "x86_hybrid"};
 		for (i = 0; i < (int)(sizeof(cases) / sizeof(cases[0])); i++)
 			if (!strcmp(expect, "any"))
 				skip(cases[i], "%s", upmc_last_error());
@@ -898,6 +957,7 @@ int main(int argc, char **argv)
 		}
 #endif
 		zero_syscalls();
+		fork_child();
 		width_and_wrap(width, wrap);
 #ifdef LOOP_ASM
 		multiplex();

@@ -48,28 +48,39 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
 	return (*(const uint8_t *)(const void *)&pc->capabilities & UPMC_CAP_USER_RDPMC) != 0;
 }
 
+/*
+ * rdpmc and rdtsc write a 64-bit value as halves in eax and edx. x86-64
+ * zero-extends them into rax and rdx, and 64-bit operands tell the compiler
+ * so (no extra zero-extension); i386 has only the 32-bit registers.
+ */
+#if defined(__x86_64__)
+#define UPMC_X86_HALF uint64_t
+#else
+#define UPMC_X86_HALF uint32_t
+#endif
+
 /* rdpmc takes the page's index - 1; fixed counters carry bit 30 in it. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
-	uint64_t lo, hi; /* rdpmc zero-extends both halves into 64 bits */
+	UPMC_X86_HALF lo, hi;
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(page_index - 1));
-	return lo | hi << 32;
+	return lo | (uint64_t)hi << 32;
 }
 
 /* The same, sign-extended from 48 bits: edx holds bits 32-47, so one
  * movsx of dx does it. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_extended(uint32_t page_index)
 {
-	uint64_t lo, hi;
+	UPMC_X86_HALF lo, hi;
 	__asm__ __volatile__("rdpmc" : "=a"(lo), "=d"(hi) : "c"(page_index - 1));
 	return lo | (uint64_t)(int64_t)(int16_t)(uint16_t)hi << 32;
 }
 
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp(void)
 {
-	uint64_t lo, hi;
+	UPMC_X86_HALF lo, hi;
 	__asm__ __volatile__("rdtsc" : "=a"(lo), "=d"(hi));
-	return lo | hi << 32;
+	return lo | (uint64_t)hi << 32;
 }
 
 /*
@@ -79,18 +90,18 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp(void)
  */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp_serialized(void)
 {
-	uint64_t lo, hi;
+	UPMC_X86_HALF lo, hi;
 	__asm__ __volatile__("lfence\n\trdtsc\n\tlfence" : "=a"(lo), "=d"(hi)::"memory");
-	return lo | hi << 32;
+	return lo | (uint64_t)hi << 32;
 }
 
 /* For the end of a measured interval: earlier instructions finish first;
  * what follows the read needs no fence, since nothing is measured after it. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp_after(void)
 {
-	uint64_t lo, hi;
+	UPMC_X86_HALF lo, hi;
 	__asm__ __volatile__("lfence\n\trdtsc" : "=a"(lo), "=d"(hi)::"memory");
-	return lo | hi << 32;
+	return lo | (uint64_t)hi << 32;
 }
 
 static inline void upmc_arch_cpuid(uint32_t leaf, uint32_t sub, uint32_t r[4])

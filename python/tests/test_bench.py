@@ -1,0 +1,124 @@
+# SPDX-License-Identifier: MIT
+"""upmc.measure (upmc_bench) and the upmc.measured decorator (regions)."""
+import errno
+import mmap
+import threading
+
+import pytest
+
+import upmc
+from conftest import NO_PMU, PAGE, busy, software_or_skip
+
+
+def fresh_pages(pages):
+    with mmap.mmap(-1, pages * PAGE) as m:
+        for i in range(pages):
+            m[i * PAGE] = 1
+
+
+def test_measure_batches_as_asked(no_fd_leak):
+    calls = []
+    r = upmc.measure(calls.append, 1, repeats=5, samples=7)
+    # one warm-up batch, then the samples, for fn and nothing else
+    assert len(calls) == 5 * (1 + 7)
+    assert (r.repeats, r.samples, r.dropped) == (5, 7, 0)
+    assert r.ns.count == 7 and r.ns.min <= r.ns.median <= r.ns.max
+    assert r.counters == {} and set(r.overhead) == {"ns"}
+    assert "time only" in r.summary or "timer" in r.summary
+
+
+def test_measure_grows_the_batch_to_min_ns(no_fd_leak):
+    r = upmc.measure(busy, 20000, min_ns=1000000, samples=3)
+    # 20 us of CPU a call: 100 calls last 1 ms whatever else runs
+    assert r.repeats in (1, 10, 100) and r.samples == 3
+
+
+def test_measure_counts_per_call(no_fd_leak):
+    software_or_skip("task-clock,page-faults").close()
+    r = upmc.measure(fresh_pages, 16, spec="task-clock,page-faults", repeats=10, samples=9)
+    assert 15.5 <= r.counters["page-faults"].median <= 24
+    r = upmc.measure(busy, 50000, spec="task-clock", repeats=10, samples=9)
+    assert r.counters["task-clock"].median >= 45000  # ns of CPU per call
+    assert r.paths["task-clock"].how in ("user", "syscall")
+
+
+def test_measure_time_only_fallback(no_fd_leak):
+    r = upmc.measure(busy, 10000, spec="task-clock," + NO_PMU, time_only=True, samples=5)
+    assert r.counters[NO_PMU] is None
+    assert r.paths[NO_PMU].how == "unavailable"
+    assert r.ns.count == 5 and r.ns.median > 0
+
+
+def test_measure_raises_what_fn_raised(no_fd_leak):
+    calls = []
+
+    def fails():
+        calls.append(1)
+        raise RuntimeError("from fn")
+
+    with pytest.raises(RuntimeError, match="from fn"):
+        upmc.measure(fails)
+    assert len(calls) == 1  # no call after it
+
+
+def test_measure_bad_input(no_fd_leak):
+    with pytest.raises(TypeError, match="callable"):
+        upmc.measure(None)
+    with pytest.raises(ValueError, match="repeats"):
+        upmc.measure(len, "x", repeats=0)
+    with pytest.raises(upmc.Error) as e:
+        upmc.measure(len, "x", spec="cyclez")
+    assert e.value.errno == errno.ENOENT and "did you mean" in e.value.strerror
+
+
+def test_measured_counts_every_call(no_fd_leak):
+    software_or_skip("task-clock,page-faults").close()
+
+    @upmc.measured("task-clock,page-faults")
+    def work(pages):
+        fresh_pages(pages)
+        return pages
+
+    with pytest.raises(upmc.Error) as e:
+        work.stats()
+    assert e.value.errno == errno.ENODATA
+    assert [work(8) for _ in range(20)] == [8] * 20
+    s = work.stats()
+    assert s.ns.count == 20 and s.dropped == 0
+    assert 7.5 <= s.counters["page-faults"].median <= 12
+    assert s.counters["task-clock"].median > 0
+    assert work.__name__ == "work"
+    work.close()
+    work.close()
+
+
+def test_measured_counts_raising_calls_and_skips_others(no_fd_leak):
+    @upmc.measured()
+    def f(depth):
+        if depth == "raise":
+            raise ValueError("inside")
+        if depth:
+            return f(depth - 1)
+        return 0
+
+    f(3)  # one counted call, three inside it
+    with pytest.raises(ValueError):
+        f("raise")
+    t = threading.Thread(target=f, args=(0,))
+    t.start()
+    t.join()
+    assert f.stats().ns.count == 2
+    assert f.uncounted() == 3 + 1
+    f.close()
+
+
+def test_measured_bad_input(no_fd_leak):
+    with pytest.raises(TypeError):
+        upmc.measured(5)
+
+    @upmc.measured("cyclez")
+    def g():
+        pass
+
+    with pytest.raises(upmc.Error, match="did you mean"):
+        g()

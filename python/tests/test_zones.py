@@ -1,0 +1,157 @@
+# SPDX-License-Identifier: MIT
+"""Zones from Python: nesting, threads, counters, the library's writers."""
+import errno
+import json
+import threading
+import time
+
+import pytest
+
+import upmc
+from conftest import NO_PMU, busy, software_or_skip
+
+
+@upmc.zone()
+def leaf():
+    busy(20000)
+
+
+def frame():
+    with upmc.zone("frame"):
+        leaf()
+        leaf()
+
+
+def test_zones_nest_and_carry_their_counters(no_fd_leak):
+    software_or_skip("task-clock").close()
+    with upmc.Profile("task-clock") as p:
+        upmc.thread_name("main")
+        for _ in range(3):
+            frame()
+            upmc.frame_mark()
+        zones = p.zones()
+        stats = p.stats()
+    assert p.closed
+    assert [z.name for z in zones] == ["frame", "leaf", "leaf"] * 3
+    assert [z.depth for z in zones] == [0, 1, 1] * 3
+    assert {z.thread for z in zones} == {"main"}
+    assert stats["frames"] == 3 and stats["dropped"] == 0 and stats["refused"] == 0
+    f, a, b = zones[:3]
+    assert f.begin_ns <= a.begin_ns <= a.end_ns <= b.begin_ns <= b.end_ns <= f.end_ns
+    assert a.counters["task-clock"] >= 18000  # 20 us of CPU, within the clocks' rounding
+    assert f.self["task-clock"] == \
+        f.counters["task-clock"] - a.counters["task-clock"] - b.counters["task-clock"]
+
+
+def test_zones_of_threads(no_fd_leak):
+    def worker(i):
+        upmc.thread_name("worker %d" % i)
+        with upmc.zone("work"):
+            leaf()
+        upmc.flush()
+
+    with upmc.Profile() as p:
+        threads = [threading.Thread(target=worker, args=(i,)) for i in range(3)]
+        for t in threads:
+            t.start()
+        for t in threads:
+            t.join()
+        zones = p.zones()
+    work = [z for z in zones if z.name == "work"]
+    assert sorted(z.thread for z in work) == ["worker 0", "worker 1", "worker 2"]
+    assert len({z.thread_id for z in work}) == 3
+    assert sum(z.name == "leaf" for z in zones) == 3
+
+
+def test_exports_by_the_librarys_writers(tmp_path, no_fd_leak):
+    with upmc.Profile() as p:
+        for _ in range(2):
+            frame()
+        p.save(tmp_path / "trace.json", "chrome")
+        speedscope = json.loads(p.export("speedscope"))
+        perfetto = p.export("perfetto")
+        table = p.table()
+        aggregates = json.loads(p.export("json"))
+    chrome = json.loads((tmp_path / "trace.json").read_text())
+    spans = [e for e in chrome["traceEvents"] if e.get("ph") == "X"]
+    assert sorted(e["name"] for e in spans) == ["frame"] * 2 + ["leaf"] * 4
+    assert "speedscope" in speedscope["$schema"]
+    assert {"frame", "leaf"} <= {f["name"] for f in speedscope["shared"]["frames"]}
+    assert b"frame" in perfetto and b"leaf" in perfetto
+    assert "frame" in table and "leaf" in table
+    assert aggregates  # the same aggregates as the table, as JSON
+    # A decorated function's location is its definition; a with block's
+    # where its name was first used.
+    where = {f["name"]: f for f in speedscope["shared"]["frames"]}
+    assert where["leaf"]["file"].endswith("test_zones.py")
+    assert where["leaf"]["line"] == leaf.__wrapped__.__code__.co_firstlineno
+    assert where["frame"]["file"].endswith("test_zones.py")
+    assert where["frame"]["line"] == frame.__code__.co_firstlineno + 1
+
+
+def test_time_only_fallback(no_fd_leak):
+    with pytest.raises(upmc.Error) as e:
+        upmc.Profile(NO_PMU)
+    assert "nosuchpmu" in e.value.strerror
+    with upmc.Profile(NO_PMU, time_only=True) as p:
+        frame()
+        zones = p.zones()
+    assert [z.name for z in zones] == ["frame", "leaf", "leaf"]
+    assert zones[0].counters == {NO_PMU: None}
+    assert zones[0].end_ns > zones[0].begin_ns
+
+
+def test_zones_outside_a_profile_do_nothing():
+    frame()  # no profile: nothing recorded, nothing raised
+    with upmc.Profile() as p:
+        zones = p.zones()
+    assert zones == []
+
+
+def test_one_profile_at_a_time(no_fd_leak):
+    with upmc.Profile():
+        with pytest.raises(upmc.Error) as e:
+            upmc.Profile()
+        assert e.value.errno == errno.EBUSY
+    upmc.Profile().close()  # the first one closed: a new one opens
+
+
+def test_bad_input_raises(no_fd_leak):
+    for name, error in ((None, TypeError), (7, TypeError), ("", ValueError),
+                        ("x" * 128, ValueError), ("a\0b", ValueError)):
+        with pytest.raises(error):
+            with upmc.zone(name):
+                pass
+    with upmc.Profile() as p:
+        with pytest.raises(ValueError, match="format 'svg' unknown"):
+            p.save("x.svg", "svg")
+        with pytest.raises(upmc.Error):
+            p.save("/nonexistent/dir/trace.json", "chrome")
+        with pytest.raises(TypeError):
+            p.save(None, "chrome")
+    with pytest.raises(TypeError, match="unknown option"):
+        upmc.Profile(bufer_bytes=5)
+    with pytest.raises(upmc.Error) as e:
+        upmc.Profile(buffer_bytes=100)
+    assert e.value.errno == errno.EINVAL
+
+
+def test_use_after_close_raises(no_fd_leak):
+    p = upmc.Profile()
+    p.close()
+    p.close()
+    for use in (p.zones, p.stats, p.table, p.collect, p.clear, p.__enter__,
+                lambda: p.save("t.json", "chrome")):
+        with pytest.raises(upmc.Error) as e:
+            use()
+        assert e.value.errno == errno.EBADF and "closed" in e.value.strerror
+
+
+def test_no_leak_over_many_profiles(no_fd_leak):
+    software_or_skip("task-clock,page-faults").close()
+    for _ in range(50):
+        with upmc.Profile("task-clock,page-faults") as p:
+            frame()
+            p.zones()
+        upmc.Profile("task-clock")  # never closed: the garbage collector does it
+        time.sleep(0)

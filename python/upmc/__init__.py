@@ -1,0 +1,24 @@
+# SPDX-License-Identifier: MIT
+"""upmc: CPU performance counters from Python, over libupmc-ffi.so.
+
+    import upmc
+    with upmc.Counters("cycles,instructions,branch-misses", time_only=True) as c:
+        work()
+    print(c.values, c.ns, c.summary)
+
+docs/python.md has the whole API, how the library is found, and what one
+read costs.
+"""
+from ._lib import NOT_COUNTED, Error, path as library, source as library_source
+from ._counters import Counters, Event, Path, events
+from ._bench import Result, Stats, measure, measured
+from ._zones import Profile, Zone, flush, frame_mark, thread_name, zone
+
+# Below this share of the time on the PMU, a multiplexed count is an
+# extrapolation to treat with care (UPMC_LOW_CONFIDENCE).
+LOW_CONFIDENCE = 0.9
+
+__version__ = "0.1.0"
+__all__ = ["Counters", "Error", "Event", "LOW_CONFIDENCE", "NOT_COUNTED", "Path", "Profile",
+           "Result", "Stats", "Zone", "events", "flush", "frame_mark", "library", "library_source",
+           "measure", "measured", "thread_name", "zone"]

@@ -1,0 +1,175 @@
+# SPDX-License-Identifier: MIT
+"""Counters: a set of the calling thread's counters, read around a block."""
+import ctypes
+import weakref
+from collections import namedtuple
+
+from ._lib import LIST_FN, NOT_COUNTED, Error, Options, closed, fail, lib, unchecked
+
+OPTIONS = {"kernel": 1, "time_only": 2, "force_syscall": 4, "require_user_read": 8,
+           "multiplex": 16}
+PATHS = {1: "user", 2: "syscall", 3: "unavailable"}
+
+# How a counter is read: how ("user", "syscall" or "unavailable") and why.
+Path = namedtuple("Path", "how why")
+
+_read = unchecked("upmc_read", ctypes.c_int)  # (c_void_p, c_uint64 array)
+_timestamp_serialized = lib.upmc_timestamp_serialized
+_timestamp_after = lib.upmc_timestamp_after
+_ticks_to_ns = lib.upmc_ticks_to_ns
+
+
+def c_string(value, what):
+    """value as a C string: None stays None (NULL, which the library refuses
+    with its own sentence); anything but str is a TypeError."""
+    if value is None:
+        return None
+    if not isinstance(value, str):
+        raise TypeError("%s must be a str, not %s" % (what, type(value).__name__))
+    if "\0" in value:
+        raise ValueError("%s contains a NUL character" % what)
+    return value.encode("utf-8")
+
+
+def flags_of(options):
+    flags = 0
+    for name, on in options.items():
+        if name not in OPTIONS:
+            raise TypeError("unknown option %r; the options are %s"
+                            % (name, ", ".join(sorted(OPTIONS))))
+        flags |= OPTIONS[name] if on else 0
+    return flags
+
+
+def open_set(spec, options):
+    """The address of a new set: spec "" opens a timer (time only)."""
+    flags = flags_of(options)
+    encoded = c_string(spec, "spec")
+    handle = ctypes.c_void_p()
+    if encoded == b"":
+        err = lib.upmc_open_timer(ctypes.byref(handle))
+    else:
+        opts = Options(ctypes.sizeof(Options), flags)
+        err = lib.upmc_open(ctypes.byref(handle), encoded, ctypes.byref(opts))
+    if err < 0:
+        fail(err)
+    return handle.value
+
+
+def _text(raw):
+    return raw.decode("utf-8", "replace") if raw is not None else ""
+
+
+class Counters:
+    """The counters of spec on the calling thread, counting from creation.
+
+    with upmc.Counters("cycles,instructions,branch-misses") as c:
+        work()
+    c.values   # {"cycles": 123, ...}; None for a counter that did not count
+    c.ns       # nanoseconds the block took
+
+    The set is opened here (an error raises upmc.Error) and closed when the
+    with block ends or close() is called. spec "" opens no counter: time only.
+    Options (keywords, False by default): time_only (events this machine
+    cannot count are kept, reading None, instead of failing), multiplex,
+    kernel, force_syscall, require_user_read (UPMC_OPT_* in C).
+    A set counts the thread that opened it, and only that thread may use it.
+    """
+
+    def __init__(self, spec, **options):
+        self._set = open_set(spec, options)
+        self._close = weakref.finalize(self, lib.upmc_close, self._set)
+        n = lib.upmc_count(self._set)
+        self.names = tuple(_text(lib.upmc_counter_name(self._set, i)) for i in range(n))
+        if len(set(self.names)) < n:
+            self.close()
+            raise ValueError("spec %r names an event twice: values are keyed by name" % spec)
+        self.paths = {name: Path(PATHS.get(lib.upmc_counter_path(self._set, i), "unknown"),
+                                 _text(lib.upmc_counter_reason(self._set, i)))
+                      for i, name in enumerate(self.names)}
+        self.summary = _text(lib.upmc_summary(self._set))
+        self._buf = (ctypes.c_uint64 * n)()
+        self._handle = ctypes.c_void_p(self._set)
+        self.values = self.ns = self.ratios = None
+        self._start = self._t0 = None
+
+    @property
+    def closed(self):
+        return self._set is None
+
+    def close(self):
+        """Stops counting and frees the set; later calls do nothing."""
+        self._set = self._handle = None
+        self._close()
+
+    def read(self):
+        """Every counter's running total now, as a list (NOT_COUNTED where
+        one does not count); the cheapest call of this module."""
+        handle = self._handle
+        if handle is None:  # NULL would crash the inline reader
+            raise closed("upmc.Counters")
+        n = _read(handle, self._buf)
+        if n < 0:
+            fail(n)
+        return self._buf[:]
+
+    def ratio(self, name):
+        """For a multiplexed set, the share of the time the counter ran at
+        the last read (1.0 when always, 0.0 when never)."""
+        if self._set is None:
+            raise closed("upmc.Counters")
+        if name not in self.names:
+            raise KeyError("no counter named %r in %s" % (name, ",".join(self.names)))
+        ratio = lib.upmc_counter_ratio(self._set, self.names.index(name))
+        if ratio < 0:
+            fail(int(ratio))
+        return ratio
+
+    def __enter__(self):
+        if self._set is None:
+            raise closed("upmc.Counters")
+        self.values = self.ns = self.ratios = None
+        self._t0 = _timestamp_serialized()
+        self._start = self.read()
+        return self
+
+    def __exit__(self, exc_type, exc, tb):
+        try:
+            end = self.read()
+            t1 = _timestamp_after()
+            self.ns = _ticks_to_ns(self._set, t1) - _ticks_to_ns(self._set, self._t0)
+            self.values = {name: (b - a if NOT_COUNTED not in (a, b) else None)
+                           for name, a, b in zip(self.names, self._start, end)}
+            self.ratios = {name: self.ratio(name) for name in self.names}
+        except Error:
+            if exc_type is None:  # else the block's own exception goes on
+                raise
+        finally:
+            self.close()
+        return False
+
+    def __repr__(self):
+        if self.values is None:
+            return "<upmc.Counters %s%s>" % (",".join(self.names) or "time only",
+                                             " closed" if self.closed else "")
+        shown = ", ".join("%s=%s" % kv for kv in self.values.items())
+        return "<upmc.Counters %sns=%d>" % (shown + ", " if shown else "", self.ns)
+
+
+Event = namedtuple("Event", "name pmu desc")
+
+
+def events():
+    """Every event upmc knows by name on this machine, as Event(name, pmu,
+    desc) tuples grouped by PMU (upmc_list_events)."""
+    found = []
+
+    def add(info, _arg):
+        i = info.contents
+        found.append(Event(_text(i.name), _text(i.pmu), _text(i.desc)))
+        return 0
+
+    err = lib.upmc_list_events(LIST_FN(add), None)
+    if err < 0:
+        fail(err)
+    return found

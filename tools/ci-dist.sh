@@ -1,0 +1,190 @@
+#!/bin/bash
+# Uses upmc as other projects do, from outside the repository
+# (docs/using.md): installs it into a temporary prefix and builds
+# examples/consumer three ways (cc + pkg-config, CMake's find_package,
+# static with pkg-config --static), each run; builds it from the single
+# upmc.c and upmc.h with gcc and clang, as C11 and as C++17; and runs it
+# from a Bazel workspace of its own that depends on @upmc. Then the docs:
+# every C block of README.md and docs/ compiled against the installed upmc
+# (and run, when it is a whole program); every public name documented.
+#
+# Prints one line per check: "PASS <name>" or "FAIL <name>". Details go to
+# $out/*.log. Installs what it needs from Debian (as root); safe to rerun.
+set -uo pipefail
+cd "$(dirname "$0")/.."
+
+out=${UPMC_DIST_OUT:-/tmp/upmc-dist}
+rm -rf "$out"
+mkdir -p "$out"
+# A copy, so that nothing of the source tree is found by accident.
+consumer=$out/consumer
+cp -r examples/consumer "$consumer"
+
+apt_install() {
+	local missing="" p
+	for p in "$@"; do
+		dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"
+	done
+	[ -z "$missing" ] && return 0
+	export DEBIAN_FRONTEND=noninteractive
+	apt-get -o DPkg::Lock::Timeout=600 update -q >/dev/null &&
+		# shellcheck disable=SC2086
+		apt-get -o DPkg::Lock::Timeout=600 install -y -q --no-install-recommends $missing \
+			>"$out/apt.log" 2>&1
+}
+
+# check NAME COMMAND...: runs it with its output in $out/NAME.log.
+check() {
+	local name=$1
+	shift
+	if "$@" >"$out/$name.log" 2>&1; then
+		echo "PASS $name"
+	else
+		echo "FAIL $name"
+		tail -n 20 "$out/$name.log" | sed 's/^/    /' >&2
+	fi
+}
+
+# ---- install ---------------------------------------------------------------
+prefix=$out/prefix
+export PKG_CONFIG_PATH=$prefix/lib/pkgconfig
+
+# DESTDIR stages the tree; the package files still name the real prefix.
+install_tree() {
+	bazel run //:install -- "$prefix" &&
+		DESTDIR="$out/stage" bazel run //:install -- /opt/upmc &&
+		grep -qx 'prefix=/opt/upmc' "$out/stage/opt/upmc/lib/pkgconfig/upmc.pc" &&
+		[ "$(readlink "$prefix/lib/libupmc.so")" = libupmc.so.0.1 ] &&
+		ls "$prefix"/include/upmc/{upmc,read,arch_x86,arch_arm64}.h "$prefix/lib/libupmc.a" \
+			"$prefix/lib/cmake/upmc/upmcConfig.cmake" "$prefix/lib/libupmc-ffi.so"
+}
+
+# cc with pkg-config: linked to the installed libupmc.so.0.1.
+pkgconfig_consumer() {
+	local exe=$out/consumer-pkgconfig
+	cc -std=c11 -Wall -Wextra -Werror "$consumer/consumer.c" -o "$exe" \
+		$(pkg-config --cflags --libs upmc) -Wl,-rpath,"$(pkg-config --variable=libdir upmc)" &&
+		readelf -d "$exe" | grep -q 'NEEDED.*\[libupmc.so.0.1\]' &&
+		"$exe" "$(pkg-config --modversion upmc)"
+}
+
+cmake_consumer() {
+	cmake -S "$consumer" -B "$out/cmake" -DCMAKE_PREFIX_PATH="$prefix" &&
+		cmake --build "$out/cmake" && "$out/cmake/consumer" "$(pkg-config --modversion upmc)"
+}
+
+# pkg-config --static names libpfm4 and pthread; the result needs no
+# shared library at all.
+static_consumer() {
+	local exe=$out/consumer-static
+	cc -std=c11 -static "$consumer/consumer.c" -o "$exe" \
+		$(pkg-config --static --cflags --libs upmc) &&
+		! readelf -d "$exe" | grep -q NEEDED &&
+		"$exe" "$(pkg-config --modversion upmc)"
+}
+
+if apt_install cmake pkg-config; then
+	check install install_tree
+	check install-pkgconfig pkgconfig_consumer
+	check install-cmake cmake_consumer
+	check install-static static_consumer
+else
+	echo "FAIL dist-tools-install"
+fi
+
+# ---- single file -----------------------------------------------------------
+single=$out/single
+mkdir -p "$single"
+amalgamation() {
+	bazel build //:amalgamation && cp bazel-bin/upmc.c bazel-bin/upmc.h "$consumer/consumer.c" "$single/"
+}
+
+# single_file CC CXX STD: upmc.c as C11 (-Werror), the program as STD, run.
+single_file() {
+	local cc=$1 cxx=$2 std=$3 exe=$single/consumer-$1-$3 compiler
+	compiler=$cc
+	[ "${std#c++}" != "$std" ] && compiler="$cxx -x c++"
+	(cd "$single" &&
+		"$cc" -std=c11 -O2 -Wall -Wextra -Werror -c upmc.c -o "upmc-$cc.o" &&
+		$compiler -std="$std" -O2 -Wall -Wextra -Werror -DUPMC_SINGLE_FILE -c consumer.c \
+			-o "consumer-$cc-$std.o" &&
+		"$cxx" -o "$exe" "consumer-$cc-$std.o" "upmc-$cc.o" -pthread) && "$exe"
+}
+
+# With libpfm4, libpfm4's names resolve (its perf:: PMU needs no CPU PMU);
+# without, they are refused with the advice to build with it.
+single_file_libpfm() {
+	local event=perf::PERF_COUNT_SW_CPU_CLOCK
+	cat >"$single/pfm.c" <<'PROG'
+#include <stdio.h>
+#include "upmc.h"
+int main(int argc, char **argv)
+{
+	struct upmc_set *set;
+	int err = upmc_open(&set, argv[argc - 1], NULL);
+
+	printf("%s: %d %s\n", argv[argc - 1], err, upmc_last_error());
+	if (err == 0)
+		upmc_close(set);
+	return err != 0;
+}
+PROG
+	(cd "$single" &&
+		gcc -std=c11 -O2 -Wall -Wextra -Werror -DUPMC_HAVE_LIBPFM=1 -c upmc.c -o upmc-pfm.o &&
+		gcc pfm.c upmc-pfm.o -lpfm -pthread -o pfm-with && gcc pfm.c upmc-gcc.o -pthread -o pfm-without) &&
+		"$single/pfm-with" "$event" &&
+		! "$single/pfm-without" "$event" | tee "$single/pfm-without.txt" &&
+		grep -q 'built without libpfm4' "$single/pfm-without.txt"
+}
+
+if check single-file-generate amalgamation; then
+	for cc in gcc:g++ clang:clang++; do
+		for std in c11 c++17; do
+			check "single-file-${cc%%:*}-$std" single_file "${cc%%:*}" "${cc#*:}" "$std"
+		done
+	done
+	check single-file-libpfm single_file_libpfm
+fi
+
+# ---- Bazel ----------------------------------------------------------------
+# examples/consumer's WORKSPACE copied elsewhere and pointed at this
+# checkout, as a user's would be. Its own output base builds upmc once more
+# (about 25 s here); its server is shut down after.
+bazel_consumer() {
+	local ws=$out/bazel-consumer rc
+	cp -r examples/consumer "$ws" &&
+		sed -i "s|path = \"../..\"|path = \"$PWD\"|" "$ws/WORKSPACE" &&
+		grep -q "path = \"$PWD\"" "$ws/WORKSPACE" || return 1
+	(cd "$ws" && time bazel run //:consumer)
+	rc=$?
+	(cd "$ws" && bazel shutdown)
+	return $rc
+}
+check bazel-consumer bazel_consumer
+
+# ---- docs ------------------------------------------------------------------
+# Each block as written (tools/dist/docs_check.py says how fragments are
+# wrapped); whole programs run, and must work on a machine without a PMU.
+doc_blocks() {
+	local dir=$out/doc-blocks kind src where failed=0 exe
+	mkdir -p "$dir"
+	python3 tools/dist/docs_check.py blocks "$dir" README.md docs/*.md >"$dir/list" || return 1
+	while read -r kind src where; do
+		exe=${src%.c}
+		if ! cc -std=c11 -Wall -Wextra -Werror "$src" -o "$exe" $(pkg-config --cflags --libs upmc) \
+			-Wl,-rpath,"$(pkg-config --variable=libdir upmc)"; then
+			echo "FAIL $where: does not build"
+			failed=1
+		elif [ "$kind" = program ] && ! timeout 60 "$exe"; then
+			echo "FAIL $where: exits $?"
+			failed=1
+		else
+			echo "ok $where ($kind)"
+		fi
+	done <"$dir/list"
+	[ -s "$dir/list" ] && [ "$failed" -eq 0 ]
+}
+check docs-code-blocks doc_blocks
+check docs-every-name python3 tools/dist/docs_check.py names README.md docs/*.md -- \
+	lib/include/upmc/*.h arch/*/upmc/*.h
+exit 0
