@@ -545,7 +545,7 @@ int upmc_zone_collect(struct upmc_profile *p, int final)
 
 	upmc_zone_collector_lock(p);
 	for (t = p->first; t; t = upmc_zone_thread_next(t))
-		done += upmc_zone_collect_thread(p, t, final);
+		done += upmc_zone_collect_thread(t, final);
 	upmc_zone_collector_unlock(p);
 	return done;
 }
