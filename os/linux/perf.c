@@ -526,8 +526,10 @@ static int group_from_pages(struct linux_set *ls, unsigned g)
 	unsigned e;
 
 	for (e = 0; e < ls->n_ev; e++)
-		if (ls->ev[e].group == g &&
-		    (!ls->ev[e].map || upmc_page_count(ls->ev[e].map, &ls->ev[e].cached) < 0))
+		if (ls->ev[e].group == g && !ls->ev[e].map)
+			return -1; /* a member only read(2) reads: no page read is of use */
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].group == g && upmc_page_count(ls->ev[e].map, &ls->ev[e].cached) < 0)
 			return -1;
 	return 0;
 }

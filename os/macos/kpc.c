@@ -57,7 +57,7 @@ static const char needs_root[] =
         "macOS kpc needs root: run the program as root (sudo); without root macOS gives no "
         "performance counters to user programs";
 
-static const char read_by_syscall[] =
+static const char kpc_read_reason[] =
         "read by kpc_get_thread_counters, a system call: macOS does not let user code read "
         "the counter registers (docs/macos.md); modes are those kperfdata configures";
 
@@ -163,7 +163,7 @@ static int add_counter(const struct upmc_kpc_api *api, struct plan *p, struct up
 		return skip_counter(set, i, flags, upmc_kpep_errno(code));
 	}
 	c->path = UPMC_PATH_SYSCALL;
-	upmc_format(c->reason, UPMC_REASON_MAX, "%s (%s)", read_by_syscall, found);
+	upmc_format(c->reason, UPMC_REASON_MAX, "%s (%s)", kpc_read_reason, found);
 	p->counter_of[p->added++] = i;
 	return 0;
 }

@@ -1,11 +1,13 @@
 #!/usr/bin/env python3
 """Writes the single-file upmc: upmc.h (every public header, each #include
 <upmc/...> replaced by the header itself) and upmc.c (the library's
-sources for Linux, their private headers inlined once). Run by
-`bazel build //:amalgamation`; see docs/using.md.
+sources, their private headers inlined once; the OS layers each under its
+#if). Run by `bazel build //:amalgamation`; see docs/using.md.
 
 usage: amalgamate.py OUT_H OUT_C --headers H... --private H... --sources C...
-(//:amalgamation passes every file the library's targets are built from.)
+                     [--os MACRO C...]...
+(//:amalgamation passes every file the library's targets are built from:
+--sources those every OS builds, --os those of one OS only.)
 """
 import os
 import re
@@ -39,10 +41,21 @@ H_NOTE = """ *
 """
 
 C_NOTE = """ *
- * cc -c upmc.c builds it for Linux. libpfm4 is optional: with
- * -DUPMC_HAVE_LIBPFM=1 (and -lpfm at the link) vendor event names such as
- * INST_RETIRED.ANY work; without, they are refused with that advice, and
- * everything else works. Link with -pthread.
+ * cc -c upmc.c builds it for Linux, macOS and Windows (MinGW gcc or clang),
+ * each with the OS layer its library has. Link with -pthread; on Windows
+ * with -ladvapi32 too. Linux: libpfm4 is optional: with -DUPMC_HAVE_LIBPFM=1
+ * (and -lpfm at the link) vendor event names such as INST_RETIRED.ANY
+ * work; without, they are refused with that advice, and everything else
+ * works.
+"""
+
+C_PRELUDE = """#ifndef _GNU_SOURCE
+#define _GNU_SOURCE
+#endif
+#if defined(_WIN32) && !defined(__USE_MINGW_ANSI_STDIO)
+#define __USE_MINGW_ANSI_STDIO 1 /* C99 printf formats (%zu) with MinGW */
+#endif
+#include "upmc.h"
 """
 
 
@@ -102,18 +115,31 @@ class Writer:
         return "".join(self.out)
 
 
-def main(argv):
-    out_h, out_c = argv[1], argv[2]
+def parse(args):
+    """--headers, --private and --sources take files; each "--os MACRO"
+    starts a list of the files only that OS builds."""
     lists = {"--headers": [], "--private": [], "--sources": []}
+    systems = []
     current = None
-    for a in argv[3:]:
-        if a in lists:
+    it = iter(args)
+    for a in it:
+        if a == "--os":
+            systems.append((next(it), []))
+            current = systems[-1][1]
+        elif a in lists:
             current = lists[a]
         else:
             current.append(a)
+    return lists, systems
+
+
+def main(argv):
+    out_h, out_c = argv[1], argv[2]
+    lists, systems = parse(argv[3:])
     public = by_name(lists["--headers"])
     private = by_name(lists["--private"])
-    by_name(lists["--sources"])  # the sources compile flat: no two share a name
+    for _, files in systems:  # each OS's build compiles flat: no two share a name
+        by_name(lists["--sources"] + files)
 
     # upmc.h: the headers users include, upmc.h first; the arch headers come
     # in through read.h.
@@ -132,14 +158,26 @@ def main(argv):
         f.write(h.text())
         f.write("#endif /* UPMC_SINGLE_FILE_H */\n")
 
+    # upmc.c: the sources every OS builds, then one section per OS; each
+    # section inlines the private headers its files need, whatever the
+    # others did.
     c = Writer(public, private)
     c.done = set(public.values())  # all in upmc.h
     for p in lists["--sources"]:
         c.emit(p, source=True)
+    common = set(c.done)
+    for k, (macro, files) in enumerate(systems):
+        c.out.append("#%s defined(%s)\n" % ("if" if k == 0 else "elif", macro))
+        c.done = set(common)
+        for p in files:
+            c.emit(p, source=True)
+    if systems:
+        c.out.append('#else\n#error "upmc.c: no OS layer for this system (%s)"\n#endif\n' %
+                     ", ".join(m for m, _ in systems))
+    every = lists["--sources"] + [p for _, files in systems for p in files]
     with open(out_c, "w") as f:
-        f.write(BANNER % (wrapped(lists["--sources"] + lists["--private"]), C_NOTE))
-        f.write("#ifndef _GNU_SOURCE\n#define _GNU_SOURCE\n#endif\n")
-        f.write('#include "upmc.h"\n')
+        f.write(BANNER % (wrapped(every + lists["--private"]), C_NOTE))
+        f.write(C_PRELUDE)
         f.write(c.text())
 
 

@@ -139,36 +139,52 @@ _sources_aspect = aspect(
     attr_aspects = ["deps"],
 )
 
+def _own_sources(ctx, target, public):
+    own = ctx.label.workspace_name
+    by_path = {}
+    for f in target[_SourcesInfo].files.to_list():
+        if f.owner.workspace_name == own and f not in public:
+            by_path[f.path] = f
+    return [by_path[p] for p in sorted(by_path.keys())]
+
 def _amalgamation_impl(ctx):
     public = ctx.files.headers
-    own = ctx.label.workspace_name
-    files = depset(transitive = [d[_SourcesInfo].files for d in ctx.attr.deps]).to_list()
-    by_path = {f.path: f for f in files if f.owner.workspace_name == own and f not in public}
-    files = [by_path[p] for p in sorted(by_path.keys())]
+    systems = [(macro, _own_sources(ctx, t, public)) for t, macro in ctx.attr.systems.items()]
+    every = {}
+    for _, files in systems:
+        for f in files:
+            every[f.path] = f
+    common = [f for f in every.values() if f.extension == "c" and
+              all([f in files for _, files in systems])]
     args = ctx.actions.args()
     args.add_all([ctx.outputs.header, ctx.outputs.source, "--headers"])
     args.add_all(public)
     args.add("--private")
-    args.add_all([f for f in files if f.extension == "h"])
+    args.add_all([f for f in every.values() if f.extension == "h"])
     args.add("--sources")
-    args.add_all([f for f in files if f.extension == "c"])
+    args.add_all(common)
+    for macro, files in systems:
+        args.add_all(["--os", macro])
+        args.add_all([f for f in files if f.extension == "c" and f not in common])
     ctx.actions.run(
         executable = "python3",
         arguments = [ctx.file._script.path, args],
-        inputs = public + files + [ctx.file._script],
+        inputs = public + every.values() + [ctx.file._script],
         outputs = [ctx.outputs.header, ctx.outputs.source],
         mnemonic = "UpmcAmalgamate",
         use_default_shell_env = True,
     )
     return [DefaultInfo(files = depset([ctx.outputs.source, ctx.outputs.header]))]
 
-# upmc.c and upmc.h from every source file the deps are built from (this
-# repository's, not libpfm4's) and the public headers.
+# upmc.c and upmc.h from every source file the OS layers' targets are built
+# from (this repository's, not libpfm4's) and the public headers: what all
+# of them build first, then each OS's own under its #if.
 amalgamation = rule(
     implementation = _amalgamation_impl,
     attrs = {
         "headers": attr.label(mandatory = True),
-        "deps": attr.label_list(aspects = [_sources_aspect]),
+        # an OS layer's library -> the macro its compilers define
+        "systems": attr.label_keyed_string_dict(aspects = [_sources_aspect]),
         "header": attr.output(mandatory = True),
         "source": attr.output(mandatory = True),
         "_script": attr.label(default = "//tools/dist:amalgamate.py", allow_single_file = True),
