@@ -152,10 +152,14 @@ static void frame(unsigned n)
 	input(n);
 	{
 		UPMC_ZONE("physics");
-		pthread_barrier_wait(&start_jobs); /* the workers take parts 1 and 2 */
+		UPMC_ZONE_BEGIN("start jobs"); /* the workers take parts 1 and 2 */
+		pthread_barrier_wait(&start_jobs);
+		UPMC_ZONE_END();
 		integrate(0, 3);
 		collide();
+		UPMC_ZONE_BEGIN("wait for jobs");
 		pthread_barrier_wait(&jobs_done);
+		UPMC_ZONE_END();
 	}
 	{
 		UPMC_ZONE("animation");

@@ -68,6 +68,18 @@ static void zone_unlock(void)
 	atomic_flag_clear_explicit(&zone_lock_flag, memory_order_release);
 }
 
+/* The open profile, or NULL. Set under the lock with a release store: a
+ * thread that sees it sees the profile whole. */
+static struct upmc_profile *open_profile(void)
+{
+	return __atomic_load_n(&zone_profile, __ATOMIC_ACQUIRE);
+}
+
+static void set_profile(struct upmc_profile *p)
+{
+	__atomic_store_n(&zone_profile, p, __ATOMIC_RELEASE);
+}
+
 /* ---- the ring ---- */
 
 /* Where the hot path's begin records may start: up to the word before the
@@ -254,9 +266,8 @@ static struct upmc_zone_thread *recording_thread(void)
 
 	if (t->state == ZONE_ATTACHED)
 		return t;
-	zone_lock();
-	p = zone_profile;
-	zone_unlock();
+	/* No lock: zones compiled in while no profile is open cost little. */
+	p = open_profile();
 	if (!p || t->state == ZONE_FINISHED || attach(p, NULL) < 0)
 		return NULL;
 	return zone_self;
@@ -498,7 +509,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	if (zone_profile)
 		err = upmc_fail(-EBUSY, "a profile is already open: close it first");
 	else
-		zone_profile = p;
+		set_profile(p);
 	zone_unlock();
 	if (err == 0)
 		err = attach(p, set);
@@ -507,7 +518,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	if (err < 0) {
 		zone_lock();
 		if (zone_profile == p)
-			zone_profile = NULL;
+			set_profile(NULL);
 		zone_unlock();
 		profile_free(p);
 		return err;
@@ -534,7 +545,7 @@ int upmc_zone_collect(struct upmc_profile *p, int final)
 
 	upmc_zone_collector_lock(p);
 	for (t = p->first; t; t = upmc_zone_thread_next(t))
-		done += upmc_zone_collect_thread(p, t, final);
+		done += upmc_zone_collect_thread(t, final);
 	upmc_zone_collector_unlock(p);
 	return done;
 }
@@ -566,7 +577,7 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 		return;
 	zone_lock();
 	if (zone_profile == p)
-		zone_profile = NULL;
+		set_profile(NULL);
 	zone_unlock();
 	upmc_zone_collect(p, 1);
 	zone_lock();
@@ -586,9 +597,7 @@ UPMC_API int upmc_profile_thread(const char *name)
 	struct upmc_profile *p;
 	int err = 0;
 
-	zone_lock();
-	p = zone_profile;
-	zone_unlock();
+	p = open_profile();
 	if (!p)
 		return upmc_fail(-ENOENT, "upmc_profile_thread: no profile is open");
 	if (zone_self->state != ZONE_ATTACHED)

@@ -222,12 +222,11 @@ static void drained(struct upmc_zone_thread *t)
 	t->base = t->end = t->pos = NULL;
 }
 
-int upmc_zone_collect_thread(struct upmc_profile *p, struct upmc_zone_thread *t, int final)
+int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
 {
 	uint64_t *pos = t->pos, *published;
 	int finished, whole, done = 0, got;
 
-	(void)p;
 	if (!t->base)
 		return 0;
 	/* Read once, before the position: after the thread's exit, every

@@ -120,7 +120,7 @@ void upmc_zone_collector_lock(struct upmc_profile *p);
 void upmc_zone_collector_unlock(struct upmc_profile *p);
 
 /* The collector (lib/zone_collect.c). */
-int upmc_zone_collect_thread(struct upmc_profile *p, struct upmc_zone_thread *t, int final);
+int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final);
 void upmc_zone_forget(struct upmc_zone_thread *t);
 void upmc_zone_free_store(struct upmc_zone_thread *t);
 

@@ -269,8 +269,8 @@ static void print_header(const struct upmc_profile *p, const struct totals *tot,
 		upmc_samples_stat(tot->frame_ns, 0, &fs);
 		fprintf(out, "frames: %llu", (unsigned long long)tot->frames);
 		if (fs.count)
-			fprintf(out, ", %.3f ms mean, %.3f ms median, %.3f ms max", fs.mean / 1e6,
-			        fs.median / 1e6, fs.max / 1e6);
+			fprintf(out, ", %.3f us mean, %.3f us median, %.3f us max", fs.mean / 1e3,
+			        fs.median / 1e3, fs.max / 1e3);
 		fprintf(out, "; %llu dropped\n", (unsigned long long)st.dropped_frames);
 	}
 	fprintf(out, "counters:");

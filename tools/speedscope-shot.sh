@@ -17,7 +17,7 @@ cache=${UPMC_CACHE:-/var/cache/upmc}
 pkg=speedscope@1.25.0
 release=$cache/speedscope/node_modules/speedscope/dist/release
 work=$(mktemp -d)
-trap 'rm -rf "$work"' EXIT
+trap '[ -n "${KEEP:-}" ] || rm -rf "$work"' EXIT
 
 fail() {
 	echo "FAIL speedscope-view: $*"
@@ -52,10 +52,12 @@ with open(sys.argv[2], "w") as f:
         json.dumps(os.path.basename(sys.argv[1])), json.dumps(base64.b64encode(data).decode())))
 PY
 url="file://$release/index.html#localProfilePath=$work/profile.js&view=$view"
-chrome=(chromium --headless=new --no-sandbox --disable-gpu --hide-scrollbars --mute-audio
+# speedscope draws with WebGL: Chromium's software renderer, asked for by name.
+chrome=(chromium --headless=new --no-sandbox --disable-gpu --enable-unsafe-swiftshader
+	--hide-scrollbars --mute-audio
 	--user-data-dir="$work/profile" --window-size=1400,520 --virtual-time-budget=8000)
-timeout 120 "${chrome[@]}" --screenshot="$out" "$url" >"$work/shot.log" 2>&1 ||
-	fail "chromium: $(tail -1 "$work/shot.log")"
+timeout 120 "${chrome[@]}" --screenshot="$out" "$url" >"$work/shot.log" 2>&1 && [ -s "$out" ] ||
+	fail "no screenshot (an import error's dialog stops the page); chromium said: $(tail -1 "$work/shot.log")"
 timeout 120 "${chrome[@]}" --dump-dom "$url" >"$work/dom.html" 2>"$work/dom.log" ||
 	fail "chromium --dump-dom: $(tail -1 "$work/dom.log")"
 

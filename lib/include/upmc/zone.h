@@ -135,8 +135,9 @@ struct upmc_zone_info {
 };
 
 /* Calls fn for every collected zone, thread by thread in the order they
- * began, until fn returns non-zero. Collects first. Returns the number of
- * zones visited, or -errno. */
+ * began, until fn returns non-zero. Collects first. fn must not call the
+ * profile's functions (the collector is busy). Returns the number of zones
+ * visited, or -errno. */
 UPMC_API int upmc_profile_zones(struct upmc_profile *profile,
                                 int (*fn)(const struct upmc_zone_info *zone, void *arg), void *arg);
 
