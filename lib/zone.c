@@ -33,6 +33,8 @@
 #define MIN_BUFFER     4096u
 #define MAX_BUFFER     (1ull << 30)
 
+void *(*upmc_zone_realloc)(void *items, size_t bytes) = realloc;
+
 static int read_nothing(struct upmc_set *set, uint64_t *values)
 {
 	(void)set;
@@ -180,7 +182,7 @@ static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_s
 	struct upmc_zone_thread *t = calloc(1, sizeof(*t));
 
 	if (t)
-		t->base = malloc(p->buffer_words * sizeof(uint64_t));
+		t->base = upmc_zone_realloc(NULL, p->buffer_words * sizeof(uint64_t));
 	if (!t || !t->base) {
 		free(t);
 		upmc_close(set);

@@ -21,7 +21,7 @@ static int grow(void **items, size_t *cap, size_t used, size_t more, size_t size
 		return 0;
 	while (want < used + more)
 		want *= 2;
-	bigger = realloc(*items, want * size);
+	bigger = upmc_zone_realloc(*items, want * size);
 	if (!bigger)
 		return upmc_fail(-ENOMEM, "out of memory collecting zones");
 	*items = bigger;
@@ -79,17 +79,13 @@ static int push(struct upmc_zone_thread *t, const struct upmc_zone_loc *loc, uin
                 const uint64_t *v0)
 {
 	struct zone_open *o;
-	size_t cap = t->stack_cap;
 	unsigned k = t->k;
 
-	if (GROW(t->stack, t->stack_cap, t->depth, 1) < 0)
+	/* Each array has its own capacity: one that grew stays grown when the
+	 * other fails, and a retry finds both as they are. */
+	if (GROW(t->stack, t->stack_cap, t->depth, 1) < 0 ||
+	    GROW(t->stack_values, t->stack_values_cap, t->depth * 2 * k, 2 * k) < 0)
 		return -ENOMEM;
-	if (k && (cap != t->stack_cap || !t->stack_values)) {
-		uint64_t *v = realloc(t->stack_values, t->stack_cap * 2 * k * sizeof(uint64_t));
-		if (!v)
-			return upmc_fail(-ENOMEM, "out of memory collecting zones");
-		t->stack_values = v;
-	}
 	if (k) {
 		memcpy(t->stack_values + t->depth * 2 * k, v0, k * sizeof(uint64_t));
 		memset(t->stack_values + t->depth * 2 * k + k, 0, k * sizeof(uint64_t));
@@ -300,7 +296,7 @@ void upmc_zone_free_store(struct upmc_zone_thread *t)
 	t->stack = NULL;
 	t->stack_values = t->values = t->frames = NULL;
 	t->zones = NULL;
-	t->depth = t->stack_cap = t->n_zones = t->zones_cap = 0;
+	t->depth = t->stack_cap = t->stack_values_cap = t->n_zones = t->zones_cap = 0;
 	t->n_values = t->values_cap = t->n_frames = t->frames_cap = 0;
 }
 

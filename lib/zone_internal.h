@@ -86,7 +86,7 @@ struct upmc_zone_thread {
 	uint64_t seq;
 	struct zone_open *stack;
 	uint64_t *stack_values; /* v0[k], then counts inside, per open zone */
-	size_t depth, stack_cap;
+	size_t depth, stack_cap, stack_values_cap;
 	struct zone_done *zones;
 	uint64_t *values;
 	size_t n_zones, zones_cap, n_values, values_cap;
@@ -109,6 +109,10 @@ struct upmc_profile {
 	unsigned n_threads;
 	int collecting; /* one collect at a time (a spin lock) */
 };
+
+/* Allocates threads' buffers and the collector's arrays: realloc, unless a
+ * test makes allocations fail on purpose. */
+extern void *(*upmc_zone_realloc)(void *items, size_t bytes);
 
 /* Writes the drops as a lost record (ZONE_LOST_WORDS) and forgets them. */
 void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w);

@@ -282,6 +282,91 @@ TEST(zone, drops_in_the_middle_of_nesting)
 	upmc_profile_close(p);
 }
 
+/* The collector allocates through upmc_zone_realloc (lib/zone_internal.h):
+ * this one fails the n-th allocation after it is put in place. */
+extern void *(*upmc_zone_realloc)(void *items, size_t bytes);
+static long allocs, failing_alloc;
+
+static void *failing_realloc(void *items, size_t bytes)
+{
+	return ++allocs == failing_alloc ? NULL : realloc(items, bytes);
+}
+
+/* A collect in which allocation n fails (0: none does). */
+static int collect_failing(struct upmc_profile *p, long n)
+{
+	int got;
+
+	allocs = 0;
+	failing_alloc = n;
+	upmc_zone_realloc = failing_realloc;
+	got = upmc_profile_collect(p);
+	upmc_zone_realloc = realloc;
+	return got;
+}
+
+/* The same zones, counts and all (not their times). */
+static int same_zones(const struct seen *a, const struct seen *b)
+{
+	size_t i;
+
+	if (a->n != b->n)
+		return 0;
+	for (i = 0; i < a->n; i++) {
+		const struct zone *x = &a->z[i], *y = &b->z[i];
+		if (x->loc != y->loc || x->depth != y->depth || x->n != y->n ||
+		    memcmp(x->delta, y->delta, sizeof(x->delta)) ||
+		    memcmp(x->self, y->self, sizeof(x->self)))
+			return 0;
+	}
+	return 1;
+}
+
+enum { DEEP = 70 }; /* deeper than the collector's first 64 open zones */
+
+/* DEEP nested zones with counters, collected half way with allocation n
+ * failing, then again; what was collected at the end goes into s. */
+static void deep_nesting(long n, struct seen *s)
+{
+	struct upmc_profile *p = open_sim("instructions,cycles", NULL);
+	int k;
+
+	memset(s, 0, sizeof(*s));
+	if (!p)
+		return;
+	for (k = 0; k < DEEP; k++) {
+		upmc_zone_begin(&physics_loc);
+		sim_tick(0, (uint64_t)k);
+	}
+	upmc_zone_flush();
+	collect_failing(p, n);
+	upmc_profile_collect(p);
+	for (k = 0; k < DEEP; k++) {
+		sim_tick(0, (uint64_t)k);
+		upmc_zone_end();
+	}
+	upmc_zone_flush();
+	zones_of(p, s);
+	upmc_profile_close(p);
+}
+
+/* Every allocation of a collect, failed in turn: the next collect makes up
+ * for it, and the zones come out as they do when none fails. */
+TEST(zone, a_collect_without_memory_loses_nothing)
+{
+	struct seen want, got;
+	long n;
+
+	deep_nesting(0, &want);
+	ASSERT_MSG(want.n == DEEP, "%zu zones", want.n);
+	for (n = 1; n <= 8; n++) {
+		deep_nesting(n, &got);
+		EXPECT_MSG(same_zones(&got, &want), "allocation %ld failed: %zu zones", n, got.n);
+		free(got.z);
+	}
+	free(want.z);
+}
+
 struct worker {
 	pthread_t thread;
 	unsigned index;
