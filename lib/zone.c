@@ -543,13 +543,18 @@ void upmc_zone_collector_unlock(struct upmc_profile *p)
 int upmc_zone_collect(struct upmc_profile *p, int final)
 {
 	struct upmc_zone_thread *t;
-	int done = 0;
+	int done = 0, err = 0, got;
 
 	upmc_zone_collector_lock(p);
-	for (t = p->first; t; t = upmc_zone_thread_next(t))
-		done += upmc_zone_collect_thread(t, final);
+	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
+		got = upmc_zone_collect_thread(t, final);
+		if (got >= 0)
+			done += got;
+		else if (err == 0)
+			err = got; /* the first; the other threads are still collected */
+	}
 	upmc_zone_collector_unlock(p);
-	return done;
+	return err < 0 ? err : done;
 }
 
 /* A live thread of a closed profile keeps a small state until it records
@@ -640,9 +645,13 @@ struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t)
 
 UPMC_API int upmc_profile_stats(struct upmc_profile *p, struct upmc_profile_stats *stats)
 {
+	int err;
+
 	if (!p || !stats)
 		return upmc_fail(-EINVAL, "upmc_profile_stats: the profile or stats is NULL");
-	upmc_zone_collect(p, 0);
+	err = upmc_zone_collect(p, 0);
+	if (err < 0)
+		return err;
 	upmc_zone_collector_lock(p);
 	upmc_zone_totals(p, stats);
 	upmc_zone_collector_unlock(p);
@@ -664,12 +673,14 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 	uint64_t buf[2 * UPMC_MAX_COUNTERS];
 	struct upmc_zone_info info;
 	struct upmc_zone_thread *t;
-	int visited = 0;
+	int visited = 0, err;
 	size_t i;
 
 	if (!p || !fn)
 		return upmc_fail(-EINVAL, "upmc_profile_zones: the profile or function is NULL");
-	upmc_zone_collect(p, 0);
+	err = upmc_zone_collect(p, 0);
+	if (err < 0)
+		return err;
 	upmc_zone_collector_lock(p);
 	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
 		upmc_zone_sort(t);

@@ -19,6 +19,8 @@ static int grow(void **items, size_t *cap, size_t used, size_t more, size_t size
 
 	if (used + more <= *cap)
 		return 0;
+	if (used + more < used || used + more > SIZE_MAX / 2 / size)
+		return upmc_fail(-ENOMEM, "out of memory collecting zones");
 	while (want < used + more)
 		want *= 2;
 	bigger = upmc_zone_realloc(*items, want * size);
@@ -104,8 +106,9 @@ static uint64_t delta(uint64_t v0, uint64_t v1)
 }
 
 /* The counters of the zone ending on top of the stack, at v1: its count
- * goes to its parent's, and the zone keeps [v0, v1, counts inside]. */
-static int keep_values(struct upmc_zone_thread *t, const uint64_t *v1, int keep)
+ * goes to its parent's, and a zone kept keeps [v0, v1, counts inside]
+ * (finish() made room for them). */
+static void keep_values(struct upmc_zone_thread *t, const uint64_t *v1, int keep)
 {
 	const unsigned k = t->k;
 	const uint64_t *sv = t->stack_values + t->depth * 2 * k;
@@ -118,32 +121,33 @@ static int keep_values(struct upmc_zone_thread *t, const uint64_t *v1, int keep)
 				parent[i] += delta(sv[i], v1[i]);
 	}
 	if (!keep)
-		return 0;
-	if (GROW(t->values, t->values_cap, t->n_values, 3 * k) < 0)
-		return -ENOMEM;
+		return;
 	memcpy(t->values + t->n_values, sv, k * sizeof(uint64_t));
 	memcpy(t->values + t->n_values + k, v1, k * sizeof(uint64_t));
 	memcpy(t->values + t->n_values + 2 * k, sv + k, k * sizeof(uint64_t));
 	t->n_values += 3 * k;
-	return 0;
 }
 
 /* The zone on top of the stack ends at t1 with counters v1: kept, and its
- * time and counts added to its parent's. */
+ * time and counts added to its parent's. Room is made before anything
+ * changes: after -ENOMEM the record is taken again, as if for the first
+ * time. A zone not kept (lost or refused) needs no room. */
 static int finish(struct upmc_zone_thread *t, uint64_t t1, const uint64_t *v1)
 {
-	struct zone_open *o = &t->stack[--t->depth];
+	const struct zone_open *o = &t->stack[t->depth - 1];
 	struct zone_done *z;
 	size_t v = t->n_values;
 
+	if (o->loc && (GROW(t->zones, t->zones_cap, t->n_zones, 1) < 0 ||
+	               GROW(t->values, t->values_cap, t->n_values, 3 * t->k) < 0))
+		return -ENOMEM;
+	t->depth--;
 	if (t->depth)
 		t->stack[t->depth - 1].child_ticks += t1 - o->t0;
-	if (t->k && keep_values(t, v1, o->loc != NULL) < 0)
-		return -ENOMEM;
+	if (t->k)
+		keep_values(t, v1, o->loc != NULL);
 	if (!o->loc)
 		return 0;
-	if (GROW(t->zones, t->zones_cap, t->n_zones, 1) < 0)
-		return -ENOMEM;
 	z = &t->zones[t->n_zones++];
 	z->loc = o->loc;
 	z->t0 = o->t0;
@@ -157,11 +161,17 @@ static int finish(struct upmc_zone_thread *t, uint64_t t1, const uint64_t *v1)
 }
 
 /* A lost record: the ends of zones begun before it, then begins whose ends
- * come later (their ends are dropped too), then the zones lost outright. */
+ * come later (their ends are dropped too), then the zones lost outright.
+ * The stack's room comes first, so that a failure changes nothing. */
 static int take_lost(struct upmc_zone_thread *t, const uint64_t *rec)
 {
 	uint64_t unknown[UPMC_MAX_COUNTERS], i;
+	const size_t k = t->k;
 
+	if (rec[2] > SIZE_MAX / (2 * UPMC_MAX_COUNTERS) ||
+	    GROW(t->stack, t->stack_cap, t->depth, rec[2]) < 0 ||
+	    GROW(t->stack_values, t->stack_values_cap, t->depth * 2 * k, rec[2] * 2 * k) < 0)
+		return upmc_fail(-ENOMEM, "out of memory collecting zones");
 	memset(unknown, 0xff, sizeof(unknown)); /* UPMC_NOT_COUNTED */
 	for (i = 0; i < rec[1]; i++) {
 		if (!t->depth) {
@@ -170,11 +180,10 @@ static int take_lost(struct upmc_zone_thread *t, const uint64_t *rec)
 		}
 		t->dropped += t->stack[t->depth - 1].loc != NULL;
 		t->stack[t->depth - 1].loc = NULL;
-		finish(t, t->floor, unknown);
+		finish(t, t->floor, unknown); /* not kept: it cannot fail */
 	}
 	for (i = 0; i < rec[2]; i++)
-		if (push(t, NULL, t->floor, unknown) < 0)
-			return -ENOMEM;
+		push(t, NULL, t->floor, unknown); /* the room is there */
 	t->dropped += rec[3];
 	t->dropped_frames += rec[4];
 	return 0;
@@ -203,8 +212,9 @@ static int take(struct upmc_zone_thread *t, const uint64_t *rec)
 		return 0;
 	default:
 		if (!valid_loc(rec[0])) {
-			t->refused++;
-			return push(t, NULL, floored(t, rec[1]), rec + 2);
+			int err = push(t, NULL, floored(t, rec[1]), rec + 2);
+			t->refused += err == 0;
+			return err;
 		}
 		return push(t, (const struct upmc_zone_loc *)(uintptr_t)rec[0], floored(t, rec[1]),
 		            rec + 2);
@@ -218,10 +228,26 @@ static void drained(struct upmc_zone_thread *t)
 	t->base = t->end = t->pos = NULL;
 }
 
+/* The drops a thread never wrote down (its buffer stayed full to the end). */
+static int take_pending_lost(struct upmc_zone_thread *t)
+{
+	struct zone_lost drops = t->lost;
+	uint64_t rec[ZONE_LOST_WORDS];
+	int err;
+
+	if (!drops.pending)
+		return 0;
+	upmc_zone_write_lost(&drops, rec);
+	err = take_lost(t, rec);
+	if (err == 0)
+		t->lost = drops; /* none pending now */
+	return err;
+}
+
 int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
 {
 	uint64_t *pos = t->pos, *published;
-	int finished, whole, done = 0, got;
+	int finished, whole, done = 0, err = 0;
 
 	if (!t->base)
 		return 0;
@@ -244,26 +270,21 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
 		/* The last record's counters may still be being written. */
 		if (pos + size == published && !whole && is_zone_record(pos[0]))
 			break;
-		got = take(t, pos);
-		if (got < 0)
-			break;
-		done += got;
+		err = take(t, pos);
+		if (err < 0)
+			break; /* the record stays for the next collect */
+		done += err;
 		pos += size;
 	}
 	t->pos = pos;
 	/* Pairs with the writer's acquire load in reserve(): it may write here again. */
 	__atomic_store_n(&t->consumed, pos, __ATOMIC_RELEASE);
-	/* Drops never written down: the buffer stayed full to the end. */
-	if (pos == published && (final || finished)) {
-		uint64_t lost[ZONE_LOST_WORDS];
-		if (t->lost.pending) {
-			upmc_zone_write_lost(&t->lost, lost);
-			take_lost(t, lost);
-		}
-		if (finished)
+	if (err >= 0 && pos == published && (final || finished)) {
+		err = take_pending_lost(t);
+		if (err == 0 && finished)
 			drained(t);
 	}
-	return done;
+	return err < 0 ? err : done;
 }
 
 static int by_seq(const void *a, const void *b)

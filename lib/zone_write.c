@@ -57,7 +57,9 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 
 	if (!p || !out)
 		return upmc_fail(-EINVAL, "upmc_profile_write: the profile or file is NULL");
-	upmc_zone_collect(p, 0);
+	err = upmc_zone_collect(p, 0);
+	if (err < 0)
+		return err;
 	upmc_zone_collector_lock(p);
 	switch (format) {
 	case UPMC_FORMAT_TABLE:

@@ -322,49 +322,120 @@ static int same_zones(const struct seen *a, const struct seen *b)
 	return 1;
 }
 
+/* What a run of a scenario collected, and how many of its collects failed. */
+struct outcome {
+	struct seen s;
+	struct upmc_profile_stats st;
+	int failed;
+};
+
+/* A collect in which allocation n fails (0: none), then one in which none does. */
+static void checkpoint(struct upmc_profile *p, long n, struct outcome *o)
+{
+	int got = collect_failing(p, n);
+
+	if (got == -ENOMEM)
+		o->failed++;
+	else
+		EXPECT_MSG(got >= 0, "collect: %d", got);
+	EXPECT(upmc_profile_collect(p) >= 0);
+}
+
+static void finish_outcome(struct upmc_profile *p, struct outcome *o)
+{
+	EXPECT(upmc_profile_stats(p, &o->st) == 0);
+	EXPECT(zones_of(p, &o->s) >= 0);
+	upmc_profile_close(p);
+}
+
 enum { DEEP = 70 }; /* deeper than the collector's first 64 open zones */
 
-/* DEEP nested zones with counters, collected half way with allocation n
- * failing, then again; what was collected at the end goes into s. */
-static void deep_nesting(long n, struct seen *s)
+/* On this thread: nested deeper than the first stack, more zones, values
+ * and frames than their first arrays hold, collected at each step. */
+static void deep_nesting(long n, struct outcome *o)
 {
 	struct upmc_profile *p = open_sim("instructions,cycles", NULL);
 	int k;
 
-	memset(s, 0, sizeof(*s));
-	if (!p)
-		return;
+	memset(o, 0, sizeof(*o));
+	ASSERT(p);
 	for (k = 0; k < DEEP; k++) {
 		upmc_zone_begin(&physics_loc);
 		sim_tick(0, (uint64_t)k);
 	}
 	upmc_zone_flush();
-	collect_failing(p, n);
-	upmc_profile_collect(p);
+	checkpoint(p, n, o);
 	for (k = 0; k < DEEP; k++) {
 		sim_tick(0, (uint64_t)k);
 		upmc_zone_end();
 	}
 	upmc_zone_flush();
-	zones_of(p, s);
-	upmc_profile_close(p);
+	checkpoint(p, n, o);
+	for (k = 0; k < 100; k++)
+		upmc_frame_mark();
+	checkpoint(p, n, o);
+	finish_outcome(p, o);
 }
 
-/* Every allocation of a collect, failed in turn: the next collect makes up
- * for it, and the zones come out as they do when none fails. */
-TEST(zone, a_collect_without_memory_loses_nothing)
+/* A thread that fills its 4 KiB buffer, then begins DEEP zones that are
+ * dropped, and exits: the collector reads the drops it never wrote down. */
+static void *fill_and_exit(void *arg)
 {
-	struct seen want, got;
+	int k;
+
+	(void)arg;
+	for (k = 0; k < 200; k++) { /* 3 words each, of 512 */
+		upmc_zone_begin(&render_loc);
+		upmc_zone_end();
+	}
+	for (k = 0; k < DEEP; k++)
+		upmc_zone_begin(&collide_loc);
+	return NULL;
+}
+
+static void drops_at_exit(long n, struct outcome *o)
+{
+	struct upmc_profile_options opts = {sizeof(opts), 0, 0, 4096};
+	struct upmc_profile *p = open_sim(NULL, &opts);
+	pthread_t t;
+
+	memset(o, 0, sizeof(*o));
+	ASSERT(p);
+	ASSERT(pthread_create(&t, NULL, fill_and_exit, NULL) == 0);
+	pthread_join(t, NULL);
+	checkpoint(p, n, o);
+	finish_outcome(p, o);
+	EXPECT_MSG(o->st.dropped > DEEP, "%llu dropped", (unsigned long long)o->st.dropped);
+}
+
+/* Every allocation of the scenario's collects, failed in turn: the collect
+ * says -ENOMEM, the next makes up for it, and the zones and counts come out
+ * as they do when none fails. */
+static void each_allocation_fails(void (*scenario)(long n, struct outcome *o), const char *what)
+{
+	struct outcome want, got;
 	long n;
 
-	deep_nesting(0, &want);
-	ASSERT_MSG(want.n == DEEP, "%zu zones", want.n);
-	for (n = 1; n <= 8; n++) {
-		deep_nesting(n, &got);
-		EXPECT_MSG(same_zones(&got, &want), "allocation %ld failed: %zu zones", n, got.n);
-		free(got.z);
+	scenario(0, &want);
+	EXPECT_MSG(want.st.zones > 64, "%s: %llu zones", what, (unsigned long long)want.st.zones);
+	for (n = 1; n < 1000; n++) {
+		scenario(n, &got);
+		EXPECT_MSG(same_zones(&got.s, &want.s) &&
+		                   !memcmp(&got.st, &want.st, sizeof(got.st)),
+		           "%s: allocation %ld failed: %llu zones, %llu dropped", what, n,
+		           (unsigned long long)got.st.zones, (unsigned long long)got.st.dropped);
+		free(got.s.z);
+		if (!got.failed)
+			break;
 	}
-	free(want.z);
+	EXPECT_MSG(n > 4, "%s: %ld allocations", what, n - 1);
+	free(want.s.z);
+}
+
+TEST(zone, a_collect_without_memory_loses_nothing)
+{
+	each_allocation_fails(deep_nesting, "deep nesting");
+	each_allocation_fails(drops_at_exit, "drops at exit");
 }
 
 struct worker {

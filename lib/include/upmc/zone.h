@@ -97,7 +97,9 @@ UPMC_API void upmc_frame_mark(void);
 UPMC_API void upmc_zone_flush(void);
 
 /* Takes every thread's finished zones out of their buffers, without
- * stopping them. Returns the number of zones it finished, or -errno. */
+ * stopping them. Returns the number of zones it finished, or -errno
+ * (-ENOMEM: what it could not take stays in the buffers for the next
+ * collect). The functions below that collect first return its -errno too. */
 UPMC_API int upmc_profile_collect(struct upmc_profile *profile);
 
 /* Forgets the zones collected so far (threads keep recording). */
