@@ -51,12 +51,22 @@ int upmc_zone_walk(struct upmc_zone_thread *t,
 	return err;
 }
 
+static int check_format(enum upmc_format format, const char *fn)
+{
+	if (format < UPMC_FORMAT_TABLE || format > UPMC_FORMAT_SPEEDSCOPE)
+		return upmc_fail(-EINVAL, "%s: unknown format %d", fn, (int)format);
+	return 0;
+}
+
 UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format, FILE *out)
 {
 	int err;
 
 	if (!p || !out)
 		return upmc_fail(-EINVAL, "upmc_profile_write: the profile or file is NULL");
+	err = check_format(format, "upmc_profile_write");
+	if (err < 0)
+		return err;
 	err = upmc_zone_collect(p, 0);
 	if (err < 0)
 		return err;
@@ -77,8 +87,8 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 	case UPMC_FORMAT_SPEEDSCOPE:
 		err = upmc_zone_write_speedscope(p, out);
 		break;
-	default:
-		err = upmc_fail(-EINVAL, "upmc_profile_write: unknown format %d", (int)format);
+	default: /* check_format() said */
+		err = -EINVAL;
 	}
 	upmc_zone_collector_unlock(p);
 	if (err == 0 && (fflush(out) != 0 || ferror(out)))
@@ -93,6 +103,10 @@ UPMC_API int upmc_profile_save(struct upmc_profile *p, enum upmc_format format, 
 
 	if (!p || !path)
 		return upmc_fail(-EINVAL, "upmc_profile_save: the profile or path is NULL");
+	/* Before the file is created: an existing one stays as it was. */
+	err = check_format(format, "upmc_profile_save");
+	if (err < 0)
+		return err;
 	f = fopen(path, "wb");
 	if (!f)
 		return upmc_fail(-errno, "upmc_profile_save: cannot create '%s': %s", path,

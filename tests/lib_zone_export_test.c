@@ -500,6 +500,15 @@ TEST(write, bad_input_and_files)
 	text = calloc(1, 1 << 16);
 	EXPECT(fread(text, 1, (1 << 16) - 1, f) > 0);
 	fclose(f);
+	EXPECT_CONTAINS(text, "\"traceEvents\"");
+	/* an unknown format leaves the file as it was */
+	EXPECT(upmc_profile_save(p, (enum upmc_format)99, path) == -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "unknown format 99");
+	f = fopen(path, "r");
+	ASSERT(f);
+	memset(text, 0, 1 << 16);
+	EXPECT(fread(text, 1, (1 << 16) - 1, f) > 0);
+	fclose(f);
 	unlink(path);
 	EXPECT_CONTAINS(text, "\"traceEvents\"");
 	free(text);
