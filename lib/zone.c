@@ -224,8 +224,10 @@ static void unpark_self(void)
 	free_parked(zone_self);
 }
 
-/* Joins the calling thread to p with set (NULL: opened here). */
-static int attach(struct upmc_profile *p, struct upmc_set *set)
+/* The calling thread's new state for p with set (NULL: opened here; closed
+ * on failure), its exit call in place, not yet among p's threads. */
+static int prepare_thread(struct upmc_profile *p, struct upmc_set *set,
+                          struct upmc_zone_thread **out)
 {
 	struct upmc_zone_thread *t;
 	int err;
@@ -235,24 +237,52 @@ static int attach(struct upmc_profile *p, struct upmc_set *set)
 	if (!t)
 		return -ENOMEM;
 	err = upmc_os_at_thread_exit(zone_thread_exit, t);
-	zone_lock();
-	if (err == 0 && zone_profile != p)
-		err = upmc_fail(-ENOENT, "the profile was closed");
-	if (err == 0) {
-		t->state = ZONE_ATTACHED;
-		t->index = p->n_threads++;
-		/* The collector walks the list while threads join it. */
-		if (p->last)
-			__atomic_store_n(&p->last->link, t, __ATOMIC_RELEASE);
-		else
-			p->first = t;
-		p->last = t;
-	}
-	zone_unlock();
 	if (err < 0) {
-		upmc_os_at_thread_exit(zone_thread_exit, NULL);
 		upmc_close(t->set);
 		free_thread(t);
+		return err;
+	}
+	*out = t;
+	return 0;
+}
+
+/* Undoes prepare_thread(). */
+static void drop_thread(struct upmc_zone_thread *t)
+{
+	upmc_os_at_thread_exit(zone_thread_exit, NULL);
+	upmc_close(t->set);
+	free_thread(t);
+}
+
+/* Under the zone lock: t is p's, from now on. The collector walks the
+ * list while threads join it. */
+static void join(struct upmc_profile *p, struct upmc_zone_thread *t)
+{
+	t->state = ZONE_ATTACHED;
+	t->index = p->n_threads++;
+	if (p->last)
+		__atomic_store_n(&p->last->link, t, __ATOMIC_RELEASE);
+	else
+		p->first = t;
+	p->last = t;
+}
+
+/* Joins the calling thread to p, if p is still open. */
+static int attach(struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t;
+	int err = prepare_thread(p, NULL, &t);
+
+	if (err < 0)
+		return err;
+	zone_lock();
+	if (zone_profile == p)
+		join(p, t);
+	else
+		err = upmc_fail(-ENOENT, "the profile was closed");
+	zone_unlock();
+	if (err < 0) {
+		drop_thread(t);
 		return err;
 	}
 	zone_self = t;
@@ -270,7 +300,7 @@ static struct upmc_zone_thread *recording_thread(void)
 		return t;
 	/* No lock: zones compiled in while no profile is open cost little. */
 	p = open_profile();
-	if (!p || t->state == ZONE_FINISHED || attach(p, NULL) < 0)
+	if (!p || t->state == ZONE_FINISHED || attach(p) < 0)
 		return NULL;
 	return zone_self;
 }
@@ -477,6 +507,11 @@ static int open_first_set(struct upmc_profile *p, const char *spec, struct upmc_
 	return 0;
 }
 
+static int busy(void)
+{
+	return upmc_fail(-EBUSY, "a profile is already open: close it first");
+}
+
 static void profile_free(struct upmc_profile *p)
 {
 	upmc_close(p->timer);
@@ -486,6 +521,7 @@ static void profile_free(struct upmc_profile *p)
 UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
                                const struct upmc_profile_options *opts)
 {
+	struct upmc_zone_thread *t = NULL;
 	struct upmc_profile *p;
 	struct upmc_set *set = NULL;
 	int err;
@@ -493,6 +529,9 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	if (!out)
 		return upmc_fail(-EINVAL, "upmc_profile_open: the profile pointer is NULL");
 	*out = NULL;
+	/* Before anything is made: the calling thread may be the open profile's. */
+	if (open_profile() || zone_self->state == ZONE_ATTACHED)
+		return busy();
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return upmc_fail(-ENOMEM, "out of memory allocating a profile");
@@ -501,30 +540,30 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 		err = upmc_open_timer(&p->timer);
 	if (err == 0)
 		err = open_first_set(p, spec, &set);
-	if (err < 0) {
-		profile_free(p);
-		return err;
+	if (err == 0) {
+		p->pid = upmc_os_process_id();
+		p->t_open = upmc_timestamp();
+		err = prepare_thread(p, set, &t);
 	}
-	p->pid = upmc_os_process_id();
-	p->t_open = upmc_timestamp();
-	zone_lock();
-	if (zone_profile)
-		err = upmc_fail(-EBUSY, "a profile is already open: close it first");
-	else
-		set_profile(p);
-	zone_unlock();
-	if (err == 0)
-		err = attach(p, set);
-	else
-		upmc_close(set);
-	if (err < 0) {
+	if (err == 0) {
+		/* The opener joins before any other thread can see the profile:
+		 * once it is seen, nothing can fail. */
 		zone_lock();
-		if (zone_profile == p)
-			set_profile(NULL);
+		if (zone_profile) {
+			err = busy();
+		} else {
+			join(p, t);
+			set_profile(p);
+		}
 		zone_unlock();
+		if (err < 0)
+			drop_thread(t);
+	}
+	if (err < 0) {
 		profile_free(p);
 		return err;
 	}
+	zone_self = t;
 	*out = p;
 	return 0;
 }
@@ -608,7 +647,7 @@ UPMC_API int upmc_profile_thread(const char *name)
 	if (!p)
 		return upmc_fail(-ENOENT, "upmc_profile_thread: no profile is open");
 	if (zone_self->state != ZONE_ATTACHED)
-		err = attach(p, NULL);
+		err = attach(p);
 	if (err == 0 && name)
 		upmc_format(zone_self->name, sizeof(zone_self->name), "%s", name);
 	return err;

@@ -10,6 +10,7 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 #include "tests/sim/sim_kernel.h"
 
@@ -611,6 +612,60 @@ TEST(zone, a_thread_outlives_its_profile)
 	EXPECT_EQ(st.zones, 2);
 	EXPECT_EQ(st.threads, 2);
 	upmc_profile_close(q);
+}
+
+/* The opening thread's buffer cannot be had, and it takes a while to say so. */
+static _Thread_local int no_memory_here;
+
+static void *slow_to_fail(void *items, size_t bytes)
+{
+	if (no_memory_here) {
+		usleep(2000);
+		return NULL;
+	}
+	return realloc(items, bytes);
+}
+
+static volatile int next_profile_open;
+
+static void *zones_meanwhile(void *arg)
+{
+	(void)arg;
+	while (!next_profile_open) {
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+	}
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	return NULL;
+}
+
+/* Another thread's zones while opens fail: no profile is ever seen without
+ * its opener, so none is left holding the thread (which then joins the
+ * profile that does open). */
+TEST(zone, an_open_that_fails_leaves_no_thread_behind)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile *p = NULL;
+	struct upmc_profile_stats st;
+	pthread_t t;
+	int k;
+
+	next_profile_open = 0;
+	upmc_zone_realloc = slow_to_fail;
+	ASSERT(pthread_create(&t, NULL, zones_meanwhile, NULL) == 0);
+	no_memory_here = 1;
+	for (k = 0; k < 20; k++)
+		EXPECT(upmc_profile_open(&p, NULL, &o) == -ENOMEM && p == NULL);
+	no_memory_here = 0;
+	ASSERT(upmc_profile_open(&p, NULL, &o) == 0);
+	next_profile_open = 1;
+	pthread_join(t, NULL);
+	upmc_zone_realloc = realloc;
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.threads, 2);
+	EXPECT(st.zones >= 1);
+	upmc_profile_close(p);
 }
 
 TEST(zone, bad_input)
