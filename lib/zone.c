@@ -53,11 +53,9 @@ static struct upmc_zone_thread no_thread = {.next = no_words, .read = read_nothi
 #endif
 static _Thread_local struct upmc_zone_thread *zone_self ZONE_TLS = &no_thread;
 
-/* The open profile and the parked threads (live threads of a closed
- * profile). The lock is held for a few stores at a time. */
+/* The open profile. The lock is held for a few stores at a time. */
 static atomic_flag zone_lock_flag = ATOMIC_FLAG_INIT;
 static struct upmc_profile *zone_profile;
-static struct upmc_zone_thread *parked;
 
 static void zone_lock(void)
 {
@@ -201,27 +199,15 @@ static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_s
 	return t;
 }
 
-/* Frees a parked thread's state (from a profile closed while it lived). */
-static void free_parked(struct upmc_zone_thread *t)
-{
-	struct upmc_zone_thread **link;
-
-	zone_lock();
-	for (link = &parked; *link && *link != t; link = &(*link)->link)
-		;
-	if (*link)
-		*link = t->link;
-	zone_unlock();
-	free_thread(t);
-	zone_self = &no_thread;
-}
-
+/* A parked state (of a profile closed while the thread lived) is the
+ * thread's own: no list holds it, and the thread frees it. */
 static void unpark_self(void)
 {
 	if (zone_self->state != ZONE_PARKED)
 		return;
 	upmc_os_at_thread_exit(zone_thread_exit, NULL);
-	free_parked(zone_self);
+	free_thread(zone_self);
+	zone_self = &no_thread;
 }
 
 /* The calling thread's new state for p with set (NULL: opened here; closed
@@ -323,7 +309,7 @@ static void zone_thread_exit(void *arg)
 	}
 	zone_unlock();
 	if (state == ZONE_PARKED)
-		free_parked(t);
+		free_thread(t);
 	upmc_close(set);
 	zone_self = &no_thread;
 }
@@ -611,8 +597,6 @@ static void park(struct upmc_zone_thread *t)
 	t->next = no_words;
 	t->limit = 0;
 	t->state = ZONE_PARKED;
-	t->link = parked;
-	parked = t;
 }
 
 UPMC_API void upmc_profile_close(struct upmc_profile *p)

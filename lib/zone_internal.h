@@ -74,7 +74,7 @@ struct upmc_zone_thread {
 	uint64_t *consumed;            /* the collector's position; published by a release store */
 	int finished;                  /* the thread exited: every record is written */
 	enum zone_state state;         /* under the zone lock */
-	struct upmc_zone_thread *link; /* the profile's threads, or the parked ones */
+	struct upmc_zone_thread *link; /* the profile's threads */
 	/* Set at attach */
 	char name[ZONE_THREAD_NAME];
 	char why[UPMC_REASON_MAX]; /* why it records no counter; "" when it does */

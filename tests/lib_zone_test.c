@@ -614,6 +614,36 @@ TEST(zone, a_thread_outlives_its_profile)
 	upmc_profile_close(q);
 }
 
+static void *record_then_wait(void *arg)
+{
+	struct waiter *w = arg;
+
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	set_step(w, 1);
+	wait_step(w, 2);
+	return NULL;
+}
+
+/* A thread alive at the close keeps a small state, which it frees at its
+ * exit (AddressSanitizer's leak check sees the rest). */
+TEST(zone, a_thread_alive_at_the_close_frees_its_state_at_exit)
+{
+	struct waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}, {0}};
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	pthread_t t;
+
+	ASSERT(p);
+	ASSERT(pthread_create(&t, NULL, record_then_wait, &w) == 0);
+	wait_step(&w, 1);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.threads, 2);
+	upmc_profile_close(p);
+	set_step(&w, 2);
+	pthread_join(t, NULL);
+}
+
 /* The opening thread's buffer cannot be had, and it takes a while to say so. */
 static _Thread_local int no_memory_here;
 
