@@ -65,6 +65,10 @@ uint64_t upmc_os_monotonic_ns(void);
  */
 int upmc_os_at_thread_exit(void (*fn)(void *), void *arg);
 
+/* The zone collector's lock (lib/zone.c): a mutex, statically made. */
+void upmc_os_collector_lock(void);
+void upmc_os_collector_unlock(void);
+
 /* The OS's ids of this process and of the calling thread. */
 uint64_t upmc_os_process_id(void);
 uint64_t upmc_os_thread_id(void);

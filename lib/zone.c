@@ -554,15 +554,20 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	return 0;
 }
 
-void upmc_zone_collector_lock(struct upmc_profile *p)
+/*
+ * One collector at a time, for every profile (one is open at a time): a
+ * mutex (os/portable/thread.c), since an export holds it while it writes
+ * its file and upmc_profile_zones() across the caller's function, and a
+ * thread waiting for them should sleep, not spin.
+ */
+void upmc_zone_collector_lock(void)
 {
-	while (__atomic_exchange_n(&p->collecting, 1, __ATOMIC_ACQUIRE))
-		;
+	upmc_os_collector_lock();
 }
 
-void upmc_zone_collector_unlock(struct upmc_profile *p)
+void upmc_zone_collector_unlock(void)
 {
-	__atomic_store_n(&p->collecting, 0, __ATOMIC_RELEASE);
+	upmc_os_collector_unlock();
 }
 
 int upmc_zone_collect(struct upmc_profile *p, int final)
@@ -570,7 +575,7 @@ int upmc_zone_collect(struct upmc_profile *p, int final)
 	struct upmc_zone_thread *t;
 	int done = 0, err = 0, got;
 
-	upmc_zone_collector_lock(p);
+	upmc_zone_collector_lock();
 	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
 		got = upmc_zone_collect_thread(t, final);
 		if (got >= 0)
@@ -578,25 +583,41 @@ int upmc_zone_collect(struct upmc_profile *p, int final)
 		else if (err == 0)
 			err = got; /* the first; the other threads are still collected */
 	}
-	upmc_zone_collector_unlock(p);
+	upmc_zone_collector_unlock();
 	return err < 0 ? err : done;
 }
 
-/* A live thread of a closed profile keeps a small state until it records
- * again or exits, since its next call looks there. */
-static void park(struct upmc_zone_thread *t)
+/*
+ * At the close: a thread that exited is freed; a live one keeps a small
+ * state until it records again or exits, since its next call looks there.
+ * Its set is closed outside the zone lock, which the thread's exit takes
+ * meanwhile (and finds no set to close).
+ */
+static void release_thread(struct upmc_zone_thread *t)
 {
-	upmc_close(t->set);
+	struct upmc_set *set;
+	enum zone_state state;
+
+	zone_lock();
+	set = t->set;
 	t->set = NULL;
-	t->read = read_nothing;
-	t->k = 0;
-	t->value_bytes = 0;
+	zone_unlock();
+	upmc_close(set);
 	upmc_zone_free_store(t);
 	free(t->base);
 	t->base = t->end = NULL;
+	t->read = read_nothing;
+	t->k = 0;
+	t->value_bytes = 0;
 	t->next = no_words;
 	t->limit = 0;
-	t->state = ZONE_PARKED;
+	zone_lock();
+	state = t->state;
+	if (state == ZONE_ATTACHED)
+		t->state = ZONE_PARKED; /* the thread's from now on */
+	zone_unlock();
+	if (state != ZONE_ATTACHED)
+		free(t);
 }
 
 UPMC_API void upmc_profile_close(struct upmc_profile *p)
@@ -610,15 +631,11 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 		set_profile(NULL);
 	zone_unlock();
 	upmc_zone_collect(p, 1);
-	zone_lock();
+	/* No thread joins p now: attach() finds it closed. */
 	for (t = p->first; t; t = next) {
 		next = t->link;
-		if (t->state == ZONE_ATTACHED)
-			park(t);
-		else
-			free_thread(t);
+		release_thread(t);
 	}
-	zone_unlock();
 	profile_free(p);
 }
 
@@ -650,10 +667,10 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 
 	if (!p)
 		return;
-	upmc_zone_collector_lock(p);
+	upmc_zone_collector_lock();
 	for (t = p->first; t; t = upmc_zone_thread_next(t))
 		upmc_zone_forget(t);
-	upmc_zone_collector_unlock(p);
+	upmc_zone_collector_unlock();
 }
 
 struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p)
@@ -675,9 +692,9 @@ UPMC_API int upmc_profile_stats(struct upmc_profile *p, struct upmc_profile_stat
 	err = upmc_zone_collect(p, 0);
 	if (err < 0)
 		return err;
-	upmc_zone_collector_lock(p);
+	upmc_zone_collector_lock();
 	upmc_zone_totals(p, stats);
-	upmc_zone_collector_unlock(p);
+	upmc_zone_collector_unlock();
 	return 0;
 }
 
@@ -704,7 +721,7 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 	err = upmc_zone_collect(p, 0);
 	if (err < 0)
 		return err;
-	upmc_zone_collector_lock(p);
+	upmc_zone_collector_lock();
 	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
 		upmc_zone_sort(t);
 		for (i = 0; i < t->n_zones; i++) {
@@ -715,6 +732,6 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 		}
 	}
 out:
-	upmc_zone_collector_unlock(p);
+	upmc_zone_collector_unlock();
 	return visited;
 }

@@ -107,7 +107,6 @@ struct upmc_profile {
 	uint64_t pid;
 	struct upmc_zone_thread *first, *last; /* appended under the zone lock */
 	unsigned n_threads;
-	int collecting; /* one collect at a time (a spin lock) */
 };
 
 /* Allocates threads' buffers and the collector's arrays: realloc, unless a
@@ -120,8 +119,8 @@ void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w);
 /* Collects every thread's records (final: the threads are quiescent);
  * the lock keeps one collector at a time (lib/zone.c). */
 int upmc_zone_collect(struct upmc_profile *p, int final);
-void upmc_zone_collector_lock(struct upmc_profile *p);
-void upmc_zone_collector_unlock(struct upmc_profile *p);
+void upmc_zone_collector_lock(void);
+void upmc_zone_collector_unlock(void);
 
 /* The collector (lib/zone_collect.c). */
 int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final);

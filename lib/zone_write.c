@@ -70,7 +70,7 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 	err = upmc_zone_collect(p, 0);
 	if (err < 0)
 		return err;
-	upmc_zone_collector_lock(p);
+	upmc_zone_collector_lock();
 	switch (format) {
 	case UPMC_FORMAT_TABLE:
 		err = upmc_zone_write_table(p, out);
@@ -90,7 +90,7 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 	default: /* check_format() said */
 		err = -EINVAL;
 	}
-	upmc_zone_collector_unlock(p);
+	upmc_zone_collector_unlock();
 	if (err == 0 && (fflush(out) != 0 || ferror(out)))
 		err = upmc_fail(-EIO, "upmc_profile_write: writing failed");
 	return err;

@@ -9,6 +9,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
+#include <time.h>
 
 #include <upmc/zone.h>
 
@@ -139,4 +140,79 @@ TEST(zone, a_machine_without_counters_says_so)
 	EXPECT_EQ(upmc_profile_zones(p, sum, &s), 3);
 	EXPECT_EQ(s.not_counted, 3);
 	upmc_profile_close(p);
+}
+
+struct slow_visit {
+	struct upmc_profile *p;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int inside, started, collected;
+	uint64_t wall_ns, cpu_ns;
+};
+
+static void set_flag(struct slow_visit *v, int *flag)
+{
+	pthread_mutex_lock(&v->lock);
+	*flag = 1;
+	pthread_cond_broadcast(&v->cond);
+	pthread_mutex_unlock(&v->lock);
+}
+
+static void wait_flag(struct slow_visit *v, const int *flag)
+{
+	pthread_mutex_lock(&v->lock);
+	while (!*flag)
+		pthread_cond_wait(&v->cond, &v->lock);
+	pthread_mutex_unlock(&v->lock);
+}
+
+/* Holds the collector until the other thread is collecting, and 100 ms more. */
+static int visit_slowly(const struct upmc_zone_info *z, void *arg)
+{
+	struct slow_visit *v = arg;
+	struct timespec pause = {0, 100 * 1000 * 1000};
+
+	(void)z;
+	set_flag(v, &v->inside);
+	wait_flag(v, &v->started);
+	nanosleep(&pause, NULL);
+	return 1;
+}
+
+static void *collect_meanwhile(void *arg)
+{
+	struct slow_visit *v = arg;
+	uint64_t wall, cpu;
+
+	wait_flag(v, &v->inside);
+	wall = monotonic_raw_ns();
+	cpu = thread_cpu_ns();
+	set_flag(v, &v->started);
+	v->collected = upmc_profile_collect(v->p);
+	v->cpu_ns = thread_cpu_ns() - cpu;
+	v->wall_ns = monotonic_raw_ns() - wall;
+	return NULL;
+}
+
+/* A collect that waits for another thread's upmc_profile_zones() (or an
+ * export) sleeps: it uses next to no CPU time while it waits. */
+TEST(zone, a_collector_waiting_for_another_sleeps)
+{
+	struct slow_visit v = {
+	        NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
+	pthread_t t;
+
+	ASSERT(upmc_profile_open(&v.p, NULL, NULL) == 0);
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	ASSERT(pthread_create(&t, NULL, collect_meanwhile, &v) == 0);
+	EXPECT_EQ(upmc_profile_zones(v.p, visit_slowly, &v), 1);
+	pthread_join(t, NULL);
+	upmc_profile_close(v.p);
+	EXPECT_EQ(v.collected, 0);
+	if (v.wall_ns < 50 * 1000 * 1000)
+		SKIP("the collect waited %llu ns only: the machine is too busy to tell",
+		     (unsigned long long)v.wall_ns);
+	EXPECT_MSG(v.cpu_ns < v.wall_ns / 10, "%llu ns of CPU time in %llu ns",
+	           (unsigned long long)v.cpu_ns, (unsigned long long)v.wall_ns);
 }

@@ -1,7 +1,8 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Threads, for every OS layer: a call when a thread exits (a pthread key's
- * destructor; a fiber-local slot's callback on Windows) and the OS's ids.
+ * destructor; a fiber-local slot's callback on Windows), the zone
+ * collector's mutex and the OS's ids.
  */
 #ifndef _WIN32
 #define _GNU_SOURCE
@@ -39,6 +40,18 @@ int upmc_os_at_thread_exit(void (*fn)(void *), void *arg)
 		return upmc_fail(-EAGAIN, "no fiber-local slot is left for the thread-exit call");
 	exit_fn = fn;
 	return FlsSetValue(slot, arg) ? 0 : upmc_fail(-ENOMEM, "FlsSetValue failed");
+}
+
+static SRWLOCK collector_mutex = SRWLOCK_INIT;
+
+void upmc_os_collector_lock(void)
+{
+	AcquireSRWLockExclusive(&collector_mutex);
+}
+
+void upmc_os_collector_unlock(void)
+{
+	ReleaseSRWLockExclusive(&collector_mutex);
 }
 
 uint64_t upmc_os_process_id(void)
@@ -84,6 +97,18 @@ int upmc_os_at_thread_exit(void (*fn)(void *), void *arg)
 	exit_fn = fn;
 	err = pthread_setspecific(key, arg);
 	return err ? upmc_fail(-err, "pthread_setspecific failed") : 0;
+}
+
+static pthread_mutex_t collector_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void upmc_os_collector_lock(void)
+{
+	pthread_mutex_lock(&collector_mutex);
+}
+
+void upmc_os_collector_unlock(void)
+{
+	pthread_mutex_unlock(&collector_mutex);
 }
 
 uint64_t upmc_os_process_id(void)
