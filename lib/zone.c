@@ -46,6 +46,11 @@ static int read_nothing(struct upmc_set *set, uint64_t *values)
 static uint64_t no_words[1];
 static struct upmc_zone_thread no_thread = {.next = no_words, .read = read_nothing};
 
+/* A thread past its exit call: zones from a later thread-exit destructor
+ * are ignored, since the thread could not be told of its exit again. */
+static const struct upmc_zone_thread exited_thread = {
+        .next = no_words, .read = read_nothing, .state = ZONE_FINISHED};
+
 #if defined(__ELF__)
 #define ZONE_TLS __attribute__((tls_model("initial-exec")))
 #else
@@ -53,9 +58,15 @@ static struct upmc_zone_thread no_thread = {.next = no_words, .read = read_nothi
 #endif
 static _Thread_local struct upmc_zone_thread *zone_self ZONE_TLS = &no_thread;
 
+/* The profile (its serial) the calling thread failed to join: its zones
+ * do not try again, each with an allocation and a set to open, until
+ * another profile opens. Out of line only. */
+static _Thread_local uint64_t zone_join_failed;
+
 /* The open profile. The lock is held for a few stores at a time. */
 static atomic_flag zone_lock_flag = ATOMIC_FLAG_INIT;
 static struct upmc_profile *zone_profile;
+static uint64_t zone_opens; /* profiles opened: the next one's serial, less 1 */
 
 static void zone_lock(void)
 {
@@ -218,6 +229,10 @@ static int prepare_thread(struct upmc_profile *p, struct upmc_set *set,
 	struct upmc_zone_thread *t;
 	int err;
 
+	if (zone_self->state == ZONE_FINISHED) {
+		upmc_close(set);
+		return upmc_fail(-ESRCH, "the thread is exiting: it records no more zones");
+	}
 	unpark_self();
 	t = new_thread(p, set);
 	if (!t)
@@ -276,18 +291,27 @@ static int attach(struct upmc_profile *p)
 }
 
 /* The calling thread's state for recording, joined to the open profile at
- * its first call; NULL when no profile is open (or it exited). */
+ * its first call; NULL when no profile is open, the thread exited or it
+ * could not join this profile. */
 static struct upmc_zone_thread *recording_thread(void)
 {
 	struct upmc_zone_thread *t = zone_self;
 	struct upmc_profile *p;
+	uint64_t serial;
 
 	if (t->state == ZONE_ATTACHED)
 		return t;
 	/* No lock: zones compiled in while no profile is open cost little. */
 	p = open_profile();
-	if (!p || t->state == ZONE_FINISHED || attach(p) < 0)
+	if (!p || t->state == ZONE_FINISHED)
 		return NULL;
+	serial = p->serial;
+	if (serial == zone_join_failed)
+		return NULL;
+	if (attach(p) < 0) {
+		zone_join_failed = serial;
+		return NULL;
+	}
 	return zone_self;
 }
 
@@ -311,7 +335,7 @@ static void zone_thread_exit(void *arg)
 	if (state == ZONE_PARKED)
 		free_thread(t);
 	upmc_close(set);
-	zone_self = &no_thread;
+	zone_self = (struct upmc_zone_thread *)&exited_thread; /* never written */
 }
 
 /* ---- recording ---- */
@@ -538,6 +562,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 		if (zone_profile) {
 			err = busy();
 		} else {
+			p->serial = ++zone_opens;
 			join(p, t);
 			set_profile(p);
 		}

@@ -105,6 +105,7 @@ struct upmc_profile {
 	struct upmc_set *timer; /* the clock */
 	uint64_t t_open;        /* ticks when it opened */
 	uint64_t pid;
+	uint64_t serial;                       /* 1 for the process's first profile, and on */
 	struct upmc_zone_thread *first, *last; /* appended under the zone lock */
 	unsigned n_threads;
 };

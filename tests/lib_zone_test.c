@@ -644,13 +644,16 @@ TEST(zone, a_thread_alive_at_the_close_frees_its_state_at_exit)
 	pthread_join(t, NULL);
 }
 
-/* The opening thread's buffer cannot be had, and it takes a while to say so. */
+/* A thread that sets no_memory_here gets no buffer (after fail_after_us). */
 static _Thread_local int no_memory_here;
+static unsigned fail_after_us;
+static long failed_buffers;
 
-static void *slow_to_fail(void *items, size_t bytes)
+static void *fail_marked_threads(void *items, size_t bytes)
 {
 	if (no_memory_here) {
-		usleep(2000);
+		__atomic_add_fetch(&failed_buffers, 1, __ATOMIC_RELAXED);
+		usleep(fail_after_us);
 		return NULL;
 	}
 	return realloc(items, bytes);
@@ -682,7 +685,8 @@ TEST(zone, an_open_that_fails_leaves_no_thread_behind)
 	int k;
 
 	next_profile_open = 0;
-	upmc_zone_realloc = slow_to_fail;
+	fail_after_us = 2000; /* the opening thread fails slowly */
+	upmc_zone_realloc = fail_marked_threads;
 	ASSERT(pthread_create(&t, NULL, zones_meanwhile, NULL) == 0);
 	no_memory_here = 1;
 	for (k = 0; k < 20; k++)
@@ -696,6 +700,96 @@ TEST(zone, an_open_that_fails_leaves_no_thread_behind)
 	EXPECT_EQ(st.threads, 2);
 	EXPECT(st.zones >= 1);
 	upmc_profile_close(p);
+}
+
+static void *zones_without_memory(void *arg)
+{
+	struct waiter *w = arg;
+	int k;
+
+	no_memory_here = 1;
+	for (k = 0; k < 100; k++) {
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+	}
+	EXPECT(upmc_profile_thread("asks again") == -ENOMEM);
+	set_step(w, 1);
+	wait_step(w, 2); /* another profile is open */
+	no_memory_here = 0;
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	return NULL;
+}
+
+/* A thread that cannot join a profile tries once (upmc_profile_thread()
+ * asks again), and again when another profile opens. */
+TEST(zone, a_thread_that_cannot_join_tries_again_at_the_next_profile)
+{
+	struct waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}, {0}};
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	pthread_t t;
+
+	ASSERT(p);
+	failed_buffers = 0;
+	fail_after_us = 0;
+	upmc_zone_realloc = fail_marked_threads;
+	ASSERT(pthread_create(&t, NULL, zones_without_memory, &w) == 0);
+	wait_step(&w, 1);
+	EXPECT_EQ(failed_buffers, 2); /* the first zone, and upmc_profile_thread() */
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.threads, 1);
+	upmc_profile_close(p);
+	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
+	set_step(&w, 2);
+	pthread_join(t, NULL);
+	upmc_zone_realloc = realloc;
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.threads, 2);
+	EXPECT_EQ(st.zones, 1);
+	upmc_profile_close(p);
+}
+
+static pthread_key_t late_key;
+
+/* A destructor that runs after the library's thread-exit call (in the next
+ * round, having set its key again), and records a zone there. */
+static void zone_in_a_late_destructor(void *arg)
+{
+	if (arg == (void *)1) {
+		pthread_setspecific(late_key, (void *)2);
+		return;
+	}
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	EXPECT(upmc_profile_thread("late") == -ESRCH);
+}
+
+static void *record_and_exit(void *arg)
+{
+	(void)arg;
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	pthread_setspecific(late_key, (void *)1);
+	return NULL;
+}
+
+/* After its exit call a thread records nothing, and does not join again. */
+TEST(zone, zones_after_the_exit_call_are_ignored)
+{
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	pthread_t t;
+
+	ASSERT(p);
+	ASSERT(pthread_key_create(&late_key, zone_in_a_late_destructor) == 0);
+	ASSERT(pthread_create(&t, NULL, record_and_exit, NULL) == 0);
+	pthread_join(t, NULL);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.threads, 2);
+	EXPECT_EQ(st.zones, 1);
+	upmc_profile_close(p);
+	pthread_key_delete(late_key);
 }
 
 TEST(zone, bad_input)
