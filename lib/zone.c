@@ -674,8 +674,11 @@ UPMC_API int upmc_profile_thread(const char *name)
 		return upmc_fail(-ENOENT, "upmc_profile_thread: no profile is open");
 	if (zone_self->state != ZONE_ATTACHED)
 		err = attach(p);
-	if (err == 0 && name)
+	if (err == 0 && name) {
+		upmc_zone_collector_lock(); /* the exports read names under it */
 		upmc_format(zone_self->name, sizeof(zone_self->name), "%s", name);
+		upmc_zone_collector_unlock();
+	}
 	return err;
 }
 

@@ -8,6 +8,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <pthread.h>
+#include <sched.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -790,6 +791,71 @@ TEST(zone, zones_after_the_exit_call_are_ignored)
 	EXPECT_EQ(st.zones, 1);
 	upmc_profile_close(p);
 	pthread_key_delete(late_key);
+}
+
+static volatile int renaming;
+
+static void *rename_all_along(void *arg)
+{
+	char a[64], b[64];
+	unsigned k;
+
+	memset(a, 'a', sizeof(a) - 1);
+	memset(b, 'b', sizeof(b) - 1);
+	a[63] = b[63] = '\0';
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	set_step(arg, 1);
+	for (k = 0; renaming; k++)
+		upmc_profile_thread(k % 2 ? a : b);
+	return NULL;
+}
+
+struct names_seen {
+	unsigned torn, changes;
+	char last;
+};
+
+/* A name is all 'a' or all 'b' (or the one a thread got at first). */
+static int check_name(const struct upmc_zone_info *z, void *arg)
+{
+	struct names_seen *seen = arg;
+	size_t i, n = strlen(z->thread);
+
+	seen->changes += z->thread[0] != seen->last;
+	seen->last = z->thread[0];
+	for (i = 1; i < n && z->thread[0] != 't'; i++)
+		if (z->thread[i] != z->thread[0]) {
+			seen->torn++;
+			break;
+		}
+	return 0;
+}
+
+/* A thread renames itself while exports read its name: they read it whole. */
+TEST(zone, a_name_changes_between_exports)
+{
+	struct waiter w = {PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, {0}, {0}};
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct names_seen seen = {0, 0, 0};
+	unsigned k;
+	pthread_t t;
+
+	ASSERT(p);
+	renaming = 1;
+	ASSERT(pthread_create(&t, NULL, rename_all_along, &w) == 0);
+	wait_step(&w, 1);
+	for (k = 0; k < 100000 && seen.changes < 100; k++) {
+		if (upmc_profile_zones(p, check_name, &seen) != 1)
+			break;
+		sched_yield(); /* the renaming thread's turn at the lock */
+	}
+	renaming = 0;
+	pthread_join(t, NULL);
+	upmc_profile_close(p);
+	EXPECT_EQ(seen.torn, 0);
+	if (seen.changes < 100)
+		SKIP("the name changed %u times only in %u exports", seen.changes, k);
 }
 
 TEST(zone, bad_input)
