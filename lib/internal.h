@@ -84,6 +84,10 @@ void upmc_json_string(FILE *out, const char *s);
  */
 int upmc_check_struct_size(const void *s, size_t size, size_t known, const char *what);
 
+/* UPMC_OPT_* flags as upmc_open() takes them (what: where they came
+ * from, for the sentence); 0, or -EINVAL after upmc_fail(). */
+int upmc_check_open_flags(unsigned flags, const char *what);
+
 /* s with control bytes written as \xNN, for sentences that quote input. */
 void upmc_printable(char *out, size_t size, const char *s);
 

@@ -29,15 +29,21 @@ static int read_options(const struct upmc_options *opts, unsigned *flags)
 		                 "upmc_options.size is %zu: set it to sizeof(struct upmc_options)",
 		                 opts->size);
 	err = upmc_check_struct_size(opts, opts->size, sizeof(*opts), "upmc_options");
+	if (err == 0)
+		err = upmc_check_open_flags(opts->flags, "upmc_options.flags");
 	if (err < 0)
 		return err;
-	if (opts->flags & ~KNOWN_FLAGS)
-		return upmc_fail(-EINVAL, "upmc_options.flags has unknown bits 0x%x",
-		                 opts->flags & ~KNOWN_FLAGS);
-	if ((opts->flags & UPMC_OPT_FORCE_SYSCALL) && (opts->flags & UPMC_OPT_REQUIRE_USER_READ))
+	*flags = opts->flags;
+	return 0;
+}
+
+int upmc_check_open_flags(unsigned flags, const char *what)
+{
+	if (flags & ~KNOWN_FLAGS)
+		return upmc_fail(-EINVAL, "%s has unknown bits 0x%x", what, flags & ~KNOWN_FLAGS);
+	if ((flags & UPMC_OPT_FORCE_SYSCALL) && (flags & UPMC_OPT_REQUIRE_USER_READ))
 		return upmc_fail(-EINVAL, "UPMC_OPT_FORCE_SYSCALL and UPMC_OPT_REQUIRE_USER_READ "
 		                          "contradict each other");
-	*flags = opts->flags;
 	return 0;
 }
 

@@ -467,6 +467,7 @@ UPMC_API void upmc_zone_flush(void)
 static int read_profile_options(const struct upmc_profile_options *opts, struct upmc_profile *p)
 {
 	size_t bytes;
+	int err;
 
 	p->buffer_words = DEFAULT_BUFFER / sizeof(uint64_t);
 	if (!opts)
@@ -477,6 +478,11 @@ static int read_profile_options(const struct upmc_profile_options *opts, struct 
 		                 "upmc_profile_options.size is %zu: set it to sizeof(struct "
 		                 "upmc_profile_options)",
 		                 opts->size);
+	err = upmc_check_struct_size(opts, opts->size, sizeof(*opts), "upmc_profile_options");
+	if (err == 0) /* here, since a time-only profile opens no set that would check them */
+		err = upmc_check_open_flags(opts->flags, "upmc_profile_options.flags");
+	if (err < 0)
+		return err;
 	if (opts->profile_flags & ~UPMC_PROFILE_SERIALIZED)
 		return upmc_fail(-EINVAL,
 		                 "upmc_profile_options.profile_flags has unknown bits 0x%x",

@@ -868,6 +868,13 @@ TEST(zone, bad_input)
 	struct upmc_profile_options small = {sizeof(small), 0, 0, 1024};
 	struct upmc_profile_options old = {sizeof(size_t), 0, 0, 0};
 	struct upmc_profile_options flags = {sizeof(flags), 0, 1u << 7, 0};
+	struct upmc_profile_options set_flags = {sizeof(set_flags), 1u << 20, 0, 0};
+	struct upmc_profile_options contradiction = {
+	        sizeof(contradiction), UPMC_OPT_FORCE_SYSCALL | UPMC_OPT_REQUIRE_USER_READ, 0, 0};
+	struct {
+		struct upmc_profile_options o;
+		uint64_t extra;
+	} newer = {{sizeof(newer), 0, 0, 0}, 1};
 	struct upmc_profile *p, *q;
 	struct upmc_profile_stats st;
 	struct seen s;
@@ -884,6 +891,17 @@ TEST(zone, bad_input)
 	EXPECT(upmc_profile_open(&p, NULL, &old) == -EINVAL);
 	EXPECT_CONTAINS(upmc_last_error(), "sizeof(struct upmc_profile_options)");
 	EXPECT(upmc_profile_open(&p, NULL, &flags) == -EINVAL);
+	/* the sets' flags, checked even when no set is opened (time only) */
+	EXPECT(upmc_profile_open(&p, NULL, &set_flags) == -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "upmc_profile_options.flags has unknown bits 0x100000");
+	EXPECT(upmc_profile_open(&p, "", &contradiction) == -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "contradict");
+	/* a newer caller's larger struct: its new fields must be zero */
+	EXPECT(upmc_profile_open(&p, NULL, &newer.o) == -E2BIG && p == NULL);
+	EXPECT_CONTAINS(upmc_last_error(), "upmc_profile_options.size");
+	newer.extra = 0;
+	EXPECT(upmc_profile_open(&p, NULL, &newer.o) == 0);
+	upmc_profile_close(p);
 	EXPECT(upmc_profile_open(&p, "instructionz", NULL) < 0 && p == NULL);
 	EXPECT_CONTAINS(upmc_last_error(), "instructionz");
 	EXPECT(upmc_profile_collect(NULL) == -EINVAL);
