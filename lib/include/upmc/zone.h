@@ -22,6 +22,10 @@
  * upmc_profile_collect(), from any thread, takes the finished records
  * out; statistics and exports are computed from them. docs/zones.md has
  * the details, the buffer's ordering and the formats.
+ *
+ * A thread finds its state through one initial-exec thread-local pointer
+ * (8 bytes, ELF): a library loaded by dlopen() takes it from glibc's
+ * static TLS surplus, and that dlopen() fails when the surplus is used up.
  */
 #ifndef UPMC_ZONE_H
 #define UPMC_ZONE_H
@@ -37,7 +41,10 @@ extern "C" {
 /* Longest zone name, in bytes; longer names are refused (see below). */
 #define UPMC_ZONE_NAME_MAX 127
 
-/* Where a zone is: one per call site, static, never changed or freed. */
+/* Where a zone is: one per call site, static, never changed or freed. Its
+ * address must be below 2^63, since that bit marks an end in the buffer:
+ * a pointer tagged in its top byte with 0x80 or more (arm64 top-byte
+ * ignore; HWASan, for one, tags globals so) is not supported. */
 struct upmc_zone_loc {
 	const char *name;
 	const char *function; /* may be NULL */
@@ -69,12 +76,16 @@ UPMC_API int upmc_profile_open(struct upmc_profile **profile, const char *spec,
 /*
  * Collects what is left and frees everything. Call it when no other thread
  * is inside a zone call: after the recording threads have exited or
- * stopped recording. NULL is ignored.
+ * stopped recording. A thread that records again after the close must be
+ * synchronised with it (joined, or told through a lock or a condition
+ * variable after the close returned); it then joins the next profile, if
+ * one is open. NULL is ignored.
  */
 UPMC_API void upmc_profile_close(struct upmc_profile *profile);
 
 /* Opens the calling thread's set now rather than at its first zone, and
- * names the thread in exports (name may be NULL: "thread <id>"). */
+ * names the thread in exports (name may be NULL: "thread <id>"). Returns
+ * 0, -ENOENT when no profile is open, or -errno (the set's or -ENOMEM). */
 UPMC_API int upmc_profile_thread(const char *name);
 
 /*
@@ -137,9 +148,11 @@ struct upmc_zone_info {
 };
 
 /* Calls fn for every collected zone, thread by thread in the order they
- * began, until fn returns non-zero. Collects first. fn must not call the
- * profile's functions (the collector is busy). Returns the number of zones
- * visited, or -errno. */
+ * began, until fn returns non-zero. Collects first. fn runs under the
+ * collector's lock: it must not call the profile's functions that take
+ * it (collect, stats, zones, write, save, print, clear, close, and
+ * upmc_profile_thread() with a name), which would wait for it forever;
+ * zones are fine. Returns the number of zones visited, or -errno. */
 UPMC_API int upmc_profile_zones(struct upmc_profile *profile,
                                 int (*fn)(const struct upmc_zone_info *zone, void *arg), void *arg);
 
