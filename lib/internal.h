@@ -88,6 +88,13 @@ int upmc_check_struct_size(const void *s, size_t size, size_t known, const char 
  * from, for the sentence); 0, or -EINVAL after upmc_fail(). */
 int upmc_check_open_flags(unsigned flags, const char *what);
 
+/* fork(): lib/set.c's handlers call lib/zone.c's part (its locks, and
+ * the child's view of the profile); upmc_watch_fork() installs them, once. */
+void upmc_zone_fork_prepare(void);
+void upmc_zone_fork_parent(void);
+void upmc_zone_fork_child(void);
+void upmc_watch_fork(void);
+
 /* s with control bytes written as \xNN, for sentences that quote input. */
 void upmc_printable(char *out, size_t size, const char *s);
 

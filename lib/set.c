@@ -80,6 +80,19 @@ static void unlock_registry(void)
 	atomic_flag_clear_explicit(&registry_lock, memory_order_release);
 }
 
+/* The zones' locks nest outside the registry's: taken first, released last. */
+static void fork_prepare(void)
+{
+	upmc_zone_fork_prepare();
+	lock_registry();
+}
+
+static void fork_parent(void)
+{
+	unlock_registry();
+	upmc_zone_fork_parent();
+}
+
 /* In the child: every set is the parent's. Stores only (async-signal-safe). */
 static void forked_child(void)
 {
@@ -97,15 +110,30 @@ static void forked_child(void)
 		set->read = upmc_read_slow;
 	}
 	unlock_registry();
+	upmc_zone_fork_child();
+}
+
+/* Under the registry lock. */
+static void watch_fork(void)
+{
+	if (!watching_fork) {
+		upmc_os_at_fork(fork_prepare, fork_parent, forked_child);
+		watching_fork = 1;
+	}
+}
+
+/* For a profile of zones, which may open no set (time only). */
+void upmc_watch_fork(void)
+{
+	lock_registry();
+	watch_fork();
+	unlock_registry();
 }
 
 static void enter(struct upmc_set *set)
 {
 	lock_registry();
-	if (!watching_fork) {
-		upmc_os_at_fork(lock_registry, unlock_registry, forked_child);
-		watching_fork = 1;
-	}
+	watch_fork();
 	set->state->next = registry;
 	if (registry)
 		registry->state->prev = set;

@@ -257,7 +257,7 @@ static void drop_thread(struct upmc_zone_thread *t)
 
 /* Under the zone lock: t is p's, from now on. The collector walks the
  * list while threads join it. */
-static void join(struct upmc_profile *p, struct upmc_zone_thread *t)
+static void join_profile(struct upmc_profile *p, struct upmc_zone_thread *t)
 {
 	t->state = ZONE_ATTACHED;
 	t->index = p->n_threads++;
@@ -278,7 +278,7 @@ static int attach(struct upmc_profile *p)
 		return err;
 	zone_lock();
 	if (zone_profile == p)
-		join(p, t);
+		join_profile(p, t);
 	else
 		err = upmc_fail(-ENOENT, "the profile was closed");
 	zone_unlock();
@@ -322,6 +322,10 @@ static void zone_thread_exit(void *arg)
 	struct upmc_set *set = NULL;
 	enum zone_state state;
 
+	/* The call registered is for zone_self, except in a forked child,
+	 * where the state went to the parent's profile (upmc_zone_fork_child). */
+	if (t != zone_self)
+		return;
 	zone_lock();
 	state = t->state;
 	if (state == ZONE_ATTACHED) {
@@ -523,7 +527,7 @@ static int open_first_set(struct upmc_profile *p, const char *spec, struct upmc_
 	return 0;
 }
 
-static int busy(void)
+static int profile_busy(void)
 {
 	return upmc_fail(-EBUSY, "a profile is already open: close it first");
 }
@@ -547,7 +551,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	*out = NULL;
 	/* Before anything is made: the calling thread may be the open profile's. */
 	if (open_profile() || zone_self->state == ZONE_ATTACHED)
-		return busy();
+		return profile_busy();
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return upmc_fail(-ENOMEM, "out of memory allocating a profile");
@@ -559,6 +563,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	if (err == 0) {
 		p->pid = upmc_os_process_id();
 		p->t_open = upmc_timestamp();
+		upmc_watch_fork();
 		err = prepare_thread(p, set, &t);
 	}
 	if (err == 0) {
@@ -566,10 +571,10 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 		 * once it is seen, nothing can fail. */
 		zone_lock();
 		if (zone_profile) {
-			err = busy();
+			err = profile_busy();
 		} else {
 			p->serial = ++zone_opens;
-			join(p, t);
+			join_profile(p, t);
 			set_profile(p);
 		}
 		zone_unlock();
@@ -591,6 +596,52 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
  * its file and upmc_profile_zones() across the caller's function, and a
  * thread waiting for them should sleep, not spin.
  */
+/*
+ * fork() (lib/set.c's handlers call these): the locks are taken before it,
+ * in the order they nest (the collector's, then the zone lock), so that no
+ * thread the child does not have holds one there.
+ */
+void upmc_zone_fork_prepare(void)
+{
+	upmc_zone_collector_lock();
+	zone_lock();
+}
+
+void upmc_zone_fork_parent(void)
+{
+	zone_unlock();
+	upmc_zone_collector_unlock();
+}
+
+/*
+ * In the child, with the forking thread alone: the profile is the parent's
+ * (its counters count the parent), so no zone is recorded into it. Every
+ * thread it has is gone from the child, as if it had exited: the child can
+ * still collect, export and close what the parent recorded. No profile is
+ * open in the child, which may open its own; the forking thread joins that
+ * one as a new thread. Stores only.
+ */
+void upmc_zone_fork_child(void)
+{
+	int recording = zone_self->state == ZONE_ATTACHED;
+	struct upmc_zone_thread *t;
+
+	if (zone_profile) {
+		for (t = zone_profile->first; t; t = t->link) {
+			if (t->state != ZONE_ATTACHED)
+				continue;
+			t->state = ZONE_FINISHED;
+			t->finished = 1;
+		}
+		zone_profile = NULL;
+	}
+	if (recording)
+		zone_self = &no_thread;
+	zone_join_failed = 0;
+	zone_unlock();
+	upmc_zone_collector_unlock();
+}
+
 void upmc_zone_collector_lock(void)
 {
 	upmc_os_collector_lock();

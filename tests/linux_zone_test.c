@@ -8,8 +8,12 @@
 #include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
+#include <errno.h>
+#include <signal.h>
 #include <sys/mman.h>
+#include <sys/wait.h>
 #include <time.h>
+#include <unistd.h>
 
 #include <upmc/zone.h>
 
@@ -215,4 +219,175 @@ TEST(zone, a_collector_waiting_for_another_sleeps)
 		     (unsigned long long)v.wall_ns);
 	EXPECT_MSG(v.cpu_ns < v.wall_ns / 10, "%llu ns of CPU time in %llu ns",
 	           (unsigned long long)v.cpu_ns, (unsigned long long)v.wall_ns);
+}
+
+/* ---- fork() ---- */
+
+static const char *collect_in_the_child(void *arg)
+{
+	struct upmc_profile *p = arg, *q;
+	struct upmc_profile_stats st;
+
+	alarm(20); /* a lock the parent's other thread held would never be let go */
+	CHILD_CHECK(upmc_profile_collect(p) >= 0);
+	CHILD_CHECK(upmc_profile_stats(p, &st) == 0);
+	upmc_profile_close(p);
+	CHILD_CHECK(upmc_profile_open(&q, NULL, NULL) == 0);
+	upmc_profile_close(q);
+	return NULL;
+}
+
+static void *visit_meanwhile(void *arg)
+{
+	struct slow_visit *v = arg;
+
+	EXPECT_EQ(upmc_profile_zones(v->p, visit_slowly, v), 1);
+	return NULL;
+}
+
+/* fork() while another thread holds the collector (in upmc_profile_zones'
+ * function): the child can collect and close. */
+TEST(zone, fork_while_another_thread_collects)
+{
+	struct slow_visit v = {
+	        NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
+	char why[256];
+	pthread_t t;
+
+	ASSERT(upmc_profile_open(&v.p, NULL, NULL) == 0);
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	v.started = 1; /* visit_slowly holds the collector 100 ms */
+	ASSERT(pthread_create(&t, NULL, visit_meanwhile, &v) == 0);
+	wait_flag(&v, &v.inside);
+	run_in_child(collect_in_the_child, v.p, why, sizeof(why));
+	EXPECT_MSG(!why[0], "in the child: %s", why);
+	pthread_join(t, NULL);
+	upmc_profile_close(v.p);
+}
+
+struct forking {
+	struct upmc_profile *p;
+	struct slow_visit steps; /* its flags: recorded, go on */
+	int recorded, go_on;
+};
+
+static void *record_across_a_fork(void *arg)
+{
+	struct forking *f = arg;
+
+	upmc_zone_begin(&touch_loc);
+	upmc_zone_end();
+	set_flag(&f->steps, &f->recorded);
+	wait_flag(&f->steps, &f->go_on);
+	upmc_zone_begin(&touch_loc); /* after the fork, in the parent */
+	upmc_zone_end();
+	return NULL;
+}
+
+static const char *records_nothing_into_the_parents(void *arg)
+{
+	struct upmc_profile *p = arg, *q;
+	struct upmc_profile_stats st;
+
+	/* the parent's zones, both threads' (the other one is not here) */
+	CHILD_CHECK(upmc_profile_stats(p, &st) == 0);
+	CHILD_CHECK(st.zones == 2 && st.threads == 2 && st.open == 0);
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	upmc_frame_mark();
+	CHILD_CHECK(upmc_profile_stats(p, &st) == 0);
+	CHILD_CHECK(st.zones == 2 && st.frames == 0);
+	/* no profile is open in the child: it may open its own */
+	CHILD_CHECK(upmc_profile_thread("child") == -ENOENT);
+	CHILD_CHECK(upmc_profile_open(&q, NULL, NULL) == 0);
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	CHILD_CHECK(upmc_profile_stats(q, &st) == 0);
+	CHILD_CHECK(st.zones == 1 && st.threads == 1);
+	upmc_profile_close(q);
+	upmc_profile_close(p);
+	return NULL;
+}
+
+/* In a forked child the parent's profile is the parent's: the child's zones
+ * are not recorded into it, the child can read and close it, and open its
+ * own. The parent goes on as before. */
+TEST(zone, a_forked_child_records_nothing_into_the_parents_profile)
+{
+	struct forking f = {
+	        NULL,
+	        {NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0},
+	        0,
+	        0};
+	struct upmc_profile_stats st;
+	char why[256];
+	pthread_t t;
+
+	ASSERT(upmc_profile_open(&f.p, NULL, NULL) == 0);
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	ASSERT(pthread_create(&t, NULL, record_across_a_fork, &f) == 0);
+	wait_flag(&f.steps, &f.recorded);
+	run_in_child(records_nothing_into_the_parents, f.p, why, sizeof(why));
+	EXPECT_MSG(!why[0], "in the child: %s", why);
+	set_flag(&f.steps, &f.go_on);
+	pthread_join(t, NULL);
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(f.p, &st) == 0);
+	EXPECT_EQ(st.zones, 4);
+	EXPECT_EQ(st.threads, 2);
+	upmc_profile_close(f.p);
+}
+
+/* In the child: ends it once the forking thread has exited (with _exit(),
+ * which leaves the test runner's memory to the kernel). */
+static pthread_t forking_thread;
+
+static void *exit_after(void *arg)
+{
+	(void)arg;
+	pthread_join(forking_thread, NULL);
+	_exit(0);
+}
+
+static void *fork_and_exit_the_child_thread(void *arg)
+{
+	struct upmc_profile *p = arg;
+	pid_t pid;
+	int status = -1;
+
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	pid = fork();
+	if (pid == 0) {
+		/* the child's only thread: its state goes with the parent's
+		 * profile, and its exit call must not touch it */
+		pthread_t waiter;
+		forking_thread = pthread_self();
+		upmc_profile_close(p);
+		if (pthread_create(&waiter, NULL, exit_after, NULL) != 0)
+			_exit(3);
+		pthread_exit(NULL);
+	}
+	if (pid > 0 && waitpid(pid, &status, 0) != pid)
+		status = -1;
+	return (void *)(intptr_t)status;
+}
+
+/* A thread that forks and ends its child with pthread_exit(): the child's
+ * thread-exit call finds the state it had freed with the profile. */
+TEST(zone, a_forked_thread_exits_in_the_child)
+{
+	struct upmc_profile *p;
+	void *status;
+	pthread_t t;
+
+	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
+	ASSERT(pthread_create(&t, NULL, fork_and_exit_the_child_thread, p) == 0);
+	pthread_join(t, &status);
+	EXPECT_MSG(WIFEXITED((int)(intptr_t)status) && WEXITSTATUS((int)(intptr_t)status) == 0,
+	           "the child's status: 0x%x", (int)(intptr_t)status);
+	upmc_profile_close(p);
 }

@@ -26,6 +26,10 @@
  * A thread finds its state through one initial-exec thread-local pointer
  * (8 bytes, ELF): a library loaded by dlopen() takes it from glibc's
  * static TLS surplus, and that dlopen() fails when the surplus is used up.
+ *
+ * In a child of fork(), the parent's profile records nothing (it counts
+ * the parent); the child may collect, export and close it, and open its
+ * own.
  */
 #ifndef UPMC_ZONE_H
 #define UPMC_ZONE_H
@@ -151,8 +155,8 @@ struct upmc_zone_info {
  * began, until fn returns non-zero. Collects first. fn runs under the
  * collector's lock: it must not call the profile's functions that take
  * it (collect, stats, zones, write, save, print, clear, close, and
- * upmc_profile_thread() with a name), which would wait for it forever;
- * zones are fine. Returns the number of zones visited, or -errno. */
+ * upmc_profile_thread() with a name) nor fork(), which would wait for it
+ * forever; zones are fine. Returns the number of zones visited, or -errno. */
 UPMC_API int upmc_profile_zones(struct upmc_profile *profile,
                                 int (*fn)(const struct upmc_zone_info *zone, void *arg), void *arg);
 
