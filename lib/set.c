@@ -61,7 +61,6 @@ UPMC_API const void *upmc_thread(void)
  */
 static atomic_flag registry_lock = ATOMIC_FLAG_INIT;
 static struct upmc_set *registry;
-static int watching_fork;
 
 static void lock_registry(void)
 {
@@ -74,8 +73,18 @@ static void unlock_registry(void)
 	atomic_flag_clear_explicit(&registry_lock, memory_order_release);
 }
 
+void upmc_fork_prepare(void)
+{
+	lock_registry();
+}
+
+void upmc_fork_parent(void)
+{
+	unlock_registry();
+}
+
 /* In the child: every set is the parent's. Stores only (async-signal-safe). */
-static void forked_child(void)
+void upmc_fork_child(void)
 {
 	struct upmc_set *set;
 	unsigned i;
@@ -95,11 +104,10 @@ static void forked_child(void)
 
 static void enter(struct upmc_set *set)
 {
+	/* Before the lock: a fork() while the handlers are registered finds
+	 * the registry unlocked (and empty, when this is the first set). */
+	upmc_os_watch_fork();
 	lock_registry();
-	if (!watching_fork) {
-		upmc_os_at_fork(lock_registry, unlock_registry, forked_child);
-		watching_fork = 1;
-	}
 	set->state->next = registry;
 	if (registry)
 		registry->state->prev = set;

@@ -5,7 +5,6 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -490,17 +489,6 @@ void upmc_os_close(struct upmc_set *set)
 	set->user_n = 0;
 	release(ls);
 	set->state->os = NULL;
-}
-
-void upmc_os_abandon(struct upmc_set *set)
-{
-	free(set->state->os); /* its descriptors and pages are not the child's */
-	set->state->os = NULL;
-}
-
-void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
-{
-	pthread_atfork(prepare, parent, child);
 }
 
 /* The sum of the group's page locks, or 0 when a member has no page. */
