@@ -55,6 +55,11 @@ struct upmc_set_state {
 /* Parses spec into at most max events; returns how many, or -errno. */
 int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max);
 
+/* The same into counters[].event; the counter of an event whose PMU is
+ * missing (UPMC_OPT_TIME_ONLY) is unavailable, for the reason parsing gave. */
+int upmc_parse_counters(const char *spec, unsigned flags, struct upmc_counter *counters,
+                        unsigned max);
+
 /* Sets the default privilege levels, then applies ":u", ":k" or ":uk". */
 void upmc_event_levels(struct upmc_event *ev, unsigned flags);
 int upmc_event_modifiers(const char *mods, const char *whole, struct upmc_event *ev);

@@ -290,20 +290,8 @@ static void set_summary(struct upmc_set *set)
 	upmc_format(out, size, "%u counter%s: %s; %s", set->n, set->n > 1 ? "s" : "", parts, why);
 }
 
-/* An event whose PMU this machine lacks (UPMC_OPT_TIME_ONLY) is unavailable,
- * for the reason resolving it gives; the OS layer leaves it unopened. */
-static void mark_missing(struct upmc_counter *c, unsigned flags)
-{
-	struct upmc_event scratch = c->event;
-
-	upmc_os_resolve_event(c->event.name, flags, &scratch);
-	c->path = UPMC_PATH_UNAVAILABLE;
-	upmc_format(c->reason, sizeof(c->reason), "%s", upmc_last_error());
-}
-
 UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upmc_options *opts)
 {
-	struct upmc_event events[UPMC_MAX_COUNTERS];
 	struct upmc_set *set;
 	unsigned flags, i;
 	int n, err;
@@ -314,18 +302,19 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 	err = read_options(opts, &flags);
 	if (err < 0)
 		return err;
-	n = upmc_parse_spec(spec, flags, events, UPMC_MAX_COUNTERS);
-	if (n < 0)
-		return n;
-	set = set_alloc((unsigned)n);
+	set = set_alloc(0);
 	if (!set)
 		return upmc_fail(-ENOMEM, "out of memory allocating a set");
-	for (i = 0; i < set->n; i++) {
-		set->state->counter[i].event = events[i];
-		set->state->counter[i].ratio = 1;
-		if (events[i].missing)
-			mark_missing(&set->state->counter[i], flags);
+	/* An event whose PMU is missing is unavailable: the OS layer leaves
+	 * it unopened. */
+	n = upmc_parse_counters(spec, flags, set->state->counter, UPMC_MAX_COUNTERS);
+	if (n < 0) {
+		free(set);
+		return n;
 	}
+	set->n = (unsigned)n;
+	for (i = 0; i < set->n; i++)
+		set->state->counter[i].ratio = 1;
 	err = upmc_os_open(set, flags);
 	if (err < 0) {
 		free(set);
