@@ -3,8 +3,8 @@
 import ctypes
 import errno
 import weakref
-from threading import get_ident
 from collections import namedtuple
+from threading import get_ident
 
 from ._lib import LIST_FN, NOT_COUNTED, Error, Options, closed, fail, lib, unchecked
 
