@@ -28,7 +28,7 @@ static int read_bench_options(const struct upmc_bench_options *opts, struct upmc
 	if (err < 0)
 		return err;
 	o->min_repeats = opts->min_repeats ? opts->min_repeats : o->min_repeats;
-	o->min_ns = opts->min_ns;
+	o->min_ns = opts->min_ns ? opts->min_ns : o->min_ns;
 	o->max_repeats = opts->max_repeats ? opts->max_repeats : o->max_repeats;
 	o->samples = opts->samples ? opts->samples : o->samples;
 	if (o->min_repeats > o->max_repeats)

@@ -292,7 +292,7 @@ static int parse_item(const char *item, unsigned flags, struct upmc_event *ev)
 		err = upmc_os_resolve_event(item, flags, ev);
 	}
 	if (err == -ENODEV && (flags & UPMC_OPT_TIME_ONLY)) {
-		ev->missing = 1;
+		ev->missing = 1; /* upmc_last_error() says why */
 		return 0;
 	}
 	return err == -ENOENT && !*upmc_last_error() ? unknown_event(item) : err;
@@ -313,7 +313,9 @@ static const char *item_end(const char *p)
 	return NULL;
 }
 
-int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max)
+/* Into events[] or, when NULL, counters[]. */
+static int parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
+                      struct upmc_counter *counters, unsigned max)
 {
 	unsigned n = 0;
 	const char *p = spec;
@@ -351,14 +353,30 @@ int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
 			len = UPMC_NAME_MAX; /* parse_item() reports it */
 		memcpy(item, p, len);
 		item[len] = '\0';
-		err = parse_item(item, flags, &events[n]);
+		err = parse_item(item, flags, events ? &events[n] : &counters[n].event);
 		if (err < 0)
 			return err;
+		if (counters && counters[n].event.missing) {
+			counters[n].path = UPMC_PATH_UNAVAILABLE;
+			upmc_format(counters[n].reason, sizeof(counters[n].reason), "%s",
+			            upmc_last_error());
+		}
 		n++;
 		if (!end)
 			return (int)n;
 		p = end + 1;
 	}
+}
+
+int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max)
+{
+	return parse_spec(spec, flags, events, NULL, max);
+}
+
+int upmc_parse_counters(const char *spec, unsigned flags, struct upmc_counter *counters,
+                        unsigned max)
+{
+	return parse_spec(spec, flags, NULL, counters, max);
 }
 
 UPMC_API int upmc_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg)

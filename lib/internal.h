@@ -55,6 +55,11 @@ struct upmc_set_state {
 /* Parses spec into at most max events; returns how many, or -errno. */
 int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max);
 
+/* The same into counters[].event; the counter of an event whose PMU is
+ * missing (UPMC_OPT_TIME_ONLY) is unavailable, for the reason parsing gave. */
+int upmc_parse_counters(const char *spec, unsigned flags, struct upmc_counter *counters,
+                        unsigned max);
+
 /* Sets the default privilege levels, then applies ":u", ":k" or ":uk". */
 void upmc_event_levels(struct upmc_event *ev, unsigned flags);
 int upmc_event_modifiers(const char *mods, const char *whole, struct upmc_event *ev);
@@ -88,12 +93,11 @@ int upmc_check_struct_size(const void *s, size_t size, size_t known, const char 
  * from, for the sentence); 0, or -EINVAL after upmc_fail(). */
 int upmc_check_open_flags(unsigned flags, const char *what);
 
-/* fork(): lib/set.c's handlers call lib/zone.c's part (its locks, and
- * the child's view of the profile); upmc_watch_fork() installs them, once. */
+/* fork(): lib/set.c's handlers (upmc_fork_*) call lib/zone.c's part: its
+ * locks, and the child's view of the profile. */
 void upmc_zone_fork_prepare(void);
 void upmc_zone_fork_parent(void);
 void upmc_zone_fork_child(void);
-void upmc_watch_fork(void);
 
 /* s with control bytes written as \xNN, for sentences that quote input. */
 void upmc_printable(char *out, size_t size, const char *s);

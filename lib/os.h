@@ -30,13 +30,23 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
  * In a forked child (lib/set.c knows which sets): frees what upmc_os_open()
  * allocated without closing or unmapping anything. The child did not get
  * the parent's mappings, and its copies of the descriptors may have been
- * closed and their numbers reused.
+ * closed and their numbers reused. (os/portable/thread.c where POSIX.)
  */
 void upmc_os_abandon(struct upmc_set *set);
 
-/* Runs prepare before every fork(), parent and child after it in each
- * process (pthread_atfork); nothing where the OS has no fork(). */
-void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void));
+/*
+ * Has every later fork() call upmc_fork_prepare() before it, and
+ * upmc_fork_parent() and upmc_fork_child() after it in each process
+ * (pthread_atfork). The first call registers them, once per process, and
+ * every call returns after that (pthread_once); nothing where the OS has
+ * no fork(). (os/portable/thread.c where POSIX.)
+ */
+void upmc_os_watch_fork(void);
+
+/* lib/set.c: what fork() calls once upmc_os_watch_fork() has been called. */
+void upmc_fork_prepare(void);
+void upmc_fork_parent(void);
+void upmc_fork_child(void);
 
 /* The kernel's timestamp-to-ns factors, when it publishes them; -ENOTSUP if not. */
 int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock);

@@ -67,7 +67,6 @@ UPMC_API const void *upmc_thread(void)
  */
 static atomic_flag registry_lock = ATOMIC_FLAG_INIT;
 static struct upmc_set *registry;
-static int watching_fork;
 
 static void lock_registry(void)
 {
@@ -81,20 +80,20 @@ static void unlock_registry(void)
 }
 
 /* The zones' locks nest outside the registry's: taken first, released last. */
-static void fork_prepare(void)
+void upmc_fork_prepare(void)
 {
 	upmc_zone_fork_prepare();
 	lock_registry();
 }
 
-static void fork_parent(void)
+void upmc_fork_parent(void)
 {
 	unlock_registry();
 	upmc_zone_fork_parent();
 }
 
 /* In the child: every set is the parent's. Stores only (async-signal-safe). */
-static void forked_child(void)
+void upmc_fork_child(void)
 {
 	struct upmc_set *set;
 	unsigned i;
@@ -113,27 +112,12 @@ static void forked_child(void)
 	upmc_zone_fork_child();
 }
 
-/* Under the registry lock. */
-static void watch_fork(void)
-{
-	if (!watching_fork) {
-		upmc_os_at_fork(fork_prepare, fork_parent, forked_child);
-		watching_fork = 1;
-	}
-}
-
-/* For a profile of zones, which may open no set (time only). */
-void upmc_watch_fork(void)
-{
-	lock_registry();
-	watch_fork();
-	unlock_registry();
-}
-
 static void enter(struct upmc_set *set)
 {
+	/* Before the lock: a fork() while the handlers are registered finds
+	 * the registry unlocked (and empty, when this is the first set). */
+	upmc_os_watch_fork();
 	lock_registry();
-	watch_fork();
 	set->state->next = registry;
 	if (registry)
 		registry->state->prev = set;
@@ -316,20 +300,8 @@ static void set_summary(struct upmc_set *set)
 	upmc_format(out, size, "%u counter%s: %s; %s", set->n, set->n > 1 ? "s" : "", parts, why);
 }
 
-/* An event whose PMU this machine lacks (UPMC_OPT_TIME_ONLY) is unavailable,
- * for the reason resolving it gives; the OS layer leaves it unopened. */
-static void mark_missing(struct upmc_counter *c, unsigned flags)
-{
-	struct upmc_event scratch = c->event;
-
-	upmc_os_resolve_event(c->event.name, flags, &scratch);
-	c->path = UPMC_PATH_UNAVAILABLE;
-	upmc_format(c->reason, sizeof(c->reason), "%s", upmc_last_error());
-}
-
 UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upmc_options *opts)
 {
-	struct upmc_event events[UPMC_MAX_COUNTERS];
 	struct upmc_set *set;
 	unsigned flags, i;
 	int n, err;
@@ -340,18 +312,19 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 	err = read_options(opts, &flags);
 	if (err < 0)
 		return err;
-	n = upmc_parse_spec(spec, flags, events, UPMC_MAX_COUNTERS);
-	if (n < 0)
-		return n;
-	set = set_alloc((unsigned)n);
+	set = set_alloc(0);
 	if (!set)
 		return upmc_fail(-ENOMEM, "out of memory allocating a set");
-	for (i = 0; i < set->n; i++) {
-		set->state->counter[i].event = events[i];
-		set->state->counter[i].ratio = 1;
-		if (events[i].missing)
-			mark_missing(&set->state->counter[i], flags);
+	/* An event whose PMU is missing is unavailable: the OS layer leaves
+	 * it unopened. */
+	n = upmc_parse_counters(spec, flags, set->state->counter, UPMC_MAX_COUNTERS);
+	if (n < 0) {
+		free(set);
+		return n;
 	}
+	set->n = (unsigned)n;
+	for (i = 0; i < set->n; i++)
+		set->state->counter[i].ratio = 1;
 	err = upmc_os_open(set, flags);
 	if (err < 0) {
 		free(set);

@@ -563,7 +563,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	if (err == 0) {
 		p->pid = upmc_os_process_id();
 		p->t_open = upmc_timestamp();
-		upmc_watch_fork();
+		upmc_os_watch_fork(); /* a time-only profile opens no set that would */
 		err = prepare_thread(p, set, &t);
 	}
 	if (err == 0) {

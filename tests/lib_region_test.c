@@ -147,12 +147,12 @@ static void seven_counts(void *arg)
 TEST(bench, per_call_counts_with_the_bias_removed)
 {
 	struct upmc_set *set = open_sim("instructions,cycles", 23);
-	struct upmc_bench_options opts = {sizeof(opts), 10, 0, 1000, 15};
+	struct upmc_bench_options opts = {sizeof(opts), 10, 0, 10, 15};
 	struct upmc_bench_result res;
 
 	ASSERT(set);
 	ASSERT_MSG(upmc_bench(set, seven_counts, NULL, &opts, &res) == 0, "%s", upmc_last_error());
-	EXPECT_EQ(res.repeats, 10); /* min_ns 0: the first batch is long enough */
+	EXPECT_EQ(res.repeats, 10); /* max_repeats: the first batch is the last */
 	EXPECT_EQ(res.samples, 15);
 	EXPECT(res.counter[0].min == 7 && res.counter[0].median == 7 && res.counter[0].max == 7);
 	EXPECT(res.counter[1].median == 0);
@@ -341,6 +341,31 @@ TEST(bench, grows_the_batch_tenfold_up_to_max_repeats)
 	opts.size = 4;
 	EXPECT_EQ(upmc_bench(set, counted_call, NULL, &opts, &res), -EINVAL);
 	EXPECT_CONTAINS(upmc_last_error(), "sizeof(struct upmc_bench_options)");
+	upmc_close(set);
+}
+
+/*
+ * Zero options are the defaults: min_ns 0 is 1 ms, so a call of a few ns is
+ * batched (with min_ns taken as 0 the first batch, one call, would do).
+ * A batch of one call outlasts 1 ms only when the thread is preempted
+ * right there: three tries keep the host's load out of it.
+ */
+TEST(bench, zero_options_are_the_defaults)
+{
+	struct upmc_set *set = open_sim("instructions", 0);
+	struct upmc_bench_options opts = {sizeof(opts), 0, 0, 0, 0};
+	struct upmc_bench_result res;
+	int tries;
+
+	ASSERT(set);
+	for (tries = 0; tries < 3; tries++) {
+		ASSERT_MSG(upmc_bench(set, counted_call, NULL, &opts, &res) == 0, "%s",
+		           upmc_last_error());
+		if (res.repeats > 1)
+			break;
+	}
+	EXPECT_MSG(res.repeats > 1, "%llu calls per batch", (unsigned long long)res.repeats);
+	EXPECT_EQ(res.samples, 31);
 	upmc_close(set);
 }
 

@@ -5,7 +5,8 @@
 
 It takes the harness's FIGURE lines of the `-cpu max` boot (exact
 instructions per call: upmc_read_n, upmc_read and the uapi loop run once
-per counter) and draws them beside the target of 10k + 4 instructions.
+per counter) and draws them beside upmc_read_n's target, which the same
+lines carry ("target <= 14": tests/hw/hwcheck.c's read_n_target).
 No plotting library: the SVG is written by hand.
 """
 import re
@@ -15,11 +16,12 @@ SERIES = [  # (label in the FIGURE lines, legend, colour, dashed)
     ("uapi loop", "uapi header's loop, once per counter", "#d62728", False),
     ("upmc_read", "upmc_read (size known at run time)", "#1f77b4", False),
     ("upmc_read_n", "upmc_read_n (size a constant)", "#2ca02c", False),
-    ("target", "target: 10k + 4", "#7f7f7f", True),
+    ("target", "target of upmc_read_n", "#7f7f7f", True),
 ]
 LINE = re.compile(
     r"^FIGURE arm64-max: (upmc_read_n|upmc_read), (\d+) counters?: ([\d.]+) instructions")
 UAPI = re.compile(r"uapi loop ([\d.]+)")
+TARGET = re.compile(r"target <= (\d+)")
 
 
 def read_points(lines):
@@ -30,10 +32,12 @@ def read_points(lines):
             continue
         name, k, cost = m.group(1), int(m.group(2)), float(m.group(3))
         uapi = UAPI.search(line)
+        target = TARGET.search(line)
         points[name][k] = cost
         if uapi:
             points["uapi loop"][k] = float(uapi.group(1))
-        points["target"][k] = 10 * k + 4
+        if name == "upmc_read_n" and target:
+            points["target"][k] = float(target.group(1))
     return points
 
 
@@ -68,6 +72,8 @@ def svg(points):
                % ((top + height - bottom) / 2, (top + height - bottom) / 2))
     for i, (label, legend, colour, dashed) in enumerate(SERIES):
         pts = sorted(points[label].items())
+        if label == "target":
+            legend += ": " + " / ".join("%d" % v for _, v in pts)
         dash = ' stroke-dasharray="6 4"' if dashed else ""
         out.append('<polyline fill="none" stroke="%s" stroke-width="2"%s points="%s"/>'
                    % (colour, dash, " ".join("%.1f,%.1f" % (x(k), y(v)) for k, v in pts)))

@@ -5,7 +5,7 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <linux/perf_event.h>
-#include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -165,6 +165,17 @@ static int open_part(const struct upmc_event *ev, struct upmc_linux_attr *plan, 
 	return fd;
 }
 
+/* Does the plan open an event on a core PMU (those pmu_counts() checks)? */
+static int on_core_pmu(const struct upmc_linux_attr *plan, unsigned n)
+{
+	unsigned k;
+
+	for (k = 0; k < n; k++)
+		if (plan[k].core >= 0)
+			return 1;
+	return 0;
+}
+
 /* Opens counter i (one event per core PMU it needs); 0 or errno. */
 static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, unsigned flags,
                         const struct upmc_linux_probe *probe)
@@ -174,7 +185,7 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 	unsigned k, n = upmc_linux_plan(&c->event, probe, flags, plan);
 	unsigned first_ev = ls->n_ev, first_grp = ls->n_grp;
 
-	if (ls->pmu_dead && c->event.type != UPMC_TYPE_SOFTWARE) {
+	if (ls->pmu_dead && on_core_pmu(plan, n)) {
 		upmc_linux_explain_dead_pmu(c->reason, sizeof(c->reason), &c->event, probe);
 		return ENODEV;
 	}
@@ -381,47 +392,106 @@ static void mark_unavailable(struct upmc_set *set, struct linux_set *ls, const c
 	ls->n_grp = 0;
 }
 
-static int has_core_events(const struct upmc_set *set, const struct upmc_linux_probe *probe)
+/* A counter to be opened on a core PMU (not one set.c found missing). */
+static int has_core_events(const struct upmc_set *set, const struct upmc_linux_probe *probe,
+                           unsigned flags)
+{
+	struct upmc_linux_attr plan[UPMC_LINUX_MAX_CORE_PMUS];
+	unsigned i;
+
+	for (i = 0; probe->n_core && i < set->n; i++) {
+		const struct upmc_counter *c = &set->state->counter[i];
+		if (c->path != UPMC_PATH_UNAVAILABLE &&
+		    on_core_pmu(plan, upmc_linux_plan(&c->event, probe, flags, plan)))
+			return 1;
+	}
+	return 0;
+}
+
+/*
+ * pmu_counts()'s verdict on each core PMU, kept for the process: a PMU
+ * that counted goes on counting, one that ran and counted nothing stays
+ * dead (the fake kernel's change between tests: it calls
+ * upmc_linux_forget_pmu_checks()). An entry is the PMU's type << 2 | its
+ * verdict, written once by compare-and-swap (no lock for fork() to find
+ * held); 0 is free. A PMU the check's event did not run on gets none.
+ */
+enum { PMU_COUNTS = 1, PMU_DEAD = 2 };
+static _Atomic uint64_t pmu_verdicts[2 * UPMC_LINUX_MAX_CORE_PMUS];
+
+static int pmu_verdict(uint32_t type)
 {
 	unsigned i;
 
-	for (i = 0; probe->n_core && i < set->n; i++)
-		if (set->state->counter[i].event.type != UPMC_TYPE_SOFTWARE)
-			return 1;
+	for (i = 0; i < sizeof(pmu_verdicts) / sizeof(pmu_verdicts[0]); i++) {
+		uint64_t v = atomic_load(&pmu_verdicts[i]);
+		if (v && v >> 2 == type)
+			return (int)(v & 3);
+	}
 	return 0;
+}
+
+static void keep_pmu_verdict(uint32_t type, int verdict)
+{
+	uint64_t entry = (uint64_t)type << 2 | (unsigned)verdict;
+	unsigned i;
+
+	for (i = 0; i < sizeof(pmu_verdicts) / sizeof(pmu_verdicts[0]); i++) {
+		uint64_t v = 0;
+		if (atomic_compare_exchange_strong(&pmu_verdicts[i], &v, entry) || v >> 2 == type)
+			return;
+	}
+}
+
+void upmc_linux_forget_pmu_checks(void)
+{
+	unsigned i;
+
+	for (i = 0; i < sizeof(pmu_verdicts) / sizeof(pmu_verdicts[0]); i++)
+		atomic_store(&pmu_verdicts[i], 0);
 }
 
 /*
  * A virtual PMU can take events and never count them. A known loop must
  * count user-mode instructions on some core type: 0 when it counted none
  * while on the PMU, 1 when it did (or the check could not run: the set's
- * own open then says why).
+ * own open then says why). PMUs with a verdict are not checked again.
  */
 static int pmu_counts(const struct upmc_linux_probe *probe)
 {
 	struct upmc_event ev = {.name = "instructions:u", .config = 1, .generic = 1};
 	struct upmc_linux_attr plan[UPMC_LINUX_MAX_CORE_PMUS];
 	unsigned k, n = upmc_linux_plan(&ev, probe, UPMC_OPT_FORCE_SYSCALL, plan);
-	uint64_t sum = 0, ran = 0, buf[4]; /* nr, enabled, running, value */
-	int fd[UPMC_LINUX_MAX_CORE_PMUS];
+	uint64_t buf[4]; /* nr, enabled, running, value */
+	int fd[UPMC_LINUX_MAX_CORE_PMUS], verdict[UPMC_LINUX_MAX_CORE_PMUS];
+	int opened = 0, counted = 0, ran = 0;
 	volatile unsigned loop;
 
 	ev.exclude_kernel = 1;
-	for (k = 0; k < n; k++)
-		if ((fd[k] = open_event(&ev, &plan[k], -1, 0)) >= 0)
-			upmc_sys_ioctl(fd[k], PERF_EVENT_IOC_ENABLE, 0);
-	for (loop = 0; loop < 10000; loop++)
+	for (k = 0; k < n; k++) {
+		verdict[k] = plan[k].core >= 0 ? pmu_verdict(probe->core_type[plan[k].core]) : 0;
+		if (verdict[k] == PMU_COUNTS)
+			return 1;
+	}
+	for (k = 0; k < n; k++) {
+		fd[k] = verdict[k] ? -1 : open_event(&ev, &plan[k], -1, 0);
+		if (fd[k] >= 0 && upmc_sys_ioctl(fd[k], PERF_EVENT_IOC_ENABLE, 0) == 0)
+			opened = 1;
+	}
+	for (loop = 0; opened && loop < 10000; loop++)
 		;
 	for (k = 0; k < n; k++) {
-		if (fd[k] < 0)
-			continue;
-		if (upmc_sys_read(fd[k], buf, sizeof(buf)) == (ssize_t)sizeof(buf)) {
-			sum += buf[3];
-			ran += buf[2];
+		if (fd[k] >= 0) {
+			if (upmc_sys_read(fd[k], buf, sizeof(buf)) == (ssize_t)sizeof(buf))
+				verdict[k] = buf[3] ? PMU_COUNTS : buf[2] ? PMU_DEAD : 0;
+			upmc_sys_close(fd[k]);
+			if (verdict[k] && plan[k].core >= 0)
+				keep_pmu_verdict(probe->core_type[plan[k].core], verdict[k]);
 		}
-		upmc_sys_close(fd[k]);
+		counted |= verdict[k] == PMU_COUNTS;
+		ran |= verdict[k] == PMU_DEAD;
 	}
-	return sum || !ran;
+	return counted || !ran;
 }
 
 static const char pinned_failed[] =
@@ -451,7 +521,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 	ls->multiplex = !!(flags & UPMC_OPT_MULTIPLEX);
 	upmc_linux_probe(&probe);
 	ls->hybrid = probe.n_core > 1;
-	ls->pmu_dead = has_core_events(set, &probe) && !pmu_counts(&probe);
+	ls->pmu_dead = has_core_events(set, &probe, flags) && !pmu_counts(&probe);
 	err = ls->hybrid && ls->multiplex
 	              ? upmc_fail(-EOPNOTSUPP,
 	                          "UPMC_OPT_MULTIPLEX on a hybrid CPU (%s, %s): open a set "
@@ -490,17 +560,6 @@ void upmc_os_close(struct upmc_set *set)
 	set->user_n = 0;
 	release(ls);
 	set->state->os = NULL;
-}
-
-void upmc_os_abandon(struct upmc_set *set)
-{
-	free(set->state->os); /* its descriptors and pages are not the child's */
-	set->state->os = NULL;
-}
-
-void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
-{
-	pthread_atfork(prepare, parent, child);
 }
 
 /* The sum of the group's page locks, or 0 when a member has no page. */

@@ -4,8 +4,6 @@
  * upmc_macos_api() loads. Compiles anywhere; tests supply a fake table.
  */
 #include <errno.h>
-#include <pthread.h>
-#include <stdlib.h>
 
 #include "lib/os.h"
 #include "os/macos/kpc.h"
@@ -21,18 +19,6 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 void upmc_os_close(struct upmc_set *set)
 {
 	upmc_kpc_close(set);
-}
-
-/* The child keeps the parent's counters forced: only memory is freed. */
-void upmc_os_abandon(struct upmc_set *set)
-{
-	free(set->state->os);
-	set->state->os = NULL;
-}
-
-void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
-{
-	pthread_atfork(prepare, parent, child);
 }
 
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)

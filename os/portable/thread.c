@@ -2,26 +2,47 @@
 /*
  * Threads, for every OS layer: a call when a thread exits (a pthread key's
  * destructor; a fiber-local slot's callback on Windows), the zone
- * collector's mutex and the OS's ids.
+ * collector's mutex and the OS's ids; for POSIX layers, fork() (Windows'
+ * layer has its own).
  */
 #ifndef _WIN32
 #define _GNU_SOURCE
 #endif
 #include <errno.h>
+#include <stdatomic.h>
 
 #include "lib/os.h"
+
+/* The thread-exit call: the first caller's, for the process (lib/zone.c
+ * passes one function); a store by every caller would race the calls. */
+static _Atomic(void (*)(void *)) exit_fn;
+
+static int keep_exit_fn(void (*fn)(void *))
+{
+	void (*kept)(void *) = NULL;
+
+	if (atomic_compare_exchange_strong(&exit_fn, &kept, fn) || kept == fn)
+		return 0;
+	return upmc_fail(-EINVAL, "upmc_os_at_thread_exit: one thread-exit function per process");
+}
+
+static void call_exit_fn(void *arg)
+{
+	void (*fn)(void *) = atomic_load(&exit_fn);
+
+	if (arg && fn)
+		fn(arg);
+}
 
 #ifdef _WIN32
 #include <windows.h>
 
 static DWORD slot = FLS_OUT_OF_INDEXES;
 static INIT_ONCE slot_once = INIT_ONCE_STATIC_INIT;
-static void (*exit_fn)(void *);
 
 static void NTAPI thread_exited(void *arg)
 {
-	if (arg && exit_fn)
-		exit_fn(arg);
+	call_exit_fn(arg);
 }
 
 static BOOL CALLBACK make_slot(INIT_ONCE *once, void *param, void **context)
@@ -35,10 +56,14 @@ static BOOL CALLBACK make_slot(INIT_ONCE *once, void *param, void **context)
 
 int upmc_os_at_thread_exit(void (*fn)(void *), void *arg)
 {
+	int err;
+
 	InitOnceExecuteOnce(&slot_once, make_slot, NULL, NULL);
 	if (slot == FLS_OUT_OF_INDEXES)
 		return upmc_fail(-EAGAIN, "no fiber-local slot is left for the thread-exit call");
-	exit_fn = fn;
+	err = keep_exit_fn(fn);
+	if (err < 0)
+		return err;
 	return FlsSetValue(slot, arg) ? 0 : upmc_fail(-ENOMEM, "FlsSetValue failed");
 }
 
@@ -66,6 +91,7 @@ uint64_t upmc_os_thread_id(void)
 
 #else
 #include <pthread.h>
+#include <stdlib.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -74,17 +100,10 @@ uint64_t upmc_os_thread_id(void)
 static pthread_key_t key;
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
 static int key_err;
-static void (*exit_fn)(void *);
-
-static void thread_exited(void *arg)
-{
-	if (exit_fn)
-		exit_fn(arg);
-}
 
 static void make_key(void)
 {
-	key_err = pthread_key_create(&key, thread_exited);
+	key_err = pthread_key_create(&key, call_exit_fn);
 }
 
 int upmc_os_at_thread_exit(void (*fn)(void *), void *arg)
@@ -94,7 +113,9 @@ int upmc_os_at_thread_exit(void (*fn)(void *), void *arg)
 	pthread_once(&key_once, make_key);
 	if (key_err)
 		return upmc_fail(-key_err, "no pthread key is left for the thread-exit call");
-	exit_fn = fn;
+	err = keep_exit_fn(fn);
+	if (err < 0)
+		return err;
 	err = pthread_setspecific(key, arg);
 	return err ? upmc_fail(-err, "pthread_setspecific failed") : 0;
 }
@@ -127,5 +148,25 @@ uint64_t upmc_os_thread_id(void)
 #else
 	return (uint64_t)(uintptr_t)pthread_self();
 #endif
+}
+
+/* The child keeps nothing of the parent's set but memory, freed here: its
+ * descriptors and pages are not the child's (lib/set.c). */
+void upmc_os_abandon(struct upmc_set *set)
+{
+	free(set->state->os);
+	set->state->os = NULL;
+}
+
+static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
+
+static void register_fork_calls(void)
+{
+	pthread_atfork(upmc_fork_prepare, upmc_fork_parent, upmc_fork_child);
+}
+
+void upmc_os_watch_fork(void)
+{
+	pthread_once(&fork_once, register_fork_calls);
 }
 #endif

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * upmc_measure_call() on Windows, the seed's way: the call runs on a fresh
+ * upmc_measure_call() on Windows, MiniPerf's way: the call runs on a fresh
  * thread pinned to one CPU while an ETW session samples the PMU at every
  * context switch; the thread's counts are the sums over its time slices.
  * Anything that stops ETW (no administrator, no PMC source, ERROR_BUSY,

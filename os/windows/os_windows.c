@@ -56,11 +56,8 @@ void upmc_os_abandon(struct upmc_set *set)
 }
 
 /* Windows has no fork(). */
-void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
+void upmc_os_watch_fork(void)
 {
-	(void)prepare;
-	(void)parent;
-	(void)child;
 }
 
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)

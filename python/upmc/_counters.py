@@ -1,8 +1,10 @@
 # SPDX-License-Identifier: MIT
 """Counters: a set of the calling thread's counters, read around a block."""
 import ctypes
+import errno
 import weakref
 from collections import namedtuple
+from threading import get_ident
 
 from ._lib import LIST_FN, NOT_COUNTED, Error, Options, closed, fail, lib, unchecked
 
@@ -90,6 +92,7 @@ class Counters:
         self.summary = _text(lib.upmc_summary(self._set))
         self._buf = (ctypes.c_uint64 * n)()
         self._handle = ctypes.c_void_p(self._set)
+        self._thread = get_ident()
         self.values = self.ns = self.ratios = None
         self._start = self._t0 = None
 
@@ -108,6 +111,12 @@ class Counters:
         handle = self._handle
         if handle is None:  # NULL would crash the inline reader
             raise closed("upmc.Counters")
+        # The inline reader does not check the thread (the C slow path
+        # does): in another thread it would read that CPU's counter (x86)
+        # or trap (arm64).
+        if get_ident() != self._thread:
+            raise Error(errno.EPERM, "upmc.Counters.read: the set was opened by another "
+                        "thread and counts that thread only: open one set per thread")
         n = _read(handle, self._buf)
         if n < 0:
             fail(n)

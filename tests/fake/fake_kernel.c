@@ -10,6 +10,8 @@
 
 #include "os/linux/sys.h"
 #include "tests/fake/fake_kernel.h"
+/* after the seam that fake_kernel.h includes first */
+#include "os/linux/probe.h"
 
 struct fake_kernel fake;
 
@@ -80,6 +82,7 @@ void fake_boot(const char *fixture)
 	for (i = 0; i < FAKE_MAX_EVENTS; i++)
 		free(fake.ev[i].page);
 	memset(&fake, 0, sizeof(fake));
+	upmc_linux_forget_pmu_checks(); /* a new machine */
 	snprintf(root, sizeof(root), "tests/fixtures/%s", fixture);
 	setenv("UPMC_FS_ROOT", root, 1);
 	snprintf(dir, sizeof(dir), "%s/sys/bus/event_source/devices", root);
@@ -591,6 +594,7 @@ int upmc_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, i
 	(void)pid;
 	(void)cpu;
 	syscall_entry();
+	fake.opens++;
 	/* perf_copy_attr(): what the caller's size covers, the rest zero */
 	memset(&copy, 0, sizeof(copy));
 	memcpy(&copy, attr, size < sizeof(copy) ? size : sizeof(copy));

@@ -80,6 +80,7 @@ struct fake_kernel {
 	unsigned faults;        /* ... of a counter this core type lacks: #GP or SIGILL */
 	unsigned metric_reads;  /* ... of PERF_METRICS (x86 topdown) */
 	unsigned reads;         /* read(2) calls */
+	unsigned opens;         /* perf_event_open calls */
 	/* Runs at each user-space counter read, before it: a kernel update
 	 * between the reader's load of the index and its counter read. */
 	void (*before_counter_read)(unsigned nth);

@@ -372,7 +372,7 @@ static double cost_of_region_folded(struct upmc_set *counting, double read_cost,
 /*
  * An exact count (deterministic under the emulator): a check against the
  * ceiling it must not pass (what the reader costs now, so that it cannot
- * grow unnoticed), with the issue's target and the uapi baseline beside it.
+ * grow unnoticed), with the target and the uapi baseline beside it.
  */
 static void report_cost(const char *what, double got, double ceiling, double target,
                         double baseline)

@@ -1,7 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <pthread.h>
 #include <string.h>
 #include <sys/syscall.h>
 #include <unistd.h>
@@ -174,16 +173,6 @@ void upmc_os_close(struct upmc_set *set)
 {
 	set->user_n = 0;
 	sim.n = 0;
-}
-
-void upmc_os_abandon(struct upmc_set *set)
-{
-	(void)set; /* nothing allocated */
-}
-
-void upmc_os_at_fork(void (*prepare)(void), void (*parent)(void), void (*child)(void))
-{
-	pthread_atfork(prepare, parent, child);
 }
 
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)

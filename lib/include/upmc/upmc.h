@@ -2,15 +2,22 @@
 /*
  * upmc: CPU performance counters read from user space.
  *
+ *   struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
  *   struct upmc_set *set;
  *   uint64_t a[3], b[3];
- *   if (upmc_open(&set, "cycles,instructions,branch-misses", NULL) < 0)
+ *   if (upmc_open(&set, "cycles,instructions,branch-misses", &opts) < 0) {
  *           fprintf(stderr, "upmc: %s\n", upmc_last_error());
+ *           return 1;
+ *   }
  *   upmc_read(set, a);
  *   work();
  *   upmc_read(set, b);
  *   printf("%s\n", upmc_summary(set));
  *   upmc_close(set);
+ *
+ * With UPMC_OPT_TIME_ONLY a counter the machine cannot count stays in the
+ * set and reads UPMC_NOT_COUNTED (upmc_counter_reason() says why); without
+ * it, the open fails.
  *
  * Functions return 0 (or a count) on success and a negative errno on
  * failure; upmc_last_error() then holds a sentence with the cause and the fix.
