@@ -146,29 +146,45 @@ TEST(zone, a_machine_without_counters_says_so)
 	upmc_profile_close(p);
 }
 
-struct slow_visit {
-	struct upmc_profile *p;
+/* Flags one thread raises and another waits for. */
+struct flags {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;
-	int inside, started, collected;
-	uint64_t wall_ns, cpu_ns;
+	int up[2];
 };
 
-static void set_flag(struct slow_visit *v, int *flag)
+#define FLAGS_INIT                                                   \
+	{                                                            \
+		PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, \
+		{                                                    \
+			0, 0                                         \
+		}                                                    \
+	}
+
+static void raise_flag(struct flags *f, int i)
 {
-	pthread_mutex_lock(&v->lock);
-	*flag = 1;
-	pthread_cond_broadcast(&v->cond);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_lock(&f->lock);
+	f->up[i] = 1;
+	pthread_cond_broadcast(&f->cond);
+	pthread_mutex_unlock(&f->lock);
 }
 
-static void wait_flag(struct slow_visit *v, const int *flag)
+static void wait_flag(struct flags *f, int i)
 {
-	pthread_mutex_lock(&v->lock);
-	while (!*flag)
-		pthread_cond_wait(&v->cond, &v->lock);
-	pthread_mutex_unlock(&v->lock);
+	pthread_mutex_lock(&f->lock);
+	while (!f->up[i])
+		pthread_cond_wait(&f->cond, &f->lock);
+	pthread_mutex_unlock(&f->lock);
 }
+
+enum { INSIDE, COLLECTING }; /* a slow visit's flags */
+
+struct slow_visit {
+	struct upmc_profile *p;
+	struct flags flags;
+	int collected;
+	uint64_t wall_ns, cpu_ns;
+};
 
 /* Holds the collector until the other thread is collecting, and 100 ms more. */
 static int visit_slowly(const struct upmc_zone_info *z, void *arg)
@@ -177,8 +193,8 @@ static int visit_slowly(const struct upmc_zone_info *z, void *arg)
 	struct timespec pause = {0, 100 * 1000 * 1000};
 
 	(void)z;
-	set_flag(v, &v->inside);
-	wait_flag(v, &v->started);
+	raise_flag(&v->flags, INSIDE);
+	wait_flag(&v->flags, COLLECTING);
 	nanosleep(&pause, NULL);
 	return 1;
 }
@@ -188,10 +204,10 @@ static void *collect_meanwhile(void *arg)
 	struct slow_visit *v = arg;
 	uint64_t wall, cpu;
 
-	wait_flag(v, &v->inside);
+	wait_flag(&v->flags, INSIDE);
 	wall = monotonic_raw_ns();
 	cpu = thread_cpu_ns();
-	set_flag(v, &v->started);
+	raise_flag(&v->flags, COLLECTING);
 	v->collected = upmc_profile_collect(v->p);
 	v->cpu_ns = thread_cpu_ns() - cpu;
 	v->wall_ns = monotonic_raw_ns() - wall;
@@ -202,8 +218,7 @@ static void *collect_meanwhile(void *arg)
  * export) sleeps: it uses next to no CPU time while it waits. */
 TEST(zone, a_collector_waiting_for_another_sleeps)
 {
-	struct slow_visit v = {
-	        NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
+	struct slow_visit v = {NULL, FLAGS_INIT, 0, 0, 0};
 	pthread_t t;
 
 	ASSERT(upmc_profile_open(&v.p, NULL, NULL) == 0);
@@ -249,27 +264,27 @@ static void *visit_meanwhile(void *arg)
  * function): the child can collect and close. */
 TEST(zone, fork_while_another_thread_collects)
 {
-	struct slow_visit v = {
-	        NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0};
+	struct slow_visit v = {NULL, FLAGS_INIT, 0, 0, 0};
 	char why[256];
 	pthread_t t;
 
 	ASSERT(upmc_profile_open(&v.p, NULL, NULL) == 0);
 	upmc_zone_begin(&idle_loc);
 	upmc_zone_end();
-	v.started = 1; /* visit_slowly holds the collector 100 ms */
+	v.flags.up[COLLECTING] = 1; /* visit_slowly holds the collector 100 ms */
 	ASSERT(pthread_create(&t, NULL, visit_meanwhile, &v) == 0);
-	wait_flag(&v, &v.inside);
+	wait_flag(&v.flags, INSIDE);
 	run_in_child(collect_in_the_child, v.p, why, sizeof(why));
 	EXPECT_MSG(!why[0], "in the child: %s", why);
 	pthread_join(t, NULL);
 	upmc_profile_close(v.p);
 }
 
+enum { RECORDED, GO_ON }; /* a forking test's flags */
+
 struct forking {
 	struct upmc_profile *p;
-	struct slow_visit steps; /* its flags: recorded, go on */
-	int recorded, go_on;
+	struct flags flags;
 };
 
 static void *record_across_a_fork(void *arg)
@@ -278,8 +293,8 @@ static void *record_across_a_fork(void *arg)
 
 	upmc_zone_begin(&touch_loc);
 	upmc_zone_end();
-	set_flag(&f->steps, &f->recorded);
-	wait_flag(&f->steps, &f->go_on);
+	raise_flag(&f->flags, RECORDED);
+	wait_flag(&f->flags, GO_ON);
 	upmc_zone_begin(&touch_loc); /* after the fork, in the parent */
 	upmc_zone_end();
 	return NULL;
@@ -315,11 +330,7 @@ static const char *records_nothing_into_the_parents(void *arg)
  * own. The parent goes on as before. */
 TEST(zone, a_forked_child_records_nothing_into_the_parents_profile)
 {
-	struct forking f = {
-	        NULL,
-	        {NULL, PTHREAD_MUTEX_INITIALIZER, PTHREAD_COND_INITIALIZER, 0, 0, 0, 0, 0},
-	        0,
-	        0};
+	struct forking f = {NULL, FLAGS_INIT};
 	struct upmc_profile_stats st;
 	char why[256];
 	pthread_t t;
@@ -328,10 +339,10 @@ TEST(zone, a_forked_child_records_nothing_into_the_parents_profile)
 	upmc_zone_begin(&idle_loc);
 	upmc_zone_end();
 	ASSERT(pthread_create(&t, NULL, record_across_a_fork, &f) == 0);
-	wait_flag(&f.steps, &f.recorded);
+	wait_flag(&f.flags, RECORDED);
 	run_in_child(records_nothing_into_the_parents, f.p, why, sizeof(why));
 	EXPECT_MSG(!why[0], "in the child: %s", why);
-	set_flag(&f.steps, &f.go_on);
+	raise_flag(&f.flags, GO_ON);
 	pthread_join(t, NULL);
 	upmc_zone_begin(&idle_loc);
 	upmc_zone_end();
