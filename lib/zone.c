@@ -596,6 +596,16 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
  * its file and upmc_profile_zones() across the caller's function, and a
  * thread waiting for them should sleep, not spin.
  */
+void upmc_zone_collector_lock(void)
+{
+	upmc_os_collector_lock();
+}
+
+void upmc_zone_collector_unlock(void)
+{
+	upmc_os_collector_unlock();
+}
+
 /*
  * fork() (lib/set.c's handlers call these): the locks are taken before it,
  * in the order they nest (the collector's, then the zone lock), so that no
@@ -633,23 +643,13 @@ void upmc_zone_fork_child(void)
 			t->state = ZONE_FINISHED;
 			t->finished = 1;
 		}
-		zone_profile = NULL;
+		set_profile(NULL);
 	}
 	if (recording)
 		zone_self = &no_thread;
 	zone_join_failed = 0;
 	zone_unlock();
 	upmc_zone_collector_unlock();
-}
-
-void upmc_zone_collector_lock(void)
-{
-	upmc_os_collector_lock();
-}
-
-void upmc_zone_collector_unlock(void)
-{
-	upmc_os_collector_unlock();
 }
 
 int upmc_zone_collect(struct upmc_profile *p, int final)
