@@ -40,7 +40,8 @@ static void *sym(const char *path, const char *name)
 static int helper(const char *name)
 {
 	return !strncmp(name, "upmc_arch_", 10) || !strcmp(name, "upmc_read_first") ||
-	       !strcmp(name, "upmc_mul_shift") || !strcmp(name, "upmc_zone_end_scope_");
+	       !strcmp(name, "upmc_locks_moved") || !strcmp(name, "upmc_mul_shift") ||
+	       !strcmp(name, "upmc_zone_end_scope_");
 }
 
 /* The function a header line declares or defines, if it does: "UPMC_API

@@ -377,6 +377,10 @@ static double cost_of_region_folded(struct upmc_set *counting, double read_cost,
 static void report_cost(const char *what, double got, double ceiling, double target,
                         double baseline)
 {
+	/* Counted over 100 calls: an instruction that the code around them
+	 * adds once (a register copy) is a hundredth; whole instructions per
+	 * call are compared. */
+	const double whole = (double)(long)(got + 0.5);
 	char ratio[48] = "", goal[48] = "";
 
 	if (baseline > 0)
@@ -384,16 +388,16 @@ static void report_cost(const char *what, double got, double ceiling, double tar
 		         got / baseline);
 	if (target > 0)
 		snprintf(goal, sizeof(goal), "; target <= %.0f %s", target,
-		         got <= target ? "met" : "missed");
+		         whole <= target ? "met" : "missed");
 	if (ceiling > 0)
-		check(got <= ceiling, "cost", "%s: %.1f instructions (ceiling %.0f)%s", what, got,
+		check(whole <= ceiling, "cost", "%s: %.2f instructions (ceiling %.0f)%s", what, got,
 		      ceiling, goal);
 	figure("%s: %.1f instructions%s%s", what, got, goal, ratio);
 }
 
 /* What regions cost now: a check that they do not grow unnoticed. */
 #define REGION_TIME_CEILING 28
-#define REGION_4_CEILING    148
+#define REGION_4_CEILING    140
 
 /* A region of the set's counters (or time-only, with set NULL), counted by
  * counting's counter 0. Target: time-only <= 24, counters <= 2 reads + 24. */
@@ -480,7 +484,7 @@ static void read2_user_cost(struct upmc_set *set)
 
 /* What zones cost now: a check that they do not grow unnoticed. */
 #define ZONE_TIME_CEILING 36
-#define ZONE_4_CEILING    154
+#define ZONE_4_CEILING    146
 
 static const struct upmc_zone_loc cost_loc = {"cost", "cost_of_zone", __FILE__, __LINE__};
 
@@ -550,7 +554,7 @@ static void costs(void)
 	                                                    cost_of_uapi4, cost_of_uapi6,
 	                                                    cost_of_uapi7, cost_of_uapi8};
 	static const double read_n_target[] = {14, 26, 48, 72, 84, 96};
-	static const double read_n_ceiling[] = {15, 26, 52, 77, 91, 104};
+	static const double read_n_ceiling[] = {14, 24, 48, 70, 84, 104};
 	struct upmc_options force = {sizeof(force), UPMC_OPT_FORCE_SYSCALL};
 	struct upmc_options force_k = {sizeof(force), UPMC_OPT_FORCE_SYSCALL | UPMC_OPT_KERNEL};
 	unsigned k;
@@ -573,7 +577,7 @@ static void costs(void)
 		/* One indirect call to the reader for the set's size. */
 		report_cost(what, cost_of_read(set), read_n + 12, read_n + 4, base);
 		if (n == 1) {
-			report_cost("upmc_read_counter", cost_of_read_counter(set), 15, 14, base);
+			report_cost("upmc_read_counter", cost_of_read_counter(set), 14, 14, base);
 			report_cost("upmc_timestamp", cost_of_timestamp(set, read_n), 3, 3, 0);
 			region_costs(set, read_n, NULL);
 		}

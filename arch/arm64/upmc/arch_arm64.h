@@ -28,6 +28,9 @@
  */
 #define UPMC_ARCH_PMC_WIDTH 32
 
+/* Two values stored by one instruction (stp). */
+#define UPMC_ARCH_STORE_PAIRS 1
+
 /* The counter sign-extended from 32 bits: folds into the add of the
  * offset ("add x, x, w, sxtw"). */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_extend(uint64_t raw)
@@ -46,11 +49,31 @@ static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct up
 	uint32_t index;
 
 	/* #8 is the lock's offset in the page (os/linux checks the layout);
-	 * the "m" operand tells the compiler the asm reads the page. */
+	 * the "m" operand tells the compiler the asm reads the page (the page
+	 * itself: an operand for each field costs clang an add each). */
 	__asm__ __volatile__("ldp %w0, %w1, [%2, #8]"
 	                     : "=r"(*lock), "=r"(index)
-	                     : "r"(pc), "m"(pc->lock), "m"(pc->index));
+	                     : "r"(pc), "m"(*pc));
 	return index;
+}
+
+/* Whether either of two locks moved since it was read before the counter:
+ * cmp, ccmp and the caller's one branch. Written in C, gcc compares each
+ * pair into a register (cset) and tests the results together. Compilers
+ * without flag outputs (clang before 16) get the same test in C. */
+static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, uint32_t b,
+                                                     uint32_t b0)
+{
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+	int moved;
+
+	__asm__("cmp %w1, %w2\n\tccmp %w3, %w4, #0, eq"
+	        : "=@ccne"(moved)
+	        : "r"(a), "r"(a0), "r"(b), "r"(b0));
+	return moved;
+#else
+	return a != a0 || b != b0;
+#endif
 }
 
 /*
@@ -75,7 +98,9 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
  * through x17 changes only x16, x17 and x30, the registers the procedure
  * call standard leaves to such stubs. With BTI each entry starts with a
  * landing pad and is 16 bytes: that table has its own name, so objects
- * built with and without BTI each find their own.
+ * built with and without BTI each find their own. The table starts a
+ * 4 KiB page, so that adrp alone gives its address (adrp+add otherwise);
+ * that costs the program up to 4 KiB of padding, once.
  */
 #if UPMC_ARCH_HAS_USER_READ
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
@@ -95,7 +120,7 @@ __asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_
 	".globl " UPMC_ARM64_TABLE "\n"
 	".hidden " UPMC_ARM64_TABLE "\n"
 	".type " UPMC_ARM64_TABLE ", %function\n"
-	".p2align 4\n"
+	".p2align 12\n"
 	UPMC_ARM64_TABLE ":\n\t"
 	UPMC_ARM64_UNUSED /* index 0: never called */
 	UPMC_ARM64_ENTRY("pmevcntr0_el0")  UPMC_ARM64_ENTRY("pmevcntr1_el0")
@@ -118,24 +143,15 @@ __asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_
 	".popsection");
 /* clang-format on */
 
-#ifdef __cplusplus
-extern "C" {
-#endif
-__attribute__((visibility("hidden"))) extern const char
-        upmc_arm64_counters[] __asm__(UPMC_ARM64_TABLE);
-#ifdef __cplusplus
-}
-#endif
-
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
 	register uint64_t v __asm__("x16");
 	register const char *entry __asm__("x17");
 	const char *table;
 
-	/* Not volatile: the compiler may compute the table's address once for
-	 * many reads, where it would otherwise redo adrp+add at each. */
-	__asm__("" : "=r"(table) : "0"(upmc_arm64_counters));
+	/* The table's page is the table. Not volatile: the compiler may
+	 * compute the address once for many reads. */
+	__asm__("adrp %0, " UPMC_ARM64_TABLE : "=r"(table));
 	entry = table + ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
 	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
 	return v;

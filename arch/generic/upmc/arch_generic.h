@@ -28,7 +28,8 @@ UPMC_API uint64_t upmc_generic_now_ns(void);
 
 /* None of these is reached: the library gives the inline reader no page
  * with an index on this arch. */
-#define UPMC_ARCH_PMC_WIDTH 64
+#define UPMC_ARCH_PMC_WIDTH   64
+#define UPMC_ARCH_STORE_PAIRS 0
 
 static inline uint64_t upmc_arch_extend(uint64_t raw)
 {
@@ -40,6 +41,13 @@ static inline uint32_t upmc_arch_lock_index(const volatile struct upmc_perf_page
 {
 	*lock = pc->lock;
 	return pc->index;
+}
+
+/* Whether either of two locks moved since it was read before the counter. */
+static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, uint32_t b,
+                                                     uint32_t b0)
+{
+	return a != a0 || b != b0;
 }
 
 static inline int upmc_arch_cap_ok(const volatile struct upmc_perf_page *pc)

@@ -21,6 +21,9 @@
  */
 #define UPMC_ARCH_PMC_WIDTH 48
 
+/* No instruction stores two registers. */
+#define UPMC_ARCH_STORE_PAIRS 0
+
 /* A raw counter value sign-extended from 48 bits (the generic seam's). */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_extend(uint64_t raw)
 {
@@ -34,6 +37,13 @@ static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct up
 {
 	*lock = pc->lock;
 	return pc->index;
+}
+
+/* Whether either of two locks moved since it was read before the counter. */
+static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, uint32_t b,
+                                                     uint32_t b0)
+{
+	return a != a0 || b != b0;
 }
 
 /*

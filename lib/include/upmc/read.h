@@ -161,6 +161,26 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_mul_shift(uint64_t cyc, uint32_t mult, u
  * cover; larger sets take one call to upmc_read_slow() (still no syscall). */
 #define UPMC_INLINE_COUNTERS 8
 
+/* Whether any of the n pages' locks moved since it was read before the
+ * counter: all locks loaded, then compared two by two with one branch per
+ * pair (upmc_arch_locks_moved2(): cmp and ccmp on arm64). */
+static UPMC_ALWAYS_INLINE int upmc_locks_moved(const volatile struct upmc_perf_page **page,
+                                               const uint32_t *lock, const uint32_t n)
+{
+	uint32_t now[UPMC_INLINE_COUNTERS], i;
+	int moved = 0;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		now[i] = page[i]->lock;
+	UPMC_UNROLL
+	for (i = 0; i + 1 < n; i += 2)
+		moved = moved || upmc_arch_locks_moved2(now[i], lock[i], now[i + 1], lock[i + 1]);
+	if (n % 2)
+		moved = moved || now[n - 1] != lock[n - 1];
+	return moved;
+}
+
 /*
  * Counters 0..n-1 in one pass, n a constant the compiler unrolls into
  * straight-line code. The library settled at open what a page cannot change
@@ -176,7 +196,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 {
 	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
 	uint32_t lock[UPMC_INLINE_COUNTERS], i;
-	int same;
+	uint64_t even = 0;
 
 	/* Copied, the pointers stay in registers across the barriers. */
 	UPMC_UNROLL
@@ -186,19 +206,28 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 		UPMC_UNROLL
 		for (i = 0; i < n; i++) {
 			const uint32_t index = upmc_arch_lock_index(page[i], &lock[i]);
+			uint64_t v;
+
 			/* Pairs with the kernel's barrier() after its first ++lock. */
 			upmc_barrier();
 			if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(page[i])))
 				return upmc_read_n_slow(set, values, n);
-			values[i] = (uint64_t)page[i]->offset + UPMC_ARCH_READ_EXTENDED(index);
+			v = (uint64_t)page[i]->offset + UPMC_ARCH_READ_EXTENDED(index);
+			/* In a general register: compilers would otherwise add
+			 * two counters' values together in vector registers. */
+			__asm__("" ::"r"(v));
+			if (UPMC_ARCH_STORE_PAIRS && i % 2 == 0 && i + 1 < n) {
+				even = v; /* stored with the next one, in one instruction */
+			} else if (UPMC_ARCH_STORE_PAIRS && i % 2 == 1) {
+				values[i - 1] = even;
+				values[i] = v;
+			} else {
+				values[i] = v;
+			}
 		}
 		/* Pairs with the kernel's barrier() before its second ++lock. */
 		upmc_barrier();
-		same = 1;
-		UPMC_UNROLL
-		for (i = 0; i < n; i++)
-			same &= page[i]->lock == lock[i];
-	} while (UPMC_UNLIKELY(!same));
+	} while (UPMC_UNLIKELY(upmc_locks_moved(page, lock, n)));
 	return (int)n;
 }
 
