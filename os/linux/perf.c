@@ -495,8 +495,10 @@ static int pmu_counts(const struct upmc_linux_probe *probe)
 }
 
 static const char pinned_failed[] =
-        "the counters could not be put on the PMU together: another user holds them (a "
-        "system-wide perf session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`)";
+        "the counters could not be put on the PMU together: the set needs more counters than "
+        "are free, because the CPU has fewer or another user holds them (a system-wide perf "
+        "session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`); open fewer "
+        "events, or pass UPMC_OPT_MULTIPLEX to time-share them";
 
 static int enable_groups(struct linux_set *ls)
 {
