@@ -25,13 +25,18 @@ TEST(headers, strict_c11_and_cxx17_builds_work)
 	header_cxx17_zones();
 }
 
-/* Runs a shell command; its exit status, and its output into out. */
+/* Runs a shell command, with $T a directory of this test's own (Bazel's
+ * TEST_TMPDIR: runs in parallel do not share files); its exit status, and
+ * its output into out. */
 static int run(const char *cmd, char *out, size_t size)
 {
-	FILE *p = popen(cmd, "r");
+	char line[4096];
+	FILE *p;
 	size_t n = 0;
 	int status;
 
+	snprintf(line, sizeof(line), "T=\"${TEST_TMPDIR:-/tmp}\"; %s", cmd);
+	p = popen(line, "r");
 	if (!p)
 		return -1;
 	while (n + 1 < size && fgets(out + n, (int)(size - n), p))
@@ -67,11 +72,11 @@ TEST(headers, generic_fallback_compiles)
 		SKIP("clang is not installed (apt-get install clang): it builds for a third arch");
 	/* On an architecture with no counter read, read.h picks the generic arch. */
 	status = run("printf '#include <upmc/upmc.h>\\nconst char *arch = UPMC_ARCH_NAME;\\n' > "
-	             "/tmp/upmc_generic.c && "
+	             "$T/upmc_generic.c && "
 	             "clang --target=riscv64-unknown-linux-gnu -ffreestanding -std=c11 -pedantic "
-	             "-Wall -Wextra -Werror -fsyntax-only " INCLUDES " /tmp/upmc_generic.c 2>&1 && "
+	             "-Wall -Wextra -Werror -fsyntax-only " INCLUDES " $T/upmc_generic.c 2>&1 && "
 	             "clang --target=riscv64-unknown-linux-gnu -ffreestanding -E -dM " INCLUDES
-	             " /tmp/upmc_generic.c | grep 'define UPMC_ARCH_NAME'",
+	             " $T/upmc_generic.c | grep 'define UPMC_ARCH_NAME'",
 	             out, sizeof(out));
 	EXPECT_MSG(status == 0, "%s", out);
 	EXPECT_CONTAINS(out, "\"generic\"");
@@ -85,10 +90,10 @@ static int arm64_table(const char *flags, char *regs, size_t size)
 
 	snprintf(cmd, sizeof(cmd),
 	         "printf '#include <upmc/upmc.h>\\nuint64_t f(uint32_t i) "
-	         "{ return upmc_arch_read_counter(i); }\\n' > /tmp/upmc_arm64_table.c && "
+	         "{ return upmc_arch_read_counter(i); }\\n' > $T/upmc_arm64_table.c && "
 	         "aarch64-linux-gnu-gcc -O2 %s -std=c11 -Wall -Werror " INCLUDES
-	         " -c /tmp/upmc_arm64_table.c -o /tmp/upmc_arm64_table.o 2>&1 && "
-	         "aarch64-linux-gnu-objdump -d /tmp/upmc_arm64_table.o",
+	         " -c $T/upmc_arm64_table.c -o $T/upmc_arm64_table.o 2>&1 && "
+	         "aarch64-linux-gnu-objdump -d $T/upmc_arm64_table.o",
 	         flags);
 	if (run(cmd, out, sizeof(out)) != 0)
 		return -1;
@@ -140,14 +145,14 @@ TEST(headers, arm64_bti_and_plain_objects_link_together)
 		     "gcc-aarch64-linux-gnu libc6-dev-arm64-cross");
 	status = run(
 	        "for f in plain bti; do printf '#include <upmc/upmc.h>\\nuint64_t read_%s"
-	        "(uint32_t i) { return upmc_arch_read_counter(i); }\\n' $f > /tmp/upmc_$f.c; "
+	        "(uint32_t i) { return upmc_arch_read_counter(i); }\\n' $f > $T/upmc_$f.c; "
 	        "done && aarch64-linux-gnu-gcc -O2 -std=c11 -Werror " INCLUDES
-	        " -c /tmp/upmc_plain.c -o /tmp/upmc_plain.o 2>&1 && "
+	        " -c $T/upmc_plain.c -o $T/upmc_plain.o 2>&1 && "
 	        "aarch64-linux-gnu-gcc -O2 -mbranch-protection=standard -std=c11 -Werror " INCLUDES
-	        " -c /tmp/upmc_bti.c -o /tmp/upmc_bti.o 2>&1 && "
-	        "printf 'int main(void) { return 0; }\\n' > /tmp/upmc_main.c && "
-	        "aarch64-linux-gnu-gcc -static /tmp/upmc_main.c /tmp/upmc_plain.o /tmp/upmc_bti.o "
-	        "-o /tmp/upmc_both 2>&1 && aarch64-linux-gnu-nm /tmp/upmc_both | "
+	        " -c $T/upmc_bti.c -o $T/upmc_bti.o 2>&1 && "
+	        "printf 'int main(void) { return 0; }\\n' > $T/upmc_main.c && "
+	        "aarch64-linux-gnu-gcc -static $T/upmc_main.c $T/upmc_plain.o $T/upmc_bti.o "
+	        "-o $T/upmc_both 2>&1 && aarch64-linux-gnu-nm $T/upmc_both | "
 	        "grep -c ' upmc_arm64_counters'",
 	        out, sizeof(out));
 	EXPECT_MSG(status == 0, "%s", out);
@@ -168,9 +173,9 @@ static int x86_fast_path(const char *function, int *count)
 	if (run("printf '#include <upmc/upmc.h>\\n"
 	        "void read_one(struct upmc_set *s, uint64_t *v) { upmc_read_counter(s, 0, v); }\\n"
 	        "void read_four(struct upmc_set *s, uint64_t *v) { upmc_read_n(s, v, 4); }\\n'"
-	        " > /tmp/upmc_x86_path.c && gcc -O2 -std=c11 -Wall -Werror " INCLUDES
-	        " -c /tmp/upmc_x86_path.c -o /tmp/upmc_x86_path.o 2>&1 && "
-	        "objdump -d --no-show-raw-insn /tmp/upmc_x86_path.o",
+	        " > $T/upmc_x86_path.c && gcc -O2 -std=c11 -Wall -Werror " INCLUDES
+	        " -c $T/upmc_x86_path.c -o $T/upmc_x86_path.o 2>&1 && "
+	        "objdump -d --no-show-raw-insn $T/upmc_x86_path.o",
 	        out, sizeof(out)) != 0)
 		return -1;
 	*count = 0;
