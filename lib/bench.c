@@ -89,8 +89,11 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 	result->repeats = o.min_repeats;
 	for (;;) {
 		batch(r, fn, arg, result->repeats);
-		upmc_region_last(r, UPMC_NS, 0, &ns);
-		if (ns >= (double)o.min_ns || result->repeats > o.max_repeats / 10)
+		/* A batch whose read failed tells nothing of its length: the
+		 * samples go on at this size (and are dropped too, while the
+		 * counters stay taken) rather than growing it to max_repeats. */
+		if (upmc_region_last(r, UPMC_NS, 0, &ns) < 0 || ns >= (double)o.min_ns ||
+		    result->repeats > o.max_repeats / 10)
 			break;
 		result->repeats *= 10;
 	}

@@ -74,6 +74,9 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 	unsigned i;
 
 	if (t1 < t0 || (r->counting && (counted_nothing(v0, r->n) || counted_nothing(v1, r->n)))) {
+		/* Nothing of this region is known, so no "last" value either. */
+		for (i = 0; i < SERIES; i++)
+			r->last[i] = UPMC_NOT_COUNTED;
 		r->dropped++;
 		return;
 	}
@@ -157,11 +160,13 @@ static void reset_all(struct upmc_samples *s)
 UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 {
 	struct upmc_stat st;
+	uint64_t dropped;
 	unsigned i;
 
 	if (!r || !repeats)
 		return upmc_fail(-EINVAL, "upmc_region_calibrate: NULL region or 0 repeats");
 	fold(r);
+	dropped = r->dropped;
 	reset_all(r->bias_samples);
 	r->into = r->bias_samples;
 	for (i = 0; i < repeats; i++) {
@@ -170,6 +175,11 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 	}
 	fold(r);
 	r->into = r->samples;
+	/* The empty regions are not the caller's: neither their drops nor
+	 * their last value. */
+	r->dropped = dropped;
+	for (i = 0; i < SERIES; i++)
+		r->last[i] = UPMC_NOT_COUNTED;
 	for (i = 0; i < SERIES; i++) {
 		upmc_samples_stat(&r->bias_samples[i], 0, &st);
 		r->bias_min[i] = st.min;
@@ -288,6 +298,11 @@ UPMC_API int upmc_region_last(const struct upmc_region *r, unsigned what, int co
 	if (!value)
 		return upmc_fail(-EINVAL, "upmc_region_last: value is NULL");
 	fold(r);
+	if (r->last[UPMC_NS] == UPMC_NOT_COUNTED)
+		return upmc_fail(-ENODATA,
+		                 "upmc_region_last: no region to report: none has ended "
+		                 "since the calibration, or the last one was dropped (a "
+		                 "read failed or counted nothing: upmc_region_dropped())");
 	if (r->last[what] == UPMC_NOT_COUNTED)
 		return upmc_fail(-ENODATA, "upmc_region_last: counter %u did not count", what);
 	*value = (double)r->last[what] - (corrected ? r->bias_median[what] : 0);

@@ -87,6 +87,33 @@ TEST(failed_read, bench_with_every_sample_dropped_fails)
 	upmc_close(set);
 }
 
+static unsigned long taken_calls;
+
+static void taken_and_counted(void *arg)
+{
+	(void)arg;
+	taken_calls++;
+	counters_taken();
+}
+
+/* With the default sizes (1 ms a sample, up to 10^9 calls): a failed read
+ * does not make the batch grow ten times over and over. */
+TEST(failed_read, bench_does_not_grow_batches_it_cannot_measure)
+{
+	struct upmc_bench_options opts = {sizeof(opts), 0, 0, 0, 5};
+	struct upmc_bench_result res;
+	struct upmc_set *set = NULL;
+
+	sim_reset(48);
+	ASSERT(upmc_open(&set, "instructions", NULL) == 0);
+	taken_calls = 0;
+	EXPECT_EQ(upmc_bench(set, taken_and_counted, NULL, &opts, &res), -ENODATA);
+	EXPECT_EQ(res.repeats, 1);
+	EXPECT_EQ(taken_calls, 1 + 5); /* the sizing batch, then the samples */
+	counters_back();
+	upmc_close(set);
+}
+
 /* Three passes: the second cannot read its end. It prints a drop, not the
  * difference of a value and UPMC_NOT_COUNTED. */
 TEST(failed_read, prof_prints_and_counts_a_dropped_pass)

@@ -167,9 +167,11 @@ TEST(region, a_failed_read_drops_the_sample_and_counts_it)
 	struct upmc_set *set = open_sim("instructions", 0);
 	struct upmc_region *r;
 	struct upmc_stat st;
+	double last;
 
 	ASSERT(set);
 	ASSERT(upmc_region_open(&r, set, "x") == 0);
+	EXPECT_EQ(upmc_region_last(r, UPMC_NS, 0, &last), -ENODATA); /* none has ended */
 	upmc_region_begin(r);
 	sim_tick(0, 50);
 	sim_stop(0); /* off the PMU: the end reads by read(2), which fails */
@@ -179,6 +181,8 @@ TEST(region, a_failed_read_drops_the_sample_and_counts_it)
 	EXPECT_EQ_U64(upmc_region_dropped(r), 1);
 	ASSERT(upmc_region_stat(r, 0, 0, &st) == 0);
 	EXPECT_EQ(st.count, 0);
+	EXPECT_EQ(upmc_region_last(r, UPMC_NS, 0, &last), -ENODATA); /* not the calibration's */
+	EXPECT_CONTAINS(upmc_last_error(), "or the last one was dropped");
 	sim_start(0, 3);
 	upmc_region_begin(r);
 	sim_tick(0, 50);
@@ -186,6 +190,14 @@ TEST(region, a_failed_read_drops_the_sample_and_counts_it)
 	ASSERT(upmc_region_stat(r, 0, 0, &st) == 0);
 	EXPECT_EQ(st.count, 1);
 	EXPECT(st.min == 50);
+	ASSERT(upmc_region_last(r, 0, 0, &last) == 0);
+	EXPECT(last == 50);
+	EXPECT_EQ_U64(upmc_region_dropped(r), 1);
+	sim_stop(0); /* a calibration that cannot read drops nothing of the caller's */
+	sim.read_fails = 1;
+	EXPECT_EQ(upmc_region_calibrate(r, 10), 0);
+	sim.read_fails = 0;
+	sim_start(0, 3);
 	EXPECT_EQ_U64(upmc_region_dropped(r), 1);
 	upmc_region_begin(NULL); /* bad input: nothing happens */
 	upmc_region_end(NULL);

@@ -181,7 +181,8 @@ UPMC_API int upmc_region_stat(const struct upmc_region *region, unsigned what, i
 UPMC_API int upmc_region_bias(const struct upmc_region *region, unsigned what, double *min,
                               double *median);
 
-/* The last region's value of `what`. */
+/* The last region's value of `what`; -ENODATA when that region was dropped
+ * (a read failed) or `what` did not count in it. */
 UPMC_API int upmc_region_last(const struct upmc_region *region, unsigned what, int corrected,
                               double *value);
 
