@@ -178,9 +178,8 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 	/* The empty regions are not the caller's: neither their drops nor
 	 * their last value. */
 	r->dropped = dropped;
-	for (i = 0; i < SERIES; i++)
-		r->last[i] = UPMC_NOT_COUNTED;
 	for (i = 0; i < SERIES; i++) {
+		r->last[i] = UPMC_NOT_COUNTED;
 		upmc_samples_stat(&r->bias_samples[i], 0, &st);
 		r->bias_min[i] = st.min;
 		r->bias_median[i] = st.median;
