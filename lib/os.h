@@ -22,7 +22,8 @@ void upmc_os_close(struct upmc_set *set);
 /*
  * Reads the whole set through the kernel: values[i] for every counter
  * (UPMC_NOT_COUNTED where it did not count); enabled and running may be
- * NULL. Returns set->n, or -errno after upmc_fail().
+ * NULL. Returns set->n, or -errno after upmc_fail() with every value
+ * UPMC_NOT_COUNTED.
  */
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running);
 

@@ -183,17 +183,22 @@ static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *valu
 	return err;
 }
 
-/* upmc_read() of a set whose counters all read by the OS's call. */
+/* Why read_by_syscall() will not read: out of line, the sentences. */
+static UPMC_COLD int read_by_syscall_refused(struct upmc_set *set, uint64_t *values)
+{
+	if (!values)
+		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
+	return failed_reads_count_nothing(set, values, check_owner(set, "upmc_read"));
+}
+
+/* upmc_read() of a set whose counters all read by the OS's call: a tail
+ * call into the OS layer (which leaves every value UPMC_NOT_COUNTED when
+ * its read fails) once the set is known to be this thread's. */
 static int read_by_syscall(struct upmc_set *set, uint64_t *values)
 {
-	int err;
-
-	if (UPMC_UNLIKELY(!values))
-		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
-	err = check_owner(set, "upmc_read");
-	if (err == 0)
-		err = upmc_os_read(set, values, NULL, NULL);
-	return failed_reads_count_nothing(set, values, err);
+	if (UPMC_UNLIKELY(!values || set->thread != &this_thread))
+		return read_by_syscall_refused(set, values);
+	return upmc_os_read(set, values, NULL, NULL);
 }
 
 /*
@@ -476,7 +481,7 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 		return failed_reads_count_nothing(set, values, err);
 	if (read_user_pages(set, values) == 0)
 		return (int)set->n;
-	return failed_reads_count_nothing(set, values, upmc_os_read(set, values, NULL, NULL));
+	return upmc_os_read(set, values, NULL, NULL);
 }
 
 UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n)

@@ -67,3 +67,23 @@ TEST(fake, counters_taken_by_another_user)
 	EXPECT_EQ_U64(v[0], UPMC_NOT_COUNTED);
 	upmc_close(set);
 }
+
+/* The same through read(2) alone: upmc_read() hands straight over to the
+ * Linux layer, whose failed read leaves every value UPMC_NOT_COUNTED. */
+TEST(fake, a_failed_read2_counts_nothing)
+{
+	struct upmc_options force = {sizeof(force), UPMC_OPT_FORCE_SYSCALL};
+	struct upmc_set *set;
+	uint64_t v[2] = {0, 0};
+
+	fake_boot("x86-intel");
+	ASSERT_MSG(upmc_open(&set, "branches,branch-misses", &force) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(upmc_read(set, v), 2);
+	EXPECT(v[0] != UPMC_NOT_COUNTED && v[1] != UPMC_NOT_COUNTED);
+	fake_take_counters(0, 7);
+	EXPECT_EQ(upmc_read(set, v), -EBUSY);
+	EXPECT_CONTAINS(upmc_last_error(), "another user holds them");
+	EXPECT_EQ_U64(v[0], UPMC_NOT_COUNTED);
+	EXPECT_EQ_U64(v[1], UPMC_NOT_COUNTED);
+	upmc_close(set);
+}

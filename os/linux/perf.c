@@ -706,22 +706,33 @@ static void set_times(const struct linux_set *ls, const uint64_t *en, const uint
 	*running = any_core ? (cores < max_en ? cores : max_en) : other;
 }
 
+/* A read that failed counted nothing: every value says so (lib/os.h). */
+static UPMC_COLD int read_failed(const struct upmc_set *set, uint64_t *values, int err)
+{
+	unsigned i;
+
+	for (i = 0; i < set->n; i++)
+		values[i] = UPMC_NOT_COUNTED;
+	return err;
+}
+
 /*
  * The common case, one group whose members are the set's counters in order
  * (no counter unavailable, no core types, no scaling): one read(2) of just
  * their values, copied into place. The read(2) fallback costs what the
  * system call costs, and little more.
  */
-static int read_one_group(struct upmc_set *set, struct linux_set *ls, uint64_t *values,
-                          uint64_t *enabled, uint64_t *running)
+static int read_one_group(struct upmc_set *set, uint64_t *values, uint64_t *enabled,
+                          uint64_t *running)
 {
+	const struct linux_set *ls = set->state->os;
 	uint64_t buf[3 + UPMC_MAX_COUNTERS]; /* nr, enabled, running, values */
 	const ssize_t size = (ssize_t)((3 + set->n) * sizeof(buf[0]));
 	ssize_t got = upmc_sys_read(ls->grp[0].leader, buf, (size_t)size);
 	unsigned i;
 
 	if (got != size)
-		return group_read_failed(got);
+		return read_failed(set, values, group_read_failed(got));
 	for (i = 0; i < set->n; i++)
 		values[i] = buf[2] ? buf[3 + i] : UPMC_NOT_COUNTED;
 	if (enabled)
@@ -734,10 +745,10 @@ static int read_one_group(struct upmc_set *set, struct linux_set *ls, uint64_t *
 /* Every other case: each group from its pages or by read(2) (group_update()),
  * summed into the counters its events add to. Out of line, so that the
  * common case does not pay for its frame. */
-static __attribute__((noinline)) int read_groups(struct upmc_set *set, struct linux_set *ls,
-                                                 uint64_t *values, uint64_t *enabled,
-                                                 uint64_t *running)
+static __attribute__((noinline)) int read_groups(struct upmc_set *set, uint64_t *values,
+                                                 uint64_t *enabled, uint64_t *running)
 {
+	struct linux_set *ls = set->state->os;
 	uint64_t en[MAX_EVENTS] = {0}, run[MAX_EVENTS] = {0};
 	int counted[UPMC_MAX_COUNTERS] = {0}, times = enabled || ls->multiplex;
 	unsigned i, g, e;
@@ -746,7 +757,7 @@ static __attribute__((noinline)) int read_groups(struct upmc_set *set, struct li
 	for (g = 0; g < ls->n_grp; g++) {
 		err = group_update(ls, g, times ? &en[g] : NULL, times ? &run[g] : NULL);
 		if (err < 0)
-			return err;
+			return read_failed(set, values, err);
 		add_group(set, ls, g, en[g], run[g], counted);
 	}
 	for (i = 0; i < set->n; i++)
@@ -766,9 +777,10 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 {
 	struct linux_set *ls = set->state->os;
 
+	/* The two readers take the same arguments: a tail call to either. */
 	if (ls->one_group)
-		return read_one_group(set, ls, values, enabled, running);
-	return read_groups(set, ls, values, enabled, running);
+		return read_one_group(set, values, enabled, running);
+	return read_groups(set, values, enabled, running);
 }
 
 /* The time fields of a page, read under its seqlock (the uapi layout). */

@@ -449,6 +449,8 @@ int upmc_kpc_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uin
 	unsigned i;
 	int err;
 
+	for (i = 0; i < set->n; i++)
+		values[i] = UPMC_NOT_COUNTED; /* what a failed read leaves */
 	if (ks->holds && !pthread_equal(ks->owner, pthread_self()))
 		return upmc_fail(-EPERM, "kpc reads the calling thread's counters: read a set on "
 		                         "the thread that opened it");

@@ -458,7 +458,7 @@ static double cost_of_bare_read(struct upmc_set *counting, double read_cost, int
 
 /* The user side of upmc_read() by read(2) (set: one counter, forced to the
  * syscall, counting its own user instructions), beside a bare read(2). */
-#define READ2_CEILING 97
+#define READ2_CEILING 81
 static void read2_user_cost(struct upmc_set *set)
 {
 	struct upmc_set *counting;

@@ -180,8 +180,11 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 	unsigned i;
 
 	syscall(SYS_getppid); /* a real kernel entry, as read(2) is: seccomp sees it */
-	if (sim.read_fails)
+	if (sim.read_fails) {
+		for (i = 0; i < set->n; i++) /* what a failed read leaves (lib/os.h) */
+			values[i] = UPMC_NOT_COUNTED;
 		return upmc_fail(-EBUSY, "simulated: the pinned group is in an error state");
+	}
 	sim.in_syscall = 1;
 	COMPILER_BARRIER();
 	sim.slow_reads++;
