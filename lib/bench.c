@@ -59,6 +59,9 @@ static void per_call(const struct upmc_region *r, unsigned what, uint64_t repeat
 	out->mean /= (double)repeats;
 }
 
+/* Sizing batches whose read failed, at most, before the samples begin. */
+#define SIZING_FAILURES 3
+
 /* Every sample dropped: the failed read's sentence, in a sentence of its own. */
 static int all_dropped(unsigned samples)
 {
@@ -74,7 +77,7 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 	struct upmc_bench_options o;
 	struct upmc_region *r;
 	double ns = 0;
-	unsigned i;
+	unsigned i, failures = 0;
 	int err;
 
 	if (!set || !fn || !result)
@@ -89,11 +92,16 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 	result->repeats = o.min_repeats;
 	for (;;) {
 		batch(r, fn, arg, result->repeats);
-		/* A batch whose read failed tells nothing of its length: the
+		/* A batch whose read failed tells nothing of its length: it is
+		 * run again, at most SIZING_FAILURES times in all, and then the
 		 * samples go on at this size (and are dropped too, while the
 		 * counters stay taken) rather than growing it to max_repeats. */
-		if (upmc_region_last(r, UPMC_NS, 0, &ns) < 0 || ns >= (double)o.min_ns ||
-		    result->repeats > o.max_repeats / 10)
+		if (upmc_region_last(r, UPMC_NS, 0, &ns) < 0) {
+			if (++failures == SIZING_FAILURES)
+				break;
+			continue;
+		}
+		if (ns >= (double)o.min_ns || result->repeats > o.max_repeats / 10)
 			break;
 		result->repeats *= 10;
 	}

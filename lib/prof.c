@@ -54,7 +54,10 @@ UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
 		        (unsigned long long)p->dropped);
 		return;
 	}
-	upmc_region_last(p->region, UPMC_NS, 1, &v);
+	if (upmc_region_last(p->region, UPMC_NS, 1, &v) < 0) {
+		fprintf(out, "upmc %s: %s\n", p->name, upmc_last_error());
+		return;
+	}
 	fprintf(out, "upmc %s: %.0f ns", p->name, v);
 	for (i = 0; i < p->set->n; i++) {
 		if (upmc_region_last(p->region, i, 1, &v) < 0)

@@ -157,10 +157,22 @@ static void reset_all(struct upmc_samples *s)
 		upmc_samples_reset(&s[i]);
 }
 
+/* No empty region could be read: the bias stays what it was (0 at open). */
+static UPMC_COLD int all_calibration_dropped(unsigned repeats)
+{
+	char why[UPMC_REASON_MAX];
+
+	upmc_format(why, sizeof(why), "%s", upmc_last_error());
+	return upmc_fail(-ENODATA,
+	                 "upmc_region_calibrate: all %u empty regions were dropped, the bias is "
+	                 "unchanged: %s",
+	                 repeats, why);
+}
+
 UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 {
 	struct upmc_stat st;
-	uint64_t dropped;
+	uint64_t dropped, lost;
 	unsigned i;
 
 	if (!r || !repeats)
@@ -177,9 +189,13 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 	r->into = r->samples;
 	/* The empty regions are not the caller's: neither their drops nor
 	 * their last value. */
+	lost = r->dropped - dropped;
 	r->dropped = dropped;
-	for (i = 0; i < SERIES; i++) {
+	for (i = 0; i < SERIES; i++)
 		r->last[i] = UPMC_NOT_COUNTED;
+	if (lost == repeats)
+		return all_calibration_dropped(repeats);
+	for (i = 0; i < SERIES; i++) {
 		upmc_samples_stat(&r->bias_samples[i], 0, &st);
 		r->bias_min[i] = st.min;
 		r->bias_median[i] = st.median;

@@ -97,7 +97,8 @@ static void taken_and_counted(void *arg)
 }
 
 /* With the default sizes (1 ms a sample, up to 10^9 calls): a failed read
- * does not make the batch grow ten times over and over. */
+ * does not make the batch grow ten times over and over; it is tried three
+ * times at its size. */
 TEST(failed_read, bench_does_not_grow_batches_it_cannot_measure)
 {
 	struct upmc_bench_options opts = {sizeof(opts), 0, 0, 0, 5};
@@ -109,8 +110,37 @@ TEST(failed_read, bench_does_not_grow_batches_it_cannot_measure)
 	taken_calls = 0;
 	EXPECT_EQ(upmc_bench(set, taken_and_counted, NULL, &opts, &res), -ENODATA);
 	EXPECT_EQ(res.repeats, 1);
-	EXPECT_EQ(taken_calls, 1 + 5); /* the sizing batch, then the samples */
+	EXPECT_EQ(taken_calls, 3 + 5); /* the sizing batches, then the samples */
 	counters_back();
+	upmc_close(set);
+}
+
+/* The 1st call takes the counters and the 2nd gives them back: the first
+ * two sizing batches are dropped (the 2nd begins without them), and the
+ * batch then grows as ever: 1, 10, 100 (max_repeats / 10 < 100: done). */
+static void taken_at_first(void *arg)
+{
+	(void)arg;
+	if (++calls == 1)
+		counters_taken();
+	else if (calls == 2)
+		counters_back();
+}
+
+TEST(failed_read, bench_sizing_goes_on_after_a_failed_batch)
+{
+	struct upmc_bench_options opts = {sizeof(opts), 1, 1000000000000ull, 100, 5};
+	struct upmc_bench_result res;
+	struct upmc_set *set = NULL;
+
+	sim_reset(48);
+	ASSERT(upmc_open(&set, "instructions", NULL) == 0);
+	calls = 0;
+	ASSERT_MSG(upmc_bench(set, taken_at_first, NULL, &opts, &res) == 0, "%s",
+	           upmc_last_error());
+	EXPECT_EQ(res.repeats, 100);
+	EXPECT_EQ(calls, 3 + 10 + 100 + 5 * 100);
+	EXPECT_EQ(res.dropped, 0);
 	upmc_close(set);
 }
 

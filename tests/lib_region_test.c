@@ -167,7 +167,7 @@ TEST(region, a_failed_read_drops_the_sample_and_counts_it)
 	struct upmc_set *set = open_sim("instructions", 0);
 	struct upmc_region *r;
 	struct upmc_stat st;
-	double last;
+	double last, bias_min, bias_median, min, median;
 
 	ASSERT(set);
 	ASSERT(upmc_region_open(&r, set, "x") == 0);
@@ -193,12 +193,19 @@ TEST(region, a_failed_read_drops_the_sample_and_counts_it)
 	ASSERT(upmc_region_last(r, 0, 0, &last) == 0);
 	EXPECT(last == 50);
 	EXPECT_EQ_U64(upmc_region_dropped(r), 1);
-	sim_stop(0); /* a calibration that cannot read drops nothing of the caller's */
+	/* A calibration that cannot read fails, and drops nothing of the
+	 * caller's nor the bias it had. */
+	ASSERT(upmc_region_bias(r, 0, &bias_min, &bias_median) == 0);
+	sim_stop(0);
 	sim.read_fails = 1;
-	EXPECT_EQ(upmc_region_calibrate(r, 10), 0);
+	EXPECT_EQ(upmc_region_calibrate(r, 10), -ENODATA);
+	EXPECT_CONTAINS(upmc_last_error(), "all 10 empty regions were dropped, the bias is "
+	                                   "unchanged: simulated: the pinned group");
 	sim.read_fails = 0;
 	sim_start(0, 3);
 	EXPECT_EQ_U64(upmc_region_dropped(r), 1);
+	ASSERT(upmc_region_bias(r, 0, &min, &median) == 0);
+	EXPECT(min == bias_min && median == bias_median);
 	upmc_region_begin(NULL); /* bad input: nothing happens */
 	upmc_region_end(NULL);
 	EXPECT(upmc_region_name(NULL) == NULL);

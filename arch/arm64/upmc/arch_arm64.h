@@ -100,16 +100,18 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
  * landing pad and is 16 bytes: that table has its own name, so objects
  * built with and without BTI each find their own. The table starts a
  * 4 KiB page, so that adrp alone gives its address (adrp+add otherwise);
- * that costs the program up to 4 KiB of padding, once.
+ * that costs the program up to 4 KiB of padding, once. Its name says so
+ * ("paged"): a table laid out otherwise, from another version of this
+ * header, is another symbol, never the one the linker keeps for both.
  */
 #if UPMC_ARCH_HAS_USER_READ
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
-#define UPMC_ARM64_TABLE      "upmc_arm64_counters_bti"
+#define UPMC_ARM64_TABLE      "upmc_arm64_counters_bti_paged"
 #define UPMC_ARM64_ENTRY(reg) "hint #34\n\tmrs x16, " reg "\n\tret\n\tnop\n\t"
 #define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\tudf #0\n\tudf #0\n\t"
 #define UPMC_ARM64_SHIFT_BITS 4
 #else
-#define UPMC_ARM64_TABLE      "upmc_arm64_counters"
+#define UPMC_ARM64_TABLE      "upmc_arm64_counters_paged"
 #define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n\t"
 #define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\t"
 #define UPMC_ARM64_SHIFT_BITS 3

@@ -152,8 +152,9 @@ struct upmc_region;
  * record the raw values; the statistics take them in every 1024 regions
  * and whenever a result is asked for (a region still open then is
  * dropped). Opening it calibrates the bias of begin+end (1000 empty
- * regions), which corrected statistics subtract. name may be NULL. The
- * set must outlive the region. One thread at a time.
+ * regions), which corrected statistics subtract; it fails with -ENODATA
+ * when none of them could be read. name may be NULL. The set must outlive
+ * the region. One thread at a time.
  */
 UPMC_API int upmc_region_open(struct upmc_region **region, struct upmc_set *set, const char *name);
 UPMC_API void upmc_region_close(struct upmc_region *region);
@@ -169,7 +170,8 @@ UPMC_API void upmc_region_end(struct upmc_region *region);
 UPMC_API uint64_t upmc_region_dropped(const struct upmc_region *region);
 
 /* Measures the bias again over `repeats` empty regions (min and median);
- * statistics are kept. */
+ * statistics are kept. -ENODATA, the bias unchanged, when every one of
+ * them was dropped (a read failed). */
 UPMC_API int upmc_region_calibrate(struct upmc_region *region, unsigned repeats);
 
 /* Statistics of `what` (counter i, or UPMC_NS); corrected: bias subtracted. */
