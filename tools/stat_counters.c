@@ -22,18 +22,7 @@ static int perf_open_for(const struct upmc_event *ev, const struct upmc_linux_at
 {
 	struct perf_event_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = plan->type;
-	attr.config = plan->config;
-	attr.config1 = plan->config1;
-	attr.config2 = ev->config2;
-	attr.exclude_user = ev->exclude_user;
-	attr.exclude_kernel = ev->exclude_kernel;
-	attr.exclude_hv = 1;
-	attr.exclude_guest = plan->exclude_guest || ev->exclude_guest;
-	attr.exclude_host = ev->exclude_host;
-	attr.precise_ip = ev->precise_ip;
+	upmc_linux_attr_init(&attr, ev, plan);
 	attr.disabled = 1;
 	attr.enable_on_exec = 1;
 	attr.inherit = 1;

@@ -81,20 +81,9 @@ static int open_event(const struct upmc_event *ev, const struct upmc_linux_attr 
 {
 	struct perf_event_attr attr;
 
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = plan->type;
-	attr.config = plan->config;
-	attr.config1 = plan->config1;
-	attr.config2 = ev->config2;
-	attr.exclude_guest = plan->exclude_guest || ev->exclude_guest;
-	attr.exclude_host = ev->exclude_host;
-	attr.precise_ip = ev->precise_ip;
+	upmc_linux_attr_init(&attr, ev, plan);
 	attr.disabled = leader < 0;
 	attr.pinned = leader < 0 && !(flags & UPMC_OPT_MULTIPLEX);
-	attr.exclude_user = ev->exclude_user;
-	attr.exclude_kernel = ev->exclude_kernel;
-	attr.exclude_hv = 1;
 	attr.read_format =
 	        PERF_FORMAT_GROUP | PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING;
 	return upmc_sys_perf_event_open(&attr, 0, -1, leader);

@@ -4,9 +4,10 @@
  * with which attribute bits: decided from the probe (sysfs) alone, so that
  * tests can check it against fixture machines.
  */
-#include "os/linux/probe.h"
+#include <linux/perf_event.h>
+#include <string.h>
 
-#define PERF_TYPE_SOFTWARE 1 /* the software PMU's type: its events' group */
+#include "os/linux/probe.h"
 
 static int core_of_type(const struct upmc_linux_probe *p, uint32_t type)
 {
@@ -139,4 +140,21 @@ int upmc_linux_pmu_encoding(const struct upmc_event *ev, const struct upmc_linux
 	a->type = p->core_type[a->core];
 	a->config = code;
 	return 1;
+}
+
+void upmc_linux_attr_init(struct perf_event_attr *attr, const struct upmc_event *ev,
+                          const struct upmc_linux_attr *plan)
+{
+	memset(attr, 0, sizeof(*attr));
+	attr->size = sizeof(*attr);
+	attr->type = plan->type;
+	attr->config = plan->config;
+	attr->config1 = plan->config1;
+	attr->config2 = ev->config2;
+	attr->exclude_user = ev->exclude_user;
+	attr->exclude_kernel = ev->exclude_kernel;
+	attr->exclude_hv = 1;
+	attr->exclude_guest = plan->exclude_guest || ev->exclude_guest;
+	attr->exclude_host = ev->exclude_host;
+	attr->precise_ip = ev->precise_ip;
 }

@@ -49,6 +49,14 @@ struct upmc_linux_attr {
 unsigned upmc_linux_plan(const struct upmc_event *ev, const struct upmc_linux_probe *p,
                          unsigned flags, struct upmc_linux_attr *out);
 
+struct perf_event_attr;
+
+/* attr for one planned perf event of ev: what is counted and where (PMU,
+ * config, privilege levels, precision); the caller adds how it runs
+ * (group, pinned, inherit, read format). */
+void upmc_linux_attr_init(struct perf_event_attr *attr, const struct upmc_event *ev,
+                          const struct upmc_linux_attr *plan);
+
 /* A generic event that a big.LITTLE kernel without the extended type
  * (before Linux 6.6) refused: a becomes the core PMU's own encoding of it.
  * 1 when there is one, 0 when not. */
