@@ -67,6 +67,7 @@ TEST(failed_read, bench_drops_and_counts_the_samples)
 static void always_taken(void *arg)
 {
 	(void)arg;
+	calls++;
 	counters_taken();
 }
 
@@ -87,15 +88,6 @@ TEST(failed_read, bench_with_every_sample_dropped_fails)
 	upmc_close(set);
 }
 
-static unsigned long taken_calls;
-
-static void taken_and_counted(void *arg)
-{
-	(void)arg;
-	taken_calls++;
-	counters_taken();
-}
-
 /* With the default sizes (1 ms a sample, up to 10^9 calls): a failed read
  * does not make the batch grow ten times over and over; it is tried three
  * times at its size. */
@@ -107,10 +99,10 @@ TEST(failed_read, bench_does_not_grow_batches_it_cannot_measure)
 
 	sim_reset(48);
 	ASSERT(upmc_open(&set, "instructions", NULL) == 0);
-	taken_calls = 0;
-	EXPECT_EQ(upmc_bench(set, taken_and_counted, NULL, &opts, &res), -ENODATA);
+	calls = 0;
+	EXPECT_EQ(upmc_bench(set, always_taken, NULL, &opts, &res), -ENODATA);
 	EXPECT_EQ(res.repeats, 1);
-	EXPECT_EQ(taken_calls, 3 + 5); /* the sizing batches, then the samples */
+	EXPECT_EQ(calls, 3 + 5); /* the sizing batches, then the samples */
 	counters_back();
 	upmc_close(set);
 }
