@@ -77,6 +77,11 @@ void upmc_closest_names(const char *name, char *out, size_t size);
 /* Records a sentence for upmc_last_error() and returns err (a -errno). */
 int upmc_fail(int err, const char *fmt, ...) UPMC_PRINTF(2, 3);
 
+/* A read that fails leaves no value that looks counted: with err < 0 every
+ * value reads UPMC_NOT_COUNTED (regions drop such a sample without a test
+ * of their own). Returns err. */
+int upmc_failed_read(const struct upmc_set *set, uint64_t *values, int err);
+
 /* s as a JSON string: quoted, with quotes, backslashes and control
  * characters escaped, and bytes that are not UTF-8 as \u00XX. */
 void upmc_json_string(FILE *out, const char *s);

@@ -171,9 +171,7 @@ static struct upmc_set *set_alloc(unsigned n)
 	return &b->set;
 }
 
-/* A read that fails leaves no value that looks counted: every value reads
- * UPMC_NOT_COUNTED (regions drop such a sample without a test of their own). */
-static int failed_reads_count_nothing(const struct upmc_set *set, uint64_t *values, int err)
+int upmc_failed_read(const struct upmc_set *set, uint64_t *values, int err)
 {
 	unsigned i;
 
@@ -188,7 +186,7 @@ static UPMC_COLD int read_by_syscall_refused(struct upmc_set *set, uint64_t *val
 {
 	if (!values)
 		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
-	return failed_reads_count_nothing(set, values, check_owner(set, "upmc_read"));
+	return upmc_failed_read(set, values, check_owner(set, "upmc_read"));
 }
 
 /* upmc_read() of a set whose counters all read by the OS's call: a tail
@@ -478,7 +476,7 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 		return 0;
 	err = check_owner(set, "upmc_read");
 	if (err < 0)
-		return failed_reads_count_nothing(set, values, err);
+		return upmc_failed_read(set, values, err);
 	if (read_user_pages(set, values) == 0)
 		return (int)set->n;
 	return upmc_os_read(set, values, NULL, NULL);

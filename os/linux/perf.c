@@ -695,16 +695,6 @@ static void set_times(const struct linux_set *ls, const uint64_t *en, const uint
 	*running = any_core ? (cores < max_en ? cores : max_en) : other;
 }
 
-/* A read that failed counted nothing: every value says so (lib/os.h). */
-static UPMC_COLD int read_failed(const struct upmc_set *set, uint64_t *values, int err)
-{
-	unsigned i;
-
-	for (i = 0; i < set->n; i++)
-		values[i] = UPMC_NOT_COUNTED;
-	return err;
-}
-
 /*
  * The common case, one group whose members are the set's counters in order
  * (no counter unavailable, no core types, no scaling): one read(2) of just
@@ -721,7 +711,7 @@ static int read_one_group(struct upmc_set *set, uint64_t *values, uint64_t *enab
 	unsigned i;
 
 	if (got != size)
-		return read_failed(set, values, group_read_failed(got));
+		return upmc_failed_read(set, values, group_read_failed(got));
 	for (i = 0; i < set->n; i++)
 		values[i] = buf[2] ? buf[3 + i] : UPMC_NOT_COUNTED;
 	if (enabled)
@@ -746,7 +736,7 @@ static __attribute__((noinline)) int read_groups(struct upmc_set *set, uint64_t 
 	for (g = 0; g < ls->n_grp; g++) {
 		err = group_update(ls, g, times ? &en[g] : NULL, times ? &run[g] : NULL);
 		if (err < 0)
-			return read_failed(set, values, err);
+			return upmc_failed_read(set, values, err);
 		add_group(set, ls, g, en[g], run[g], counted);
 	}
 	for (i = 0; i < set->n; i++)

@@ -181,9 +181,9 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 
 	syscall(SYS_getppid); /* a real kernel entry, as read(2) is: seccomp sees it */
 	if (sim.read_fails) {
-		for (i = 0; i < set->n; i++) /* what a failed read leaves (lib/os.h) */
-			values[i] = UPMC_NOT_COUNTED;
-		return upmc_fail(-EBUSY, "simulated: the pinned group is in an error state");
+		int err = upmc_fail(-EBUSY, "simulated: the pinned group is in an error state");
+
+		return upmc_failed_read(set, values, err); /* every value: lib/os.h */
 	}
 	sim.in_syscall = 1;
 	COMPILER_BARRIER();
