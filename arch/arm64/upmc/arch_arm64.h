@@ -60,21 +60,20 @@ static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct up
 /* Whether either of two locks moved since it was read before the counter:
  * cmp, ccmp and the caller's one branch. Written in C, gcc compares each
  * pair into a register (cset) and tests the results together. Compilers
- * without flag outputs (clang before 16) get the same test in C. */
+ * without flag outputs (clang before 16) get <upmc/read.h>'s C. */
+#ifdef __GCC_ASM_FLAG_OUTPUTS__
+#define UPMC_ARCH_HAS_LOCKS_MOVED2 1
 static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, uint32_t b,
                                                      uint32_t b0)
 {
-#ifdef __GCC_ASM_FLAG_OUTPUTS__
 	int moved;
 
 	__asm__("cmp %w1, %w2\n\tccmp %w3, %w4, #0, eq"
 	        : "=@ccne"(moved)
 	        : "r"(a), "r"(a0), "r"(b), "r"(b0));
 	return moved;
-#else
-	return a != a0 || b != b0;
-#endif
 }
+#endif
 
 /*
  * The kernel never shows a non-zero index without user access here:

@@ -43,13 +43,6 @@ static inline uint32_t upmc_arch_lock_index(const volatile struct upmc_perf_page
 	return pc->index;
 }
 
-/* Whether either of two locks moved since it was read before the counter. */
-static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, uint32_t b,
-                                                     uint32_t b0)
-{
-	return a != a0 || b != b0;
-}
-
 static inline int upmc_arch_cap_ok(const volatile struct upmc_perf_page *pc)
 {
 	return (pc->capabilities & UPMC_CAP_USER_RDPMC) != 0;

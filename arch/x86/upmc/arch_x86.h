@@ -39,13 +39,6 @@ static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct up
 	return pc->index;
 }
 
-/* Whether either of two locks moved since it was read before the counter. */
-static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, uint32_t b,
-                                                     uint32_t b0)
-{
-	return a != a0 || b != b0;
-}
-
 /*
  * Kernels before 5.x copied the sysfs rdpmc knob into cap_user_rdpmc but
  * left the index set, so an administrator turning rdpmc off shows only in

@@ -71,6 +71,16 @@ struct upmc_perf_page {
 #endif
 #undef UPMC_READ_H_INSIDE
 
+/* Whether either of two locks moved since it was read before the counter:
+ * in C, where the arch header has no instruction sequence of its own. */
+#ifndef UPMC_ARCH_HAS_LOCKS_MOVED2
+static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, uint32_t b,
+                                                     uint32_t b0)
+{
+	return a != a0 || b != b0;
+}
+#endif
+
 /*
  * The one seam for the simulated kernel (tests): define
  * UPMC_ARCH_READ_COUNTER before including <upmc/upmc.h> to route counter
