@@ -48,7 +48,7 @@ struct upmc_region {
 	uint64_t dropped; /* regions dropped: a read failed or counted nothing,
 	                     or a begin had no end */
 	char name[UPMC_NAME_MAX];
-	uint64_t last[SERIES];
+	uint64_t last[SERIES];     /* the last region's; last[UPMC_NS] UPMC_NOT_COUNTED: none */
 	struct upmc_samples *into; /* samples, or bias_samples while calibrating */
 	struct upmc_samples samples[SERIES];
 	struct upmc_samples bias_samples[SERIES];
@@ -74,9 +74,7 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 	unsigned i;
 
 	if (t1 < t0 || (r->counting && (counted_nothing(v0, r->n) || counted_nothing(v1, r->n)))) {
-		/* Nothing of this region is known, so no "last" value either. */
-		for (i = 0; i < SERIES; i++)
-			r->last[i] = UPMC_NOT_COUNTED;
+		r->last[UPMC_NS] = UPMC_NOT_COUNTED; /* nothing of it is known */
 		r->dropped++;
 		return;
 	}
@@ -191,8 +189,7 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 	 * their last value. */
 	lost = r->dropped - dropped;
 	r->dropped = dropped;
-	for (i = 0; i < SERIES; i++)
-		r->last[i] = UPMC_NOT_COUNTED;
+	r->last[UPMC_NS] = UPMC_NOT_COUNTED;
 	if (lost == repeats)
 		return all_calibration_dropped(repeats);
 	for (i = 0; i < SERIES; i++) {
