@@ -39,7 +39,7 @@ UPMC_API void upmc_prof_begin(struct upmc_prof *p)
 
 UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
 {
-	double v;
+	double v = 0; /* set by every upmc_region_last() that succeeds; gcc -O3 cannot tell */
 	unsigned i;
 
 	if (prof_null(p, "upmc_prof_end") < 0 || !p->region)

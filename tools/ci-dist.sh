@@ -159,6 +159,51 @@ if check single-file-generate amalgamation; then
 	fi
 fi
 
+# ---- every macro ------------------------------------------------------------
+# tests/headers/every_macro.c uses every public macro and inline function:
+# built with gcc and clang, as C11 and C++17, at -O0, -O2 and -O3, with
+# -Wall -Wextra -Werror -pedantic, plain, with -DUPMC_DEBUG and with
+# -DUPMC_NO_ZONES; against the installed headers (linked to libupmc.so)
+# and against the single file (upmc.c built the same way); each run.
+macros=$out/every-macro
+mkdir -p "$macros"
+cp tests/headers/every_macro.c "$macros/"
+
+# every_macro FROM CC CXX STD: FROM is "installed" or "single".
+every_macro() {
+	local from=$1 cc=$2 cxx=$3 std=$4 opt variant exe compiler flags
+	compiler=$cc
+	[ "${std#c++}" != "$std" ] && compiler="$cxx -x c++"
+	for opt in -O0 -O2 -O3; do
+		for variant in plain UPMC_DEBUG UPMC_NO_ZONES; do
+			exe=$macros/$from-$cc-$std$opt-$variant
+			flags="-std=$std $opt -Wall -Wextra -Werror -pedantic"
+			[ "$variant" != plain ] && flags="$flags -D$variant"
+			if [ "$from" = installed ]; then
+				$compiler $flags -c "$macros/every_macro.c" -o "$exe.o" \
+					$(pkg-config --cflags upmc) &&
+					"$cxx" "$exe.o" -o "$exe" $(pkg-config --libs upmc) \
+						-Wl,-rpath,"$(pkg-config --variable=libdir upmc)" || return 1
+			else
+				"$cc" -std=c11 $opt -Wall -Wextra -Werror -pedantic -c "$single/upmc.c" \
+					-o "$exe-upmc.o" &&
+					$compiler $flags -DUPMC_SINGLE_FILE -I"$single" \
+						-c "$macros/every_macro.c" -o "$exe.o" &&
+					"$cxx" "$exe.o" "$exe-upmc.o" -o "$exe" -pthread || return 1
+			fi
+			"$exe" >"$exe.txt" || { cat "$exe.txt"; return 1; }
+		done
+	done
+}
+
+for from in installed single; do
+	for cc in gcc:g++ clang:clang++; do
+		for std in c11 c++17; do
+			check "every-macro-$from-${cc%%:*}-$std" every_macro "$from" "${cc%%:*}" "${cc#*:}" "$std"
+		done
+	done
+done
+
 # ---- Bazel ----------------------------------------------------------------
 # examples/consumer's WORKSPACE copied elsewhere and pointed at this
 # checkout, as a user's would be. Its own output base builds upmc once more

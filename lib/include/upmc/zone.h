@@ -205,10 +205,11 @@ static inline void upmc_zone_end_scope_(const char *unused)
 }
 
 #ifndef UPMC_NO_ZONES
-/* A zone from here to the end of the enclosing block (return and break too). */
-#define UPMC_ZONE(name)                                                           \
-	UPMC_ZONE_DECLARE_(name);                                                 \
-	__attribute__((cleanup(upmc_zone_end_scope_))) const char UPMC_ZONE_CAT_( \
+/* A zone from here to the end of the enclosing block (return and break too).
+ * The variable is marked unused: clang does not count a cleanup as a use. */
+#define UPMC_ZONE(name)                                                                   \
+	UPMC_ZONE_DECLARE_(name);                                                         \
+	__attribute__((cleanup(upmc_zone_end_scope_), unused)) const char UPMC_ZONE_CAT_( \
 	        upmc_zone_scope_, __LINE__) = (upmc_zone_begin(&UPMC_ZONE_LOC_), 0)
 /* The same, named after the function. */
 #define UPMC_ZONE_FUNCTION() UPMC_ZONE(__func__)
