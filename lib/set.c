@@ -49,11 +49,21 @@ int upmc_check_open_flags(unsigned flags, const char *what)
 
 const struct upmc_perf_page upmc_no_page;
 
-static _Thread_local char this_thread;
+/*
+ * The calling thread's token, given at its first call from a process-wide
+ * count: a new thread may get the static TLS block (and so the addresses)
+ * of one that exited, but never its token. 0: not given yet, so no set is
+ * this thread's. UPMC_NO_THREAD is no thread's: a forked child's sets.
+ */
+#define UPMC_NO_THREAD UINT64_MAX
+static _Thread_local uint64_t this_thread;
+static _Atomic uint64_t threads_seen;
 
-UPMC_API const void *upmc_thread(void)
+UPMC_API uint64_t upmc_thread(void)
 {
-	return &this_thread;
+	if (UPMC_UNLIKELY(!this_thread))
+		this_thread = atomic_fetch_add_explicit(&threads_seen, 1, memory_order_relaxed) + 1;
+	return this_thread;
 }
 
 /*
@@ -100,7 +110,7 @@ void upmc_fork_child(void)
 
 	for (set = registry; set; set = set->state->next) {
 		set->state->forked = 1;
-		set->thread = NULL; /* no thread's: every read fails check_owner() */
+		set->thread = UPMC_NO_THREAD; /* every read fails check_owner() */
 		for (i = 0; i < UPMC_MAX_COUNTERS; i++) {
 			set->page[i] = &upmc_no_page;
 			set->state->user_page[i] = NULL;
@@ -142,8 +152,8 @@ static void leave(struct upmc_set *set)
 /* A read of this set is this thread's, in this process; or why not. */
 static int check_owner(const struct upmc_set *set, const char *fn)
 {
-	if (UPMC_LIKELY(set->thread == &this_thread))
-		return 0;
+	if (UPMC_LIKELY(set->thread == this_thread))
+		return 0; /* this_thread is not 0: it opened a set */
 	if (set->state->forked)
 		return upmc_fail(-ECHILD,
 		                 "%s: the set was opened before fork(), by the parent process, and "
@@ -165,7 +175,7 @@ static struct upmc_set *set_alloc(unsigned n)
 	b->set.n = n;
 	b->set.state = &b->state;
 	b->set.read = upmc_read_slow;
-	b->set.thread = &this_thread;
+	b->set.thread = upmc_thread();
 	for (i = 0; i < UPMC_MAX_COUNTERS; i++)
 		b->set.page[i] = &upmc_no_page;
 	return &b->set;
@@ -194,7 +204,7 @@ static UPMC_COLD int read_by_syscall_refused(struct upmc_set *set, uint64_t *val
  * its read fails) once the set is known to be this thread's. */
 static int read_by_syscall(struct upmc_set *set, uint64_t *values)
 {
-	if (UPMC_UNLIKELY(!values || set->thread != &this_thread))
+	if (UPMC_UNLIKELY(!values || set->thread != this_thread))
 		return read_by_syscall_refused(set, values);
 	return upmc_os_read(set, values, NULL, NULL);
 }

@@ -2,6 +2,7 @@
 /* Software events on the real kernel, through the same API as hardware. */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <string.h>
 #include <sys/mman.h>
 #include <unistd.h>
@@ -154,5 +155,36 @@ TEST(software, timer_only_set)
 	EXPECT(t1 > t0);
 	EXPECT(upmc_ticks_to_ns(set, t1) >= upmc_ticks_to_ns(set, t0));
 	EXPECT_EQ(upmc_read_times(set, &e, &r), -ENODATA);
+	upmc_close(set);
+}
+
+static void *open_task_clock(void *arg)
+{
+	return upmc_open(arg, "task-clock", NULL) == 0 ? NULL : (void *)"upmc_open";
+}
+
+static void *read_from_later_thread(void *arg)
+{
+	uint64_t v = 0;
+
+	return upmc_read(arg, &v) == -EPERM && v == UPMC_NOT_COUNTED ? NULL : (void *)"read";
+}
+
+/* The owner check on the read(2) path: a thread started after the set's
+ * owner exited (glibc reuses its stack and static TLS) is another thread. */
+TEST(software, a_later_thread_is_not_the_exited_owner)
+{
+	struct upmc_set *set = NULL;
+	pthread_t t;
+	void *failed;
+
+	ASSERT(pthread_create(&t, NULL, open_task_clock, &set) == 0);
+	ASSERT(pthread_join(t, &failed) == 0);
+	ASSERT_MSG(!failed && set, "%s", upmc_last_error());
+	EXPECT_EQ(upmc_counter_path(set, 0), UPMC_PATH_SYSCALL);
+	ASSERT(pthread_create(&t, NULL, read_from_later_thread, set) == 0);
+	ASSERT(pthread_join(t, &failed) == 0);
+	EXPECT_MSG(!failed, "a later thread read the exited owner's task-clock: %s",
+	           upmc_last_error());
 	upmc_close(set);
 }

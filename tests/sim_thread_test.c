@@ -62,3 +62,39 @@ TEST(sim_thread, reads_from_another_thread_fail)
 	EXPECT_EQ(sim.slow_reads, 0);
 	upmc_close(set);
 }
+
+/* A thread that opens a set and exits; the set outlives it. */
+static void *open_and_exit(void *arg)
+{
+	struct upmc_set **set = arg;
+
+	return upmc_open(set, "cycles,instructions", NULL) == 0 ? NULL : (void *)"upmc_open";
+}
+
+static void *token_of_thread(void *arg)
+{
+	*(uint64_t *)arg = upmc_thread();
+	return NULL;
+}
+
+/* glibc gives a new thread the stack and static TLS of one that exited: the
+ * owner check must not take the new thread for the old one. */
+TEST(sim_thread, a_thread_started_after_the_owner_exited_is_another)
+{
+	struct upmc_set *set = NULL;
+	uint64_t token = 0;
+	pthread_t t;
+	void *failed;
+
+	sim_reset(48);
+	ASSERT(pthread_create(&t, NULL, open_and_exit, &set) == 0);
+	ASSERT(pthread_join(t, &failed) == 0);
+	ASSERT_MSG(!failed && set, "%s", upmc_last_error());
+	ASSERT(pthread_create(&t, NULL, token_of_thread, &token) == 0);
+	ASSERT(pthread_join(t, NULL) == 0);
+	EXPECT(token != 0 && token != set->thread && token != upmc_thread());
+	ASSERT(pthread_create(&t, NULL, other_thread, set) == 0);
+	ASSERT(pthread_join(t, &failed) == 0);
+	EXPECT_MSG(!failed, "in the later thread: %s", (const char *)failed);
+	upmc_close(set);
+}

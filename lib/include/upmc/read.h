@@ -123,12 +123,12 @@ struct upmc_set {
 	/* upmc_read(): the reader for this set's size, or upmc_read_slow */
 	int (*read)(struct upmc_set *set, uint64_t *values);
 	struct upmc_set_state *state;
-	const void *thread; /* upmc_thread() of the thread that opened it */
+	uint64_t thread; /* upmc_thread() of the thread that opened it */
 };
 
-/* The calling thread, as a token: the address of a thread-local variable of
- * the library. */
-UPMC_API const void *upmc_thread(void);
+/* The calling thread, as a token that no other thread of the process ever
+ * has, not even one started after this one exited (never 0). */
+UPMC_API uint64_t upmc_thread(void);
 
 /*
  * A set counts the thread that opened it and only that thread may read it:
