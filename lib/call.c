@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* upmc_measure_call()'s result from a set read around the call (the Linux
- * and macOS implementations share this part). */
+/* upmc_measure_call()'s result from snapshots of a set around the call
+ * (the Linux and macOS implementations share this part). */
 #include <upmc/call.h>
 
 #include "internal.h"
@@ -8,15 +8,17 @@
 void upmc_call_fill(struct upmc_call_result *out, struct upmc_set *set, const uint64_t *before,
                     const uint64_t *after, int read_err)
 {
+	uint64_t counts[UPMC_MAX_COUNTERS];
 	unsigned i;
 
 	out->n = (unsigned)upmc_count(set);
+	upmc_interval(set, before, after, counts, NULL);
 	for (i = 0; i < out->n; i++) {
 		struct upmc_call_counter *c = &out->counter[i];
 		int ok = !read_err && upmc_counter_path(set, i) != UPMC_PATH_UNAVAILABLE &&
-		         after[i] != UPMC_NOT_COUNTED;
+		         counts[i] != UPMC_NOT_COUNTED;
 		upmc_format(c->name, sizeof(c->name), "%s", upmc_counter_name(set, i));
-		c->value = ok ? after[i] - before[i] : UPMC_NOT_COUNTED;
+		c->value = ok ? counts[i] : UPMC_NOT_COUNTED;
 		c->path = ok ? upmc_counter_path(set, i) : UPMC_PATH_UNAVAILABLE;
 		upmc_format(c->reason, sizeof(c->reason), "%s",
 		            read_err ? upmc_last_error() : upmc_counter_reason(set, i));

@@ -40,12 +40,21 @@ struct upmc_counter {
 	char reason[UPMC_REASON_MAX];
 };
 
+/* A reader of a whole set, as upmc_read() calls it. */
+typedef int (*upmc_reader)(struct upmc_set *set, uint64_t *values);
+
 struct upmc_set_state {
 	struct upmc_counter counter[UPMC_MAX_COUNTERS];
 	/* Every page the OS layer gave for a user-space read, whatever its
 	 * width; set->page[] keeps those the inline reader was built for. */
 	const volatile struct upmc_perf_page *user_page[UPMC_MAX_COUNTERS];
 	char summary[UPMC_REASON_MAX + 96];
+	/* The OS layer time-shares the counters (UPMC_OPT_MULTIPLEX): its
+	 * reads give unscaled counts and times, which the library scales. */
+	int multiplexed;
+	/* upmc_snapshot()'s reader and the words it writes (lib/interval.c). */
+	upmc_reader snapshot;
+	unsigned snapshot_words;
 	void *os; /* the OS layer's own data */
 	/* The registry of open sets (lib/set.c), for fork(). */
 	struct upmc_set *prev, *next;
@@ -114,15 +123,15 @@ void upmc_format(char *buf, size_t size, const char *fmt, ...) UPMC_PRINTF(3, 4)
  * UPMC_NOT_COUNTED); UPMC_NOT_COUNTED when running is 0. */
 uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running);
 
-/* upmc_measure_call()'s result from a set read before and after the call,
+/* upmc_measure_call()'s result from snapshots before and after the call,
  * and its summary line ("<k> of <n> counters <how>"). */
 struct upmc_call_result;
 void upmc_call_fill(struct upmc_call_result *out, struct upmc_set *set, const uint64_t *before,
                     const uint64_t *after, int read_err);
 void upmc_call_summarize(struct upmc_call_result *out, const char *how);
 
-/* upmc_read()'s reader for the set as opened (lib/read.c). */
-typedef int (*upmc_reader)(struct upmc_set *set, uint64_t *values);
+/* upmc_read()'s straight-line reader for the set as opened (lib/read.c);
+ * NULL when the set is not one it covers (set->user_n 0 or above 8). */
 upmc_reader upmc_reader_for(const struct upmc_set *set);
 
 /* A page with index 0: the inline reader hands every counter on it over. */

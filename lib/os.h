@@ -21,11 +21,24 @@ void upmc_os_close(struct upmc_set *set);
 
 /*
  * Reads the whole set through the kernel: values[i] for every counter
- * (UPMC_NOT_COUNTED where it did not count); enabled and running may be
- * NULL. Returns set->n, or -errno after upmc_fail() with every value
- * UPMC_NOT_COUNTED.
+ * (UPMC_NOT_COUNTED where it did not count; unscaled for a multiplexed
+ * set); enabled and running may be NULL. With them, by the kernel's read
+ * (read(2)) alone; without, the OS layer may read a group from its pages
+ * in user space where they allow it. Returns set->n, or -errno after
+ * upmc_fail() with every value UPMC_NOT_COUNTED.
  */
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running);
+
+/*
+ * For a set the OS layer multiplexes (set->state->multiplexed): every
+ * counter's count as the kernel has it, unscaled, then the time its group
+ * was enabled and then running: snapshot[i], snapshot[n + i],
+ * snapshot[2n + i]. A counter that is not open reads UPMC_NOT_COUNTED, 0,
+ * 0. Always by the kernel's read (read(2)). Returns set->n, or -errno after
+ * upmc_fail() with every word UPMC_NOT_COUNTED. OS layers that never
+ * multiplex return -EOPNOTSUPP.
+ */
+int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot);
 
 /*
  * In a forked child (lib/set.c knows which sets): frees what upmc_os_open()

@@ -49,7 +49,7 @@ static int read_8(struct upmc_set *set, uint64_t *values)
 upmc_reader upmc_reader_for(const struct upmc_set *set)
 {
 	static const upmc_reader by_size[UPMC_INLINE_COUNTERS + 1] = {
-	        upmc_read_slow, read_1, read_2, read_3, read_4, read_5, read_6, read_7, read_8};
+	        NULL, read_1, read_2, read_3, read_4, read_5, read_6, read_7, read_8};
 
-	return set->user_n <= UPMC_INLINE_COUNTERS ? by_size[set->user_n] : upmc_read_slow;
+	return set->user_n <= UPMC_INLINE_COUNTERS ? by_size[set->user_n] : NULL;
 }

@@ -20,7 +20,9 @@
 #define PENDING 1024                    /* records folded at a time */
 
 /*
- * A record is [t0, v0[0..n), t1, v1[0..n)]. begin takes the next record and
+ * A record is [t0, s0, t1, s1], s0 and s1 snapshots of the set (its n
+ * values, or for a multiplexed set its counts and their times: the fold
+ * takes their interval, lib/interval.c). begin takes the next record and
  * fills its first half; end fills the second half of the record begun last.
  * Nothing is checked on the hot path that the fold can check instead:
  * - a read that fails leaves every value UPMC_NOT_COUNTED (upmc_read_slow):
@@ -37,10 +39,10 @@ struct upmc_region {
 	 * half. Sizes are in bytes, which spares a shift. */
 	uint64_t *full; /* one past the last pending record */
 	uint64_t *next; /* the record begin takes */
-	size_t half;    /* bytes per half record: 8 * (1 + n) */
+	size_t half;    /* bytes per half record: 8 * (1 + snapshot words) */
 	size_t record;  /* bytes per record */
 	struct upmc_set *set;
-	upmc_reader read;  /* the set's reader; NULL for a timer-only set */
+	upmc_reader read;  /* the set's snapshot reader; NULL for a timer-only set */
 	unsigned n;        /* the set's counters */
 	unsigned counting; /* of them, not UPMC_PATH_UNAVAILABLE */
 	uint64_t *buffer;  /* the spare record, then the pending ones */
@@ -78,12 +80,10 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 		r->dropped++;
 		return;
 	}
-	for (i = 0; i < r->n; i++) {
-		int counted = v1[i] != UPMC_NOT_COUNTED && v0[i] != UPMC_NOT_COUNTED;
-		r->last[i] = counted ? v1[i] - v0[i] : UPMC_NOT_COUNTED;
-		if (counted)
+	upmc_interval(r->set, v0, v1, r->last, NULL);
+	for (i = 0; i < r->n; i++)
+		if (r->last[i] != UPMC_NOT_COUNTED)
 			upmc_samples_add(&r->into[i], r->last[i]);
-	}
 	r->last[UPMC_NS] = upmc_mul_shift(t1 - t0, r->set->clock.mult, r->set->clock.shift);
 	upmc_samples_add(&r->into[UPMC_NS], r->last[UPMC_NS]);
 }
@@ -216,8 +216,8 @@ UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, co
 	r->n = set->n;
 	for (i = 0; i < set->n; i++)
 		r->counting += upmc_counter_path(set, i) != UPMC_PATH_UNAVAILABLE;
-	r->read = set->n ? set->read : NULL;
-	r->half = (1 + (size_t)set->n) * sizeof(uint64_t);
+	r->read = set->n ? set->state->snapshot : NULL;
+	r->half = (1 + (size_t)set->state->snapshot_words) * sizeof(uint64_t);
 	r->record = 2 * r->half;
 	r->buffer = calloc(1 + PENDING, r->record);
 	if (!r->buffer) {

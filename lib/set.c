@@ -117,6 +117,8 @@ void upmc_fork_child(void)
 		}
 		set->user_n = 0;
 		set->read = upmc_read_slow;
+		if (!set->state->multiplexed) /* read_unscaled() fails by itself */
+			set->state->snapshot = upmc_read_slow;
 	}
 	unlock_registry();
 	upmc_zone_fork_child();
@@ -175,6 +177,7 @@ static struct upmc_set *set_alloc(unsigned n)
 	b->set.n = n;
 	b->set.state = &b->state;
 	b->set.read = upmc_read_slow;
+	b->state.snapshot = upmc_read_slow;
 	b->set.thread = upmc_thread();
 	for (i = 0; i < UPMC_MAX_COUNTERS; i++)
 		b->set.page[i] = &upmc_no_page;
@@ -209,6 +212,78 @@ static int read_by_syscall(struct upmc_set *set, uint64_t *values)
 	return upmc_os_read(set, values, NULL, NULL);
 }
 
+/* Every counter from its user page where it has one; -1 when one cannot be
+ * read so (off the PMU right now, or read(2) only). */
+static int read_user_pages(struct upmc_set *set, uint64_t *values)
+{
+	unsigned i;
+
+	for (i = 0; i < set->n; i++)
+		if (!set->state->user_page[i] ||
+		    upmc_page_count(set->state->user_page[i], &values[i]) < 0)
+			return -1;
+	return 0;
+}
+
+/* upmc_snapshot() of a multiplexed set: unscaled counts and their times,
+ * by the kernel's read. */
+static int read_unscaled(struct upmc_set *set, uint64_t *snapshot)
+{
+	int err;
+
+	if (!snapshot)
+		return upmc_fail(-EINVAL, "upmc_snapshot: the snapshot array is NULL");
+	err = check_owner(set, "upmc_snapshot");
+	if (err < 0) {
+		memset(snapshot, 0xff, set->state->snapshot_words * sizeof(*snapshot));
+		return err;
+	}
+	return upmc_os_read_unscaled(set, snapshot);
+}
+
+/* upmc_read() of a multiplexed set: each count scaled by its own group's
+ * times, the share it ran kept for upmc_counter_ratio(). */
+static int read_multiplexed(struct upmc_set *set, uint64_t *values)
+{
+	uint64_t snap[3 * UPMC_MAX_COUNTERS];
+	const unsigned n = set->n;
+	unsigned i;
+	int err;
+
+	if (!values)
+		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
+	err = read_unscaled(set, snap);
+	if (err < 0)
+		return upmc_failed_read(set, values, err);
+	for (i = 0; i < n; i++) {
+		uint64_t enabled = snap[n + i], running = snap[2 * n + i];
+		values[i] = upmc_scale(snap[i], enabled, running);
+		set->state->counter[i].ratio = enabled ? (double)running / (double)enabled : 0;
+	}
+	return (int)n;
+}
+
+/* upmc_read() of a set the inline reader cannot take whole (more counters
+ * than it covers, a page of another width, a counter that is not read in
+ * user space), and where the inline readers hand over: the uapi loop over
+ * every page, else the OS layer, which may still read some groups from
+ * their pages. */
+static int read_pages(struct upmc_set *set, uint64_t *values)
+{
+	int err;
+
+	if (!values)
+		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
+	if (set->state->multiplexed)
+		return read_multiplexed(set, values);
+	err = check_owner(set, "upmc_read");
+	if (err < 0)
+		return upmc_failed_read(set, values, err);
+	if (read_user_pages(set, values) == 0)
+		return (int)set->n;
+	return upmc_os_read(set, values, NULL, NULL);
+}
+
 /*
  * What the kernel fixes when an event is opened, the inline reader takes as
  * given (docs/read-protocol.md): a page it reads has cap_user_rdpmc and the
@@ -234,7 +309,14 @@ static void settle_pages(struct upmc_set *set)
 	set->user_n = fast == set->n ? set->n : 0;
 	/* A set no counter of which reads in user space goes straight to the
 	 * OS layer: its upmc_read() is the system call and little more. */
-	set->read = set->n && !users ? read_by_syscall : upmc_reader_for(set);
+	if (set->state->multiplexed)
+		set->read = read_multiplexed;
+	else if (set->n && !users)
+		set->read = read_by_syscall;
+	else
+		set->read = upmc_reader_for(set) ? upmc_reader_for(set) : read_pages;
+	set->state->snapshot = set->state->multiplexed ? read_unscaled : set->read;
+	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
 }
 
 int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)
@@ -463,33 +545,28 @@ UPMC_API int upmc_clock_source(const struct upmc_set *set)
 	return set->clock.source;
 }
 
-/* Every counter from its user page where it has one; -1 when one cannot be
- * read so (off the PMU right now, or read(2) only). */
-static int read_user_pages(struct upmc_set *set, uint64_t *values)
-{
-	unsigned i;
-
-	for (i = 0; i < set->n; i++)
-		if (!set->state->user_page[i] ||
-		    upmc_page_count(set->state->user_page[i], &values[i]) < 0)
-			return -1;
-	return 0;
-}
-
+/*
+ * Where the inline readers hand over when a page says no (off the PMU, the
+ * capability gone): the kernel's read alone, which works whatever user
+ * access allows now (access can be withdrawn while a set is open: arm64's
+ * perf_user_access), and is the independent reference the hardware checks
+ * compare user reads with.
+ */
 UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 {
+	uint64_t enabled, running;
 	int err;
 
 	if (!set || !values)
 		return upmc_fail(-EINVAL, "upmc_read: the set or the values array is NULL");
 	if (!set->n)
 		return 0;
+	if (set->state->multiplexed)
+		return read_multiplexed(set, values);
 	err = check_owner(set, "upmc_read");
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
-	if (read_user_pages(set, values) == 0)
-		return (int)set->n;
-	return upmc_os_read(set, values, NULL, NULL);
+	return upmc_os_read(set, values, &enabled, &running); /* the times ask for read(2) */
 }
 
 UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n)
@@ -497,14 +574,14 @@ UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, 
 	uint64_t all[UPMC_MAX_COUNTERS];
 	int err;
 
-	if (set && set->n < n)
+	if (!set || !values)
+		return upmc_fail(-EINVAL, "upmc_read_n: the set or the values array is NULL");
+	if (set->n < n)
 		return upmc_fail(-EINVAL, "upmc_read_n: the set has %u counters, fewer than %u",
 		                 set->n, n);
-	if (!values)
-		return upmc_fail(-EINVAL, "upmc_read_n: the values array is NULL");
-	err = upmc_read_slow(set, all);
-	if (set) /* all is filled, with UPMC_NOT_COUNTED where the read failed */
-		memcpy(values, all, n * sizeof(all[0]));
+	err = read_pages(set, all);
+	/* all is filled, with UPMC_NOT_COUNTED where the read failed */
+	memcpy(values, all, n * sizeof(all[0]));
 	if (err < 0)
 		return err;
 	return (int)n;
@@ -519,7 +596,7 @@ UPMC_API UPMC_COLD int upmc_read_counter_slow(struct upmc_set *set, unsigned i, 
 		return err;
 	if (!value)
 		return upmc_fail(-EINVAL, "upmc_read_counter: the value pointer is NULL");
-	err = upmc_read_slow(set, values);
+	err = read_pages(set, values);
 	*value = values[i]; /* UPMC_NOT_COUNTED where the read failed */
 	return err < 0 ? err : 0;
 }

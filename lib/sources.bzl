@@ -7,6 +7,7 @@ CORE_SRCS = [
     "clock.c",
     "error.c",
     "events.c",
+    "interval.c",
     "json.c",
     "prof.c",
     "read.c",

@@ -32,7 +32,7 @@ static int pin_here(cpu_set_t *old)
 UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
                                struct upmc_call_result *out)
 {
-	uint64_t a[UPMC_MAX_COUNTERS], b[UPMC_MAX_COUNTERS], cs0 = 0, cs1 = 0, t0, t1;
+	uint64_t a[UPMC_SNAPSHOT_MAX], b[UPMC_SNAPSHOT_MAX], cs0 = 0, cs1 = 0, t0, t1;
 	struct upmc_set *set = NULL, *cs = NULL;
 	int err, ra = 0, rb = 0;
 	char how[64];
@@ -50,12 +50,12 @@ UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
 	if (cs)
 		upmc_read_counter(cs, 0, &cs0);
 	if (set)
-		ra = upmc_read(set, a);
+		ra = upmc_snapshot(set, a);
 	t0 = upmc_os_monotonic_ns();
 	fn(arg);
 	t1 = upmc_os_monotonic_ns();
 	if (set)
-		rb = upmc_read(set, b);
+		rb = upmc_snapshot(set, b);
 	if (cs && upmc_read_counter(cs, 0, &cs1) == 0)
 		out->context_switches = cs1 - cs0;
 	if (out->cpu >= 0)

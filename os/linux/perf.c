@@ -535,6 +535,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 	}
 	choose_paths(set, ls, flags, &probe);
 	ls->one_group = ls->n_grp == 1 && ls->n_ev == set->n && !ls->hybrid && !ls->multiplex;
+	set->state->multiplexed = ls->multiplex;
 	set->state->os = ls;
 	return 0;
 }
@@ -646,24 +647,15 @@ static int group_update(struct linux_set *ls, unsigned g, uint64_t *enabled, uin
 	return group_read(ls, g, enabled, running);
 }
 
-/* Adds a group's counts to its counters; parts that never ran add 0. */
-static void add_group(struct upmc_set *set, struct linux_set *ls, unsigned g, uint64_t en,
-                      uint64_t run, int *counted)
+/* Marks the counters a group's events counted for; parts that never ran
+ * add 0. */
+static void add_group(const struct linux_set *ls, unsigned g, int *counted)
 {
 	unsigned e;
 
-	for (e = 0; e < ls->n_ev; e++) {
-		struct linux_event *ev = &ls->ev[e];
-		struct upmc_counter *c = &set->state->counter[ev->counter];
-		if (ev->group != g)
-			continue;
-		if (ls->multiplex) {
-			c->ratio = en ? (double)run / (double)en : 0;
-			ev->cached = upmc_scale(ev->cached, en, run);
-		}
-		if (ev->cached != UPMC_NOT_COUNTED)
-			counted[ev->counter] = 1;
-	}
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].group == g && ls->ev[e].cached != UPMC_NOT_COUNTED)
+			counted[ls->ev[e].counter] = 1;
 }
 
 /*
@@ -729,7 +721,7 @@ static __attribute__((noinline)) int read_groups(struct upmc_set *set, uint64_t 
 {
 	struct linux_set *ls = set->state->os;
 	uint64_t en[MAX_EVENTS] = {0}, run[MAX_EVENTS] = {0};
-	int counted[UPMC_MAX_COUNTERS] = {0}, times = enabled || ls->multiplex;
+	int counted[UPMC_MAX_COUNTERS] = {0}, times = enabled != NULL;
 	unsigned i, g, e;
 	int err;
 
@@ -737,7 +729,7 @@ static __attribute__((noinline)) int read_groups(struct upmc_set *set, uint64_t 
 		err = group_update(ls, g, times ? &en[g] : NULL, times ? &run[g] : NULL);
 		if (err < 0)
 			return upmc_failed_read(set, values, err);
-		add_group(set, ls, g, en[g], run[g], counted);
+		add_group(ls, g, counted);
 	}
 	for (i = 0; i < set->n; i++)
 		values[i] = 0;
@@ -760,6 +752,38 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 	if (ls->one_group)
 		return read_one_group(set, values, enabled, running);
 	return read_groups(set, values, enabled, running);
+}
+
+/*
+ * A multiplexed set has one event per group (group_for()), read(2) each:
+ * its count as the kernel has it, however little it ran, and its times.
+ * The library scales (lib/interval.c): an interval's scale is the
+ * interval's own, never a difference of two scaled totals.
+ */
+int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot)
+{
+	const struct linux_set *ls = set->state->os;
+	const unsigned n = set->n;
+	uint64_t buf[4]; /* nr, enabled, running, value */
+	unsigned i, e;
+
+	for (i = 0; i < n; i++) {
+		snapshot[i] = UPMC_NOT_COUNTED;
+		snapshot[n + i] = snapshot[2 * n + i] = 0;
+	}
+	for (e = 0; e < ls->n_ev; e++) {
+		const unsigned c = ls->ev[e].counter;
+		ssize_t got = upmc_sys_read(ls->grp[ls->ev[e].group].leader, buf, sizeof(buf));
+
+		if (got != (ssize_t)sizeof(buf)) {
+			memset(snapshot, 0xff, 3 * n * sizeof(*snapshot)); /* UPMC_NOT_COUNTED */
+			return group_read_failed(got);
+		}
+		snapshot[c] = buf[3];
+		snapshot[n + c] = buf[1];
+		snapshot[2 * n + c] = buf[2];
+	}
+	return (int)n;
 }
 
 /* The time fields of a page, read under its seqlock (the uapi layout). */

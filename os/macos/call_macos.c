@@ -26,7 +26,7 @@ UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
                                struct upmc_call_result *out)
 {
 	const struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
-	uint64_t a[UPMC_MAX_COUNTERS], b[UPMC_MAX_COUNTERS], t0, t1;
+	uint64_t a[UPMC_SNAPSHOT_MAX], b[UPMC_SNAPSHOT_MAX], t0, t1;
 	struct upmc_set *set = NULL;
 	int err = check_args(fn, out), ra = 0, rb = 0;
 
@@ -35,12 +35,12 @@ UPMC_API int upmc_measure_call(const char *spec, void (*fn)(void *), void *arg,
 	if (spec && (err = upmc_open(&set, spec, &opts)) < 0)
 		return err;
 	if (set)
-		ra = upmc_read(set, a);
+		ra = upmc_snapshot(set, a);
 	t0 = upmc_macos_now_ns();
 	fn(arg);
 	t1 = upmc_macos_now_ns();
 	if (set)
-		rb = upmc_read(set, b);
+		rb = upmc_snapshot(set, b);
 	out->elapsed_ns = t1 - t0;
 	if (set)
 		upmc_call_fill(out, set, a, b, ra < 0 ? ra : rb < 0 ? rb : 0);

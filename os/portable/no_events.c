@@ -1,9 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * For OS layers with no events of their own (macOS, Windows, the simulated
- * kernel): only the portable names and raw codes resolve.
+ * kernel): only the portable names and raw codes resolve. Nor do they
+ * multiplex: a set runs whenever its thread does.
  */
 #include <errno.h>
+#include <string.h>
 
 #include "lib/os.h"
 
@@ -22,4 +24,10 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
 	(void)arg;
 	*stopped = 0;
 	return 0;
+}
+
+int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot)
+{
+	memset(snapshot, 0xff, 3 * set->n * sizeof(*snapshot)); /* UPMC_NOT_COUNTED */
+	return upmc_fail(-EOPNOTSUPP, "this OS layer does not multiplex counters");
 }

@@ -458,7 +458,7 @@ static double cost_of_bare_read(struct upmc_set *counting, double read_cost, int
 
 /* The user side of upmc_read() by read(2) (set: one counter, forced to the
  * syscall, counting its own user instructions), beside a bare read(2). */
-#define READ2_CEILING 81
+#define READ2_CEILING 82
 static void read2_user_cost(struct upmc_set *set)
 {
 	struct upmc_set *counting;
@@ -903,6 +903,96 @@ static void x86_hybrid(void)
 }
 #endif
 
+/* ---- user access withdrawn while a set is open ---- */
+
+/* The setting that allows user-space counter reads, where there is one. */
+static const char *access_setting(void)
+{
+#if defined(__aarch64__)
+	return "/proc/sys/kernel/perf_user_access";
+#elif defined(__x86_64__) || defined(__i386__)
+	return "/sys/bus/event_source/devices/cpu/rdpmc";
+#else
+	return NULL;
+#endif
+}
+
+static int write_setting(const char *path, const char *value)
+{
+	FILE *f = fopen(path, "w");
+	int ok = f && fputs(value, f) >= 0;
+
+	return f && fclose(f) == 0 && ok ? 0 : -1;
+}
+
+/* In the child: the set's user read works, then access goes; exit 0 when
+ * upmc_read_slow() still counts (by read(2)), else the index of the reason. */
+static const char *const withdrawn_failures[7] = {
+        "",
+        "",
+        "",
+        "did not run: the set does not read in user space",
+        "did not run: the setting could not be written",
+        "failed",
+        "did not count on"};
+static int read_after_access_withdrawn(const char *setting)
+{
+	struct upmc_set *set;
+	uint64_t a = 0, b = 0;
+
+	if (upmc_open(&set, "instructions", NULL) < 0 ||
+	    upmc_counter_path(set, 0) != UPMC_PATH_USER)
+		return 3;
+	if (write_setting(setting, "0") < 0)
+		return 4;
+	if (upmc_read_slow(set, &a) != 1)
+		return 5;
+	spin(20000);
+	if (upmc_read_slow(set, &b) != 1 || b <= a)
+		return 6;
+	return 0;
+}
+
+/*
+ * A root user turns user access off while a set is open (arm64's
+ * perf_user_access, x86's rdpmc attribute): the counter instruction now
+ * traps (SIGILL, SIGSEGV), and the page may still offer it until the kernel
+ * next updates it. upmc_read_slow() reads by read(2) alone, so it counts on.
+ * In a child, so that a trap fails this check rather than the run.
+ */
+static void access_withdrawn(void)
+{
+	const char *setting = access_setting();
+	char was[16] = "";
+	FILE *f = setting ? fopen(setting, "r") : NULL;
+	int status = 0;
+	pid_t pid;
+
+	if (!f || !fgets(was, sizeof(was), f) || access(setting, W_OK) != 0) {
+		skip("slow_read_after_access_withdrawn", "%s cannot be changed here",
+		     setting ? setting : "no user-access setting");
+		if (f)
+			fclose(f);
+		return;
+	}
+	fclose(f);
+	pid = fork();
+	if (pid == 0)
+		_exit(read_after_access_withdrawn(setting));
+	if (pid < 0 || waitpid(pid, &status, 0) != pid)
+		status = -1;
+	if (write_setting(setting, was) < 0)
+		check(0, "slow_read_after_access_withdrawn", "%s could not be set back to %s",
+		      setting, was);
+	check(status == 0, "slow_read_after_access_withdrawn",
+	      "%s set to 0 with a set open: upmc_read_slow() %s", setting,
+	      status == 0           ? "reads by read(2), and counts on"
+	      : WIFSIGNALED(status) ? strsignal(WTERMSIG(status))
+	      : WIFEXITED(status) && WEXITSTATUS(status) < 7
+	              ? withdrawn_failures[WEXITSTATUS(status)]
+	              : "could not be run");
+}
+
 int main(int argc, char **argv)
 {
 	const char *expect = "any";
@@ -962,6 +1052,7 @@ int main(int argc, char **argv)
 #endif
 		zero_syscalls();
 		fork_child();
+		access_withdrawn();
 		width_and_wrap(width, wrap);
 #ifdef LOOP_ASM
 		multiplex();

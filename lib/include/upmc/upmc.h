@@ -99,10 +99,12 @@ UPMC_API const char *upmc_counter_reason(const struct upmc_set *set, unsigned i)
 
 /*
  * For a multiplexed set (UPMC_OPT_MULTIPLEX): the share of the time counter
- * i was on the PMU at the last read, which its value was scaled by (1 when
- * it always was; 0 when it never ran, and the value is UPMC_NOT_COUNTED).
- * Below UPMC_LOW_CONFIDENCE the scaled value is an extrapolation to treat
- * with care. Negative errno when i is out of range.
+ * i was on the PMU since the set opened, at the last upmc_read(), which its
+ * total was scaled by (1 when it always was; 0 when it never ran, and the
+ * value is UPMC_NOT_COUNTED). Below UPMC_LOW_CONFIDENCE the scaled value is
+ * an extrapolation to treat with care. Negative errno when i is out of
+ * range. upmc_read() of a multiplexed set gives scaled totals since open:
+ * for what counted between two moments, take snapshots and upmc_interval().
  */
 UPMC_API double upmc_counter_ratio(const struct upmc_set *set, unsigned i);
 #define UPMC_LOW_CONFIDENCE 0.9
@@ -115,6 +117,39 @@ UPMC_API int upmc_clock_source(const struct upmc_set *set);
 
 /* The last failure on this thread, as a sentence; "" when none. */
 UPMC_API const char *upmc_last_error(void);
+
+/* ---- intervals: what counted between two moments ---- */
+
+/*
+ * A snapshot is what an interval needs of a read: for a set that is not
+ * multiplexed, the counters' values as upmc_read() gives them; for a
+ * multiplexed one (UPMC_OPT_MULTIPLEX), each counter's count as the kernel
+ * has it (unscaled), then the time its group was enabled, then running.
+ * upmc_snapshot_words() of any set is at most UPMC_SNAPSHOT_MAX.
+ */
+#define UPMC_SNAPSHOT_MAX (3 * UPMC_MAX_COUNTERS)
+
+/* Words in a snapshot of the set: upmc_count(), or 3 x that when multiplexed. */
+UPMC_API int upmc_snapshot_words(const struct upmc_set *set);
+
+/* Takes a snapshot. Returns upmc_count(), or a negative errno (every word
+ * then UPMC_NOT_COUNTED). For a set that is not multiplexed it costs what
+ * upmc_read() costs, plus a call. */
+UPMC_API int upmc_snapshot(struct upmc_set *set, uint64_t *snapshot);
+
+/*
+ * counts[i] = counter i's count between two snapshots. A multiplexed
+ * counter's is the interval's count scaled by the interval's own times,
+ * (c1 - c0) x (e1 - e0) / (r1 - r0), as perf stat -I scales it: never the
+ * difference of two scaled totals, whose scale changes between them.
+ * UPMC_NOT_COUNTED where the counter did not count in the interval (a
+ * snapshot failed, or it never ran on the PMU). ratios (NULL: not wanted):
+ * the share of the interval the counter ran, 1 when not multiplexed, 0 when
+ * not counted; below UPMC_LOW_CONFIDENCE the count is an extrapolation.
+ * Returns upmc_count(), or -EINVAL.
+ */
+UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
+                           const uint64_t *after, uint64_t *counts, double *ratios);
 
 /* ---- events ---- */
 

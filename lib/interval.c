@@ -1,0 +1,67 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Intervals: a counter's count between two snapshots of its set. The one
+ * rule every layer measures with (regions, upmc_bench, UPMC_PROF,
+ * upmc_measure_call, zones, the bindings).
+ *
+ * A multiplexed counter is not on the PMU all the time: the kernel gives
+ * its count and the time its group was enabled and running, and the count
+ * is extrapolated by enabled / running. That scale changes between two
+ * reads, so the difference of two scaled totals is not the interval's
+ * count (it can even be negative). The interval is scaled by its own
+ * times instead, as perf stat -I does: (c1 - c0) x (e1 - e0) / (r1 - r0).
+ */
+#include <errno.h>
+
+#include "internal.h"
+
+UPMC_API int upmc_snapshot_words(const struct upmc_set *set)
+{
+	if (!set)
+		return upmc_fail(-EINVAL, "upmc_snapshot_words: the set is NULL");
+	return (int)set->state->snapshot_words;
+}
+
+UPMC_API int upmc_snapshot(struct upmc_set *set, uint64_t *snapshot)
+{
+	if (!set || !snapshot)
+		return upmc_fail(-EINVAL, "upmc_snapshot: the set or the snapshot array is NULL");
+	if (!set->n)
+		return 0;
+	return set->state->snapshot(set, snapshot);
+}
+
+/* One multiplexed counter's interval from its count and times at both ends. */
+static uint64_t scaled_interval(uint64_t c0, uint64_t c1, uint64_t e0, uint64_t e1, uint64_t r0,
+                                uint64_t r1, double *ratio)
+{
+	*ratio = 0;
+	if (c0 == UPMC_NOT_COUNTED || c1 == UPMC_NOT_COUNTED || c1 < c0 || r1 <= r0 || e1 < e0)
+		return UPMC_NOT_COUNTED; /* it never ran in the interval: no count to scale */
+	*ratio = e1 > e0 ? (double)(r1 - r0) / (double)(e1 - e0) : 1;
+	return upmc_scale(c1 - c0, e1 - e0, r1 - r0);
+}
+
+UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
+                           const uint64_t *after, uint64_t *counts, double *ratios)
+{
+	const unsigned n = set ? set->n : 0;
+	unsigned i;
+
+	if (!set || !before || !after || !counts)
+		return upmc_fail(-EINVAL, "upmc_interval: the set, a snapshot or counts is NULL");
+	for (i = 0; i < n; i++) {
+		double ratio = 1;
+		if (set->state->multiplexed)
+			counts[i] =
+			        scaled_interval(before[i], after[i], before[n + i], after[n + i],
+			                        before[2 * n + i], after[2 * n + i], &ratio);
+		else if (before[i] == UPMC_NOT_COUNTED || after[i] == UPMC_NOT_COUNTED)
+			counts[i] = UPMC_NOT_COUNTED;
+		else
+			counts[i] = after[i] - before[i];
+		if (ratios)
+			ratios[i] = counts[i] == UPMC_NOT_COUNTED ? 0 : ratio;
+	}
+	return (int)n;
+}
