@@ -114,39 +114,62 @@ static void end_like_the_command(const struct stat_run *run)
 	raise(run->signal);
 }
 
-int cli_stat(int argc, char **argv)
+/* The report, to a file or stderr: CLI_EXIT_FAILURE, said on stderr, when
+ * not all of it was written. */
+static int report(const struct stat_args *a, const struct stat_run *run, struct cli_output *out)
 {
-	static struct stat_run run; /* 14 KiB: off the stack */
-	struct stat_args a;
-	FILE *out = stderr;
 	int err;
 
-	err = parse_args(argc, argv, &a);
-	if (err)
-		return err;
+	if (a->as_json)
+		stat_print_json(out->f, run);
+	else
+		stat_print_text(out->f, run);
+	err = cli_output_commit(out);
+	if (!err)
+		return 0;
+	if (a->output)
+		fprintf(stderr, "upmc stat: writing the report to '%s' failed: %s\n", a->output,
+		        strerror(-err));
+	else
+		fprintf(stderr, "upmc stat: writing the report to stderr failed: %s\n",
+		        strerror(-err));
+	return CLI_EXIT_FAILURE;
+}
+
+static int stat_command(const struct stat_args *a)
+{
+	static struct stat_run run; /* 14 KiB: off the stack */
+	struct cli_output out;
+	int err;
+
 	memset(&run, 0, sizeof(run));
-	run.argv = a.command;
-	if (parse_events(a.spec, &run) < 0) {
+	run.argv = a->command;
+	if (parse_events(a->spec, &run) < 0) {
 		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
 		return CLI_EXIT_FAILURE;
 	}
-	if (a.output && !(out = fopen(a.output, "we"))) {
-		fprintf(stderr, "upmc stat: cannot write '%s': %s\n", a.output, strerror(errno));
+	/* Opened before the command runs: a file that cannot be written is known
+	 * before the work it would report. */
+	err = cli_output_open(&out, a->output);
+	if (err) {
+		fprintf(stderr, "upmc stat: cannot write '%s': %s\n", a->output, strerror(-err));
 		return CLI_EXIT_FAILURE;
 	}
-	err = stat_run_command(&run);
-	if (err < 0) {
+	if (stat_run_command(&run) < 0) {
 		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
-		if (out != stderr)
-			fclose(out);
+		cli_output_discard(&out);
 		return exec_failure_status(run.exec_errno);
 	}
-	if (a.as_json)
-		stat_print_json(out, &run);
-	else
-		stat_print_text(out, &run);
-	if (out != stderr)
-		fclose(out);
+	if (report(a, &run, &out))
+		return CLI_EXIT_FAILURE; /* the command's status would hide the lost report */
 	end_like_the_command(&run);
 	return run.exit_status;
+}
+
+int cli_stat(int argc, char **argv)
+{
+	struct stat_args a;
+	int status = parse_args(argc, argv, &a);
+
+	return status ? status : stat_command(&a);
 }
