@@ -11,7 +11,7 @@
 
 struct stat_args {
 	const char *spec;
-	char joined[4096];  /* every -e, joined by commas, as perf stat counts them all */
+	char *joined;       /* every -e, joined by commas, as perf stat counts them all */
 	const char *output; /* NULL: stderr, as perf stat writes */
 	int as_json;
 	char **command;
@@ -37,6 +37,24 @@ static int is_option(const char *arg, const char *shrt, const char *lng)
 	       (!strncmp(arg, lng, len) && arg[len] == '=');
 }
 
+/* One more -e list: perf stat counts them all. The lists have no limit of
+ * their own; the spec's events do (UPMC_MAX_COUNTERS), and say so. */
+static int join_events(struct stat_args *a, const char *more)
+{
+	size_t len = a->joined ? strlen(a->joined) : 0;
+	char *grown = realloc(a->joined, len + 1 + strlen(more) + 1);
+
+	if (!grown) {
+		fprintf(stderr, "upmc stat: out of memory for the -e lists\n");
+		return CLI_EXIT_FAILURE;
+	}
+	sprintf(grown + len, "%s%s", a->joined ? "," : "", more);
+	a->joined = grown;
+	a->spec = grown;
+	return 0;
+}
+
+/* 0, or the exit status of a bad command line; a->joined to be freed. */
 static int parse_args(int argc, char **argv, struct stat_args *a)
 {
 	int i;
@@ -54,14 +72,10 @@ static int parse_args(int argc, char **argv, struct stat_args *a)
 			a->as_json = 1;
 		} else if (is_option(argv[i], "-e", "--event")) {
 			const char *more = option_value(argc, argv, &i, "-e", "--event");
-			size_t len = strlen(a->joined);
 			if (!more)
 				return cli_usage_error("stat: -e needs an event list");
-			if (len + 1 + strlen(more) >= sizeof(a->joined))
-				return cli_usage_error("stat: the -e lists are too long together");
-			upmc_format(a->joined + len, sizeof(a->joined) - len, "%s%s",
-			            len ? "," : "", more);
-			a->spec = a->joined;
+			if (join_events(a, more))
+				return CLI_EXIT_FAILURE;
 		} else if (is_option(argv[i], "-o", "--output")) {
 			a->output = option_value(argc, argv, &i, "-o", "--output");
 			if (!a->output)
@@ -171,5 +185,8 @@ int cli_stat(int argc, char **argv)
 	struct stat_args a;
 	int status = parse_args(argc, argv, &a);
 
-	return status ? status : stat_command(&a);
+	if (!status)
+		status = stat_command(&a);
+	free(a.joined);
+	return status;
 }
