@@ -202,3 +202,24 @@ TEST(cli_write, stat_report_to_a_full_stderr)
 	EXPECT_CONTAINS(r.err, "Performance counter"); /* what fitted */
 	cli_result_free(&r);
 }
+
+/* A report file that cannot be written is known before the command runs. */
+TEST(cli_write, stat_unwritable_report_runs_nothing)
+{
+	char dir[512], path[600], marker[600], script[700];
+	const char *const args[] = {"stat", "-o", path, "--", "sh", "-c", script, NULL};
+	struct cli_result r;
+
+	ASSERT(fresh_dir(dir, sizeof(dir)) == 0);
+	snprintf(path, sizeof(path), "%s/missing/report.txt", dir);
+	snprintf(marker, sizeof(marker), "%s/ran", dir);
+	snprintf(script, sizeof(script), "touch %s", marker);
+	ASSERT(cli_run(&r, NULL, args) == 0);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_CONTAINS(r.err, "upmc stat: cannot write '");
+	EXPECT_CONTAINS(r.err, "missing/report.txt': No such file or directory");
+	EXPECT_MSG(access(marker, F_OK) != 0, "the command ran");
+	cli_result_free(&r);
+	unlink(marker);
+	rmdir(dir);
+}
