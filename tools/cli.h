@@ -27,4 +27,37 @@ void cli_thousands(char *buf, size_t size, uint64_t n);
  * the sentence when it does not start so. */
 const char *cli_after_quoted_name(const char *reason, const char *name);
 
+/* ---- writing what upmc prints (tools/output.c) ---- */
+
+/* Flushes f: 0 when everything written to it reached its file, or -errno
+ * (-EIO when only an earlier write failed, its own errno long gone). */
+int cli_stream_error(FILE *f);
+
+/* The end of every command (main): flushes and closes stdout. A write that
+ * failed makes the status CLI_EXIT_FAILURE, with a sentence on stderr. */
+int cli_finish(int status);
+
+/*
+ * A report's destination: a file, or stderr when path is NULL. A regular
+ * file (or a new one) is written as a temporary beside it, renamed over it
+ * once all of it is written: a failed write leaves the old file as it was.
+ * Anything else (a device, a FIFO, a symbolic link such as /dev/stdout) is
+ * written in place.
+ */
+struct cli_output {
+	FILE *f;          /* where to print the report */
+	const char *path; /* NULL: stderr */
+	char *temp;       /* the temporary; NULL: written in place */
+	char *text;       /* for stderr: the report, written whole at the end */
+	size_t len;
+};
+
+/* 0, or -errno when the file cannot be written (nothing left behind). */
+int cli_output_open(struct cli_output *o, const char *path);
+/* Flushes, closes and renames: 0 when all of it was written, or -errno
+ * (the temporary removed). */
+int cli_output_commit(struct cli_output *o);
+/* Closes it unwritten: the old file stays, the temporary goes. */
+void cli_output_discard(struct cli_output *o);
+
 #endif /* UPMC_TOOLS_CLI_H */

@@ -11,7 +11,7 @@
 
 struct stat_args {
 	const char *spec;
-	char joined[4096];  /* every -e, joined by commas, as perf stat counts them all */
+	char *joined;       /* every -e, joined by commas, as perf stat counts them all */
 	const char *output; /* NULL: stderr, as perf stat writes */
 	int as_json;
 	char **command;
@@ -37,6 +37,24 @@ static int is_option(const char *arg, const char *shrt, const char *lng)
 	       (!strncmp(arg, lng, len) && arg[len] == '=');
 }
 
+/* One more -e list: perf stat counts them all. The lists have no limit of
+ * their own; the spec's events do (UPMC_MAX_COUNTERS), and say so. */
+static int join_events(struct stat_args *a, const char *more)
+{
+	size_t len = a->joined ? strlen(a->joined) : 0;
+	char *grown = realloc(a->joined, len + 1 + strlen(more) + 1);
+
+	if (!grown) {
+		fprintf(stderr, "upmc stat: out of memory for the -e lists\n");
+		return CLI_EXIT_FAILURE;
+	}
+	sprintf(grown + len, "%s%s", a->joined ? "," : "", more);
+	a->joined = grown;
+	a->spec = grown;
+	return 0;
+}
+
+/* 0, or the exit status of a bad command line; a->joined to be freed. */
 static int parse_args(int argc, char **argv, struct stat_args *a)
 {
 	int i;
@@ -54,14 +72,10 @@ static int parse_args(int argc, char **argv, struct stat_args *a)
 			a->as_json = 1;
 		} else if (is_option(argv[i], "-e", "--event")) {
 			const char *more = option_value(argc, argv, &i, "-e", "--event");
-			size_t len = strlen(a->joined);
 			if (!more)
 				return cli_usage_error("stat: -e needs an event list");
-			if (len + 1 + strlen(more) >= sizeof(a->joined))
-				return cli_usage_error("stat: the -e lists are too long together");
-			upmc_format(a->joined + len, sizeof(a->joined) - len, "%s%s",
-			            len ? "," : "", more);
-			a->spec = a->joined;
+			if (join_events(a, more))
+				return CLI_EXIT_FAILURE;
 		} else if (is_option(argv[i], "-o", "--output")) {
 			a->output = option_value(argc, argv, &i, "-o", "--output");
 			if (!a->output)
@@ -114,39 +128,65 @@ static void end_like_the_command(const struct stat_run *run)
 	raise(run->signal);
 }
 
-int cli_stat(int argc, char **argv)
+/* The report, to a file or stderr: CLI_EXIT_FAILURE, said on stderr, when
+ * not all of it was written. */
+static int report(const struct stat_args *a, const struct stat_run *run, struct cli_output *out)
 {
-	static struct stat_run run; /* 14 KiB: off the stack */
-	struct stat_args a;
-	FILE *out = stderr;
 	int err;
 
-	err = parse_args(argc, argv, &a);
-	if (err)
-		return err;
+	if (a->as_json)
+		stat_print_json(out->f, run);
+	else
+		stat_print_text(out->f, run);
+	err = cli_output_commit(out);
+	if (!err)
+		return 0;
+	if (a->output)
+		fprintf(stderr, "upmc stat: writing the report to '%s' failed: %s\n", a->output,
+		        strerror(-err));
+	else
+		fprintf(stderr, "upmc stat: writing the report to stderr failed: %s\n",
+		        strerror(-err));
+	return CLI_EXIT_FAILURE;
+}
+
+static int stat_command(const struct stat_args *a)
+{
+	static struct stat_run run; /* 14 KiB: off the stack */
+	struct cli_output out;
+	int err;
+
 	memset(&run, 0, sizeof(run));
-	run.argv = a.command;
-	if (parse_events(a.spec, &run) < 0) {
+	run.argv = a->command;
+	if (parse_events(a->spec, &run) < 0) {
 		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
 		return CLI_EXIT_FAILURE;
 	}
-	if (a.output && !(out = fopen(a.output, "we"))) {
-		fprintf(stderr, "upmc stat: cannot write '%s': %s\n", a.output, strerror(errno));
+	/* Opened before the command runs: a file that cannot be written is known
+	 * before the work it would report. */
+	err = cli_output_open(&out, a->output);
+	if (err) {
+		fprintf(stderr, "upmc stat: cannot write '%s': %s\n", a->output, strerror(-err));
 		return CLI_EXIT_FAILURE;
 	}
-	err = stat_run_command(&run);
-	if (err < 0) {
+	if (stat_run_command(&run) < 0) {
 		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
-		if (out != stderr)
-			fclose(out);
+		cli_output_discard(&out);
 		return exec_failure_status(run.exec_errno);
 	}
-	if (a.as_json)
-		stat_print_json(out, &run);
-	else
-		stat_print_text(out, &run);
-	if (out != stderr)
-		fclose(out);
+	if (report(a, &run, &out))
+		return CLI_EXIT_FAILURE; /* the command's status would hide the lost report */
 	end_like_the_command(&run);
 	return run.exit_status;
+}
+
+int cli_stat(int argc, char **argv)
+{
+	struct stat_args a;
+	int status = parse_args(argc, argv, &a);
+
+	if (!status)
+		status = stat_command(&a);
+	free(a.joined);
+	return status;
 }

@@ -63,11 +63,10 @@ static void work_where_the_user_is(void)
 		fprintf(stderr, "upmc: cannot enter %s: %s\n", dir, strerror(errno));
 }
 
-int main(int argc, char **argv)
+static int run_command(int argc, char **argv)
 {
 	size_t i;
 
-	work_where_the_user_is();
 	if (argc < 2)
 		return cli_usage_error("no command given");
 	if (!strcmp(argv[1], "-h") || !strcmp(argv[1], "--help") || !strcmp(argv[1], "help")) {
@@ -78,4 +77,12 @@ int main(int argc, char **argv)
 		if (!strcmp(argv[1], commands[i].name))
 			return commands[i].run(argc - 2, argv + 2);
 	return cli_usage_error("unknown command '%s'", argv[1]);
+}
+
+int main(int argc, char **argv)
+{
+	work_where_the_user_is();
+	/* Whatever the command printed is checked here, once: a report that did
+	 * not reach stdout is a failure, not exit status 0. */
+	return cli_finish(run_command(argc, argv));
 }

@@ -4,7 +4,9 @@
 #include <fcntl.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -62,22 +64,48 @@ int cli_line_with(const char *text, const char *what, char *line, unsigned long 
 	return 0;
 }
 
-static void __attribute__((noreturn))
-exec_cli(int out, int err, const char *fs_root, const char *const *args)
+/* argv for execv: the program's name, then args; NULL when out of memory. */
+static char **program_argv(const char *const *args)
 {
-	char *argv[64];
-	int in = open("/dev/null", O_RDONLY), i;
+	size_t n = 0, i;
+	char **argv;
 
+	while (args[n])
+		n++;
+	argv = calloc(n + 2, sizeof(*argv));
+	if (!argv)
+		return NULL;
 	argv[0] = (char *)PROGRAM;
-	for (i = 0; args[i] && i < 62; i++)
+	for (i = 0; i < n; i++)
 		argv[i + 1] = (char *)args[i];
-	argv[i + 1] = NULL;
-	if (in < 0 || dup2(in, 0) < 0 || dup2(out, 1) < 0 || dup2(err, 2) < 0)
+	return argv;
+}
+
+/* In the child: what `how` asks for, then the program. */
+static void __attribute__((noreturn))
+exec_cli(int out, int err, const struct cli_how *how, char **argv)
+{
+	int in = open("/dev/null", O_RDONLY);
+
+	if (in < 0 || dup2(in, 0) < 0 || dup2(err, 2) < 0)
 		_exit(126);
-	if (fs_root)
-		setenv("UPMC_FS_ROOT", fs_root, 1);
+	if (how->out == CLI_OUT_CLOSED)
+		close(1);
+	else if (dup2(out, 1) < 0)
+		_exit(126);
+	if (how->file_size_limit) {
+		struct rlimit limit = {(rlim_t)how->file_size_limit, (rlim_t)how->file_size_limit};
+		/* A write past the limit then fails with EFBIG, as on a full disk. */
+		if (signal(SIGXFSZ, SIG_IGN) == SIG_ERR || setrlimit(RLIMIT_FSIZE, &limit) < 0)
+			_exit(126);
+	}
+	if (how->ignore_sigpipe && signal(SIGPIPE, SIG_IGN) == SIG_ERR)
+		_exit(126);
+	if (how->fs_root)
+		setenv("UPMC_FS_ROOT", how->fs_root, 1);
 	else
 		unsetenv("UPMC_FS_ROOT");
+	alarm(CLI_RUN_TIMEOUT_S); /* kept across exec: a hung upmc dies of SIGALRM */
 	execv(PROGRAM, argv);
 	_exit(127);
 }
@@ -88,37 +116,59 @@ static int open_capture(char *name, unsigned long size, const char *stem)
 	return open(name, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
 }
 
-int cli_run(struct cli_result *r, const char *fs_root, const char *const *args)
+static void wait_for(pid_t pid, struct cli_result *r)
+{
+	int status = 0;
+
+	while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
+		;
+	r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	r->status = r->signal ? 128 + r->signal : WEXITSTATUS(status);
+	if (r->signal == SIGALRM)
+		fprintf(stderr, "tools/upmc did not finish in %d s: killed\n", CLI_RUN_TIMEOUT_S);
+}
+
+int cli_run_with(struct cli_result *r, const struct cli_how *how, const char *const *args)
 {
 	char out_name[512], err_name[512];
-	int out, err, status = 0, ret = 0;
+	char **argv = program_argv(args);
+	int out, err, ret = 0;
 	pid_t pid;
 
 	memset(r, 0, sizeof(*r));
-	out = open_capture(out_name, sizeof(out_name), "upmc-out");
+	out = how->out == CLI_OUT_CAPTURED ? open_capture(out_name, sizeof(out_name), "upmc-out")
+	                                   : how->out;
 	err = open_capture(err_name, sizeof(err_name), "upmc-err");
-	if (out < 0 || err < 0)
+	if (!argv)
+		ret = -ENOMEM;
+	else if ((how->out != CLI_OUT_CLOSED && out < 0) || err < 0)
 		ret = -errno;
 	else if ((pid = fork()) < 0)
 		ret = -errno;
 	else if (pid == 0)
-		exec_cli(out, err, fs_root, args);
+		exec_cli(out, err, how, argv);
 	else
-		while (waitpid(pid, &status, 0) < 0 && errno == EINTR)
-			;
-	if (out >= 0)
+		wait_for(pid, r);
+	free(argv);
+	if (how->out == CLI_OUT_CAPTURED && out >= 0)
 		close(out);
 	if (err >= 0)
 		close(err);
 	if (!ret) {
-		r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-		r->status = r->signal ? 128 + r->signal : WEXITSTATUS(status);
-		r->out = cli_read_file(out_name);
+		r->out = how->out == CLI_OUT_CAPTURED ? cli_read_file(out_name) : strdup("");
 		r->err = cli_read_file(err_name);
 	}
-	unlink(out_name);
+	if (how->out == CLI_OUT_CAPTURED)
+		unlink(out_name);
 	unlink(err_name);
 	return ret;
+}
+
+int cli_run(struct cli_result *r, const char *fs_root, const char *const *args)
+{
+	struct cli_how how = {fs_root, CLI_OUT_CAPTURED, 0, 0};
+
+	return cli_run_with(r, &how, args);
 }
 
 void cli_result_free(struct cli_result *r)

@@ -7,9 +7,12 @@
 struct cli_result {
 	int status; /* exit status, or 128 + the signal that ended it */
 	int signal; /* the signal that ended it, 0 when it exited */
-	char *out;  /* stdout, NUL-terminated */
+	char *out;  /* stdout, NUL-terminated ("" when not captured) */
 	char *err;  /* stderr */
 };
+
+/* A run is killed with SIGALRM past this: a test must not hang. */
+#define CLI_RUN_TIMEOUT_S 30
 
 /*
  * Runs tools/upmc with args (NULL-terminated, without the program's name),
@@ -17,6 +20,20 @@ struct cli_result {
  * Returns 0, or -errno when it could not be run at all.
  */
 int cli_run(struct cli_result *r, const char *fs_root, const char *const *args);
+
+/* Where the program's stdout goes, for cli_run_with(). */
+#define CLI_OUT_CAPTURED (-1) /* into r->out */
+#define CLI_OUT_CLOSED   (-2) /* descriptor 1 closed */
+
+/* How to run it, beyond cli_run()'s defaults (all zero but out). */
+struct cli_how {
+	const char *fs_root;  /* UPMC_FS_ROOT; unset when NULL */
+	int out;              /* CLI_OUT_CAPTURED, CLI_OUT_CLOSED, or a descriptor */
+	long file_size_limit; /* RLIMIT_FSIZE in bytes, SIGXFSZ ignored: a full disk; 0: none */
+	int ignore_sigpipe;   /* started with SIGPIPE ignored, as some parents do */
+};
+
+int cli_run_with(struct cli_result *r, const struct cli_how *how, const char *const *args);
 
 /* cli_run() with the arguments listed, asserting that it ran (in a test:
  * ASSERT_MSG comes from tests/upmc_test.h). */

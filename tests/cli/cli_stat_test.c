@@ -297,3 +297,64 @@ TEST(cli_stat, json_of_an_argument_that_is_not_utf8)
 	jdoc_free(doc);
 	cli_result_free(&r);
 }
+
+/* The -e lists have no length limit of their own: what is wrong with a
+ * long one is said by the library (exit 1), never a usage error (2). */
+TEST(cli_stat, long_event_lists)
+{
+	const char *args[2 * 400 + 4];
+	char name[4097], padded[20][256], err[128];
+	const struct jdoc *counters;
+	struct cli_result r;
+	struct jdoc *doc;
+	size_t i, n = 0;
+
+	/* a 4 KiB name: no such event */
+	memset(name, 'x', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	CLI_RUN(r, NULL, "stat", "-e", name, "--", "true");
+	EXPECT_EQ(r.status, 1);
+	EXPECT_CONTAINS(r.err, "upmc stat: event name 'xxxx");
+	EXPECT_CONTAINS(r.err, "is too long (at most 127 characters)");
+	EXPECT(!strstr(r.err, "usage:"));
+	cli_result_free(&r);
+
+	/* 400 counters: more than a spec holds */
+	args[n++] = "stat";
+	for (i = 0; i < 400; i++) {
+		args[n++] = "-e";
+		args[n++] = "task-clock";
+	}
+	args[n++] = "--";
+	args[n++] = "true";
+	args[n] = NULL;
+	ASSERT(cli_run(&r, NULL, args) == 0);
+	EXPECT_EQ(r.status, 1);
+	EXPECT_CONTAINS(r.err, "upmc stat: event spec has more than 32 events");
+	EXPECT(!strstr(r.err, "usage:"));
+	cli_result_free(&r);
+
+	/* 20 lists of 250 bytes, blanks around a name (the spec allows them):
+	 * 5 KiB that count */
+	n = 0;
+	args[n++] = "stat";
+	args[n++] = "--json";
+	for (i = 0; i < 20; i++) {
+		snprintf(padded[i], sizeof(padded[i]), "%240s", "task-clock");
+		args[n++] = "-e";
+		args[n++] = padded[i];
+	}
+	args[n++] = "--";
+	args[n++] = "true";
+	args[n] = NULL;
+	ASSERT(cli_run(&r, NULL, args) == 0);
+	EXPECT_EQ(r.status, 0);
+	doc = jdoc_parse(r.err, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON (%s): %s", err, r.err);
+	counters = jdoc_get(doc, "counters");
+	ASSERT(counters && counters->n == 20);
+	for (i = 0; i < 20; i++)
+		EXPECT(!strcmp(jdoc_string(jdoc_at(counters, i), "name"), "task-clock"));
+	jdoc_free(doc);
+	cli_result_free(&r);
+}
