@@ -41,10 +41,12 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot);
 
 /*
- * In a forked child (lib/set.c knows which sets): frees what upmc_os_open()
- * allocated without closing or unmapping anything. The child did not get
- * the parent's mappings, and its copies of the descriptors may have been
- * closed and their numbers reused. (os/portable/thread.c where POSIX.)
+ * In a forked child (lib/set.c knows which sets): releases what the child
+ * holds of the parent's set, without unmapping anything (the child did not
+ * get the parent's mappings): frees what upmc_os_open() allocated, and
+ * closes the child's copies of the descriptors that still are the same
+ * events (Linux: PERF_EVENT_IOC_ID), never a number the child closed and
+ * reused.
  */
 void upmc_os_abandon(struct upmc_set *set);
 

@@ -2,7 +2,8 @@
 /*
  * fork() on the real kernel: in the child, a set the parent opened counts
  * the parent. Every read of it fails with -ECHILD and a sentence, closing it
- * touches no descriptor the child may have reused, and sets opened in the
+ * closes the child's copies of its descriptors and none the child reused
+ * (PERF_EVENT_IOC_ID tells), and sets opened in the
  * child, timer sets and UPMC_PROF sites work there. (Pages the child does
  * not get are the simulated kernel's part: sim_fork_test, and the arm64
  * harness on a real PMU.)
@@ -118,6 +119,48 @@ TEST(fork, closing_in_the_child_closes_nothing_of_the_childs)
 	           upmc_last_error());
 	ASSERT(perf_fds(r.after, MAX_FD) >= 3);
 	run_in_child(close_touches_nothing, &r, why, sizeof(why));
+	EXPECT_MSG(!why[0], "in the child: %s", why);
+	upmc_close(r.set);
+	EXPECT_EQ(perf_fds(r.after, MAX_FD), perf_fds(r.before, MAX_FD));
+}
+
+/* The child closes the parent's set without touching its descriptors:
+ * the copies it inherited are the same events, and close with it. One
+ * number the child closed and gave to a perf event of its own stays. */
+static const char *close_closes_the_inherited_copies(void *arg)
+{
+	struct reuse *r = arg;
+	char now[MAX_FD];
+	struct upmc_set *own;
+	int fd, mine = -1;
+
+	for (fd = 0; fd < MAX_FD && mine < 0; fd++)
+		if (r->after[fd] && !r->before[fd])
+			mine = fd;
+	CHILD_CHECK(mine >= 0 && close(mine) == 0);
+	CHILD_CHECK(upmc_open(&own, "task-clock", NULL) == 0); /* takes the lowest free number */
+	perf_fds(now, MAX_FD);
+	CHILD_CHECK(now[mine]);
+	upmc_close(r->set);
+	perf_fds(now, MAX_FD);
+	for (fd = 0; fd < MAX_FD; fd++)
+		if (r->after[fd] && !r->before[fd] && fd != mine)
+			CHILD_CHECK(!now[fd]);
+	CHILD_CHECK(now[mine] && fcntl(mine, F_GETFD) >= 0);
+	upmc_close(own);
+	return NULL;
+}
+
+TEST(fork, closing_in_the_child_closes_its_copies)
+{
+	static struct reuse r;
+	char why[256];
+
+	perf_fds(r.before, MAX_FD);
+	ASSERT_MSG(upmc_open(&r.set, "task-clock,page-faults,minor-faults,major-faults", NULL) == 0,
+	           "%s", upmc_last_error());
+	ASSERT(perf_fds(r.after, MAX_FD) >= 4);
+	run_in_child(close_closes_the_inherited_copies, &r, why, sizeof(why));
 	EXPECT_MSG(!why[0], "in the child: %s", why);
 	upmc_close(r.set);
 	EXPECT_EQ(perf_fds(r.after, MAX_FD), perf_fds(r.before, MAX_FD));

@@ -45,6 +45,7 @@ struct linux_event {
 	unsigned group;
 	int user_read;   /* its page may offer a user-space read: map it */
 	uint64_t cached; /* its count at its group's last read(2) */
+	uint64_t id;     /* the kernel's id of the event (0: unknown) */
 };
 
 /* A perf group: read(2) on its leader gives every member, in open order. */
@@ -139,6 +140,16 @@ static unsigned group_for(struct linux_set *ls, const struct upmc_linux_attr *pl
 	return ls->n_grp++;
 }
 
+/* The kernel's id of the event behind fd (Linux 3.12); 0 when unknown. */
+static uint64_t event_id(int fd)
+{
+	uint64_t id = 0;
+
+	if (upmc_sys_ioctl(fd, PERF_EVENT_IOC_ID, (unsigned long)&id) < 0)
+		return 0;
+	return id;
+}
+
 /* A big.LITTLE kernel without the extended type (before Linux 6.6) refuses
  * a generic event per core PMU with ENOENT: then each PMU's own encoding
  * of it opens instead (set->state->counter[i] says so). */
@@ -193,7 +204,8 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 		}
 		if (leader < 0)
 			ls->grp[g].leader = fd;
-		ls->ev[ls->n_ev++] = (struct linux_event){fd, NULL, i, g, plan[k].user_read, 0};
+		ls->ev[ls->n_ev++] =
+		        (struct linux_event){fd, NULL, i, g, plan[k].user_read, 0, event_id(fd)};
 	}
 	return 0;
 }
@@ -538,6 +550,25 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 	set->state->multiplexed = ls->multiplex;
 	set->state->os = ls;
 	return 0;
+}
+
+/*
+ * In a forked child: its copies of the parent's descriptors keep the
+ * parent's events alive. A number the child has not closed still holds the
+ * same event (the same id), and is closed; one it closed and reused holds
+ * something else, and is left alone. Nothing is unmapped: the child did not
+ * get the pages (VM_DONTCOPY).
+ */
+void upmc_os_abandon(struct upmc_set *set)
+{
+	struct linux_set *ls = set->state->os;
+	unsigned e;
+
+	for (e = 0; ls && e < ls->n_ev; e++)
+		if (ls->ev[e].id && event_id(ls->ev[e].fd) == ls->ev[e].id)
+			upmc_sys_close(ls->ev[e].fd);
+	free(ls);
+	set->state->os = NULL;
 }
 
 void upmc_os_close(struct upmc_set *set)

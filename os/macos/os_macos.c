@@ -4,6 +4,7 @@
  * upmc_macos_api() loads. Compiles anywhere; tests supply a fake table.
  */
 #include <errno.h>
+#include <stdlib.h>
 
 #include "lib/os.h"
 #include "os/macos/kpc.h"
@@ -19,6 +20,14 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 void upmc_os_close(struct upmc_set *set)
 {
 	upmc_kpc_close(set);
+}
+
+/* kpc's state is memory: the child frees its copy and touches nothing of
+ * the parent's counters. */
+void upmc_os_abandon(struct upmc_set *set)
+{
+	free(set->state->os);
+	set->state->os = NULL;
 }
 
 int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)

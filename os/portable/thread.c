@@ -150,14 +150,6 @@ uint64_t upmc_os_thread_id(void)
 #endif
 }
 
-/* The child keeps nothing of the parent's set but memory, freed here: its
- * descriptors and pages are not the child's (lib/set.c). */
-void upmc_os_abandon(struct upmc_set *set)
-{
-	free(set->state->os);
-	set->state->os = NULL;
-}
-
 static pthread_once_t fork_once = PTHREAD_ONCE_INIT;
 
 static void register_fork_calls(void)
