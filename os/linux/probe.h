@@ -99,7 +99,7 @@ void upmc_linux_explain_dead_pmu(char *buf, size_t size, const struct upmc_event
 /* Why an opened hardware counter cannot be read from user space. */
 void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_linux_probe *p);
 
-/* Forgets which core PMUs were found counting or dead (os/linux/perf.c keeps
+/* Forgets which core PMUs were found counting or dead (os/linux/perf_open.c keeps
  * it for the process): for the fake kernel, whose PMUs change between tests. */
 void upmc_linux_forget_pmu_checks(void);
 

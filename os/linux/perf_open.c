@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * Linux: perf_event_open groups, their mmap'd metadata pages, read(2).
+ * Linux: a set's perf_event_open groups, opened, mapped and enabled, and
+ * closed; the check that a core PMU really counts.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -9,11 +10,9 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/mman.h>
-#include <time.h>
 #include <unistd.h>
 
-#include "lib/os.h"
-#include "os/linux/probe.h"
+#include "os/linux/perf.h"
 #include "os/linux/sys.h"
 
 /* upmc_perf_page mirrors the uapi page: check every field the reader uses. */
@@ -34,43 +33,6 @@ SAME_OFFSET(time_offset);
 SAME_OFFSET(time_zero);
 SAME_OFFSET(time_cycles);
 SAME_OFFSET(time_mask);
-
-#define MAX_EVENTS (UPMC_MAX_COUNTERS * UPMC_LINUX_MAX_CORE_PMUS)
-
-/* One perf event. A counter has one, or one per core PMU on a hybrid CPU. */
-struct linux_event {
-	int fd;
-	void *map;        /* its page when it may be read in user space */
-	unsigned counter; /* the set's counter it adds to */
-	unsigned group;
-	int user_read;   /* its page may offer a user-space read: map it */
-	uint64_t cached; /* its count at its group's last read(2) */
-	uint64_t id;     /* the kernel's id of the event (0: unknown) */
-};
-
-/* A perf group: read(2) on its leader gives every member, in open order. */
-struct linux_group {
-	int leader; /* fd */
-	unsigned key;
-	int core;            /* its events are on a core PMU: they count in turns */
-	uint32_t cached_seq; /* its pages' lock sum at the last read(2) */
-	uint64_t cached_running;
-	int idle; /* not on the PMU since the read(2) before the last */
-};
-
-struct linux_set {
-	struct linux_event ev[MAX_EVENTS];
-	struct linux_group grp[MAX_EVENTS];
-	unsigned n_ev, n_grp;
-	int hybrid, multiplex;
-	int one_group; /* one group, whose members are the set's counters in order */
-	int own_encoding[UPMC_MAX_COUNTERS]; /* opened as each PMU's own event */
-	int pmu_dead;                        /* the core PMU opens events, counts nothing */
-	size_t page_size;
-};
-
-/* Index 0: the inline reader always takes the slow path on it. */
-static const struct upmc_perf_page no_page;
 
 /*
  * The first event of a group leads it: opened disabled, and pinned unless
@@ -219,7 +181,7 @@ static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned fl
 		struct upmc_counter *c = &set->state->counter[i];
 		int err;
 
-		set->page[i] = &no_page;
+		set->page[i] = &upmc_no_page;
 		if (c->path == UPMC_PATH_UNAVAILABLE)
 			continue; /* its PMU is not here (lib/set.c) */
 		err = open_counter(set, ls, i, flags, probe);
@@ -495,7 +457,7 @@ static int pmu_counts(const struct upmc_linux_probe *probe)
 	return counted || !ran;
 }
 
-static const char pinned_failed[] =
+const char upmc_linux_pinned_failed[] =
         "the counters could not be put on the PMU together: the set needs more counters than "
         "are free, because the CPU has fewer or another user holds them (a system-wide perf "
         "session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`); open fewer "
@@ -537,9 +499,9 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 	}
 	if (err == 0 && !groups_running(ls)) {
 		if (flags & UPMC_OPT_TIME_ONLY)
-			mark_unavailable(set, ls, pinned_failed);
+			mark_unavailable(set, ls, upmc_linux_pinned_failed);
 		else
-			err = upmc_fail(-EBUSY, "%s", pinned_failed);
+			err = upmc_fail(-EBUSY, "%s", upmc_linux_pinned_failed);
 	}
 	if (err < 0) {
 		release(ls);
@@ -579,325 +541,8 @@ void upmc_os_close(struct upmc_set *set)
 	if (!ls)
 		return;
 	for (i = 0; i < set->n; i++)
-		set->page[i] = &no_page;
+		set->page[i] = &upmc_no_page;
 	set->user_n = 0;
 	release(ls);
 	set->state->os = NULL;
-}
-
-/* The sum of the group's page locks, or 0 when a member has no page. */
-static uint32_t group_seq(const struct linux_set *ls, unsigned g)
-{
-	uint32_t seq = 0;
-	unsigned e;
-
-	for (e = 0; e < ls->n_ev; e++) {
-		if (ls->ev[e].group != g)
-			continue;
-		if (!ls->ev[e].map)
-			return 0;
-		seq += ((const volatile struct upmc_perf_page *)ls->ev[e].map)->lock;
-	}
-	return seq | 1; /* never 0: that means "no pages" */
-}
-
-/* Every member of a group from user space (the uapi loop, out of line);
- * -1 when one has no page or is not on a counter now. */
-static int group_from_pages(struct linux_set *ls, unsigned g)
-{
-	unsigned e;
-
-	for (e = 0; e < ls->n_ev; e++)
-		if (ls->ev[e].group == g && !ls->ev[e].map)
-			return -1; /* a member only read(2) reads: no page read is of use */
-	for (e = 0; e < ls->n_ev; e++)
-		if (ls->ev[e].group == g && upmc_page_count(ls->ev[e].map, &ls->ev[e].cached) < 0)
-			return -1;
-	return 0;
-}
-
-/* A read(2) of a group that gave no counts: got < 0 with errno, or 0 bytes
- * for a pinned group in an error state (the kernel never returns less than
- * the group's whole layout otherwise). */
-static int group_read_failed(ssize_t got)
-{
-	if (got < 0)
-		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
-	if (got > 0)
-		return upmc_fail(-EIO, "read(2) of the counters returned %zd bytes, not the group",
-		                 got);
-	return upmc_fail(-EBUSY, "%s", pinned_failed);
-}
-
-/* read(2) of one group into its events' cached counts; its times too where
- * asked for. A member that never ran reads UPMC_NOT_COUNTED. */
-static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
-{
-	uint64_t buf[3 + MAX_EVENTS] = {0}; /* nr, enabled, running, values */
-	struct linux_group *grp = &ls->grp[g];
-	uint32_t seq = group_seq(ls, g);
-	unsigned e, k = 0;
-	ssize_t got = upmc_sys_read(grp->leader, buf, sizeof(buf));
-
-	if (got <= 0)
-		return group_read_failed(got);
-	for (e = 0; e < ls->n_ev; e++)
-		if (ls->ev[e].group == g && k < buf[0])
-			ls->ev[e].cached = buf[2] ? buf[3 + k++] : UPMC_NOT_COUNTED;
-	/* Each schedule in or out updates the pages (x86_pmu_start(),
-	 * x86_pmu_del(), armpmu_add(), armpmu_del() call
-	 * perf_event_update_userpage()): the same locks and the same time
-	 * running as at the read(2) before mean the group has been off the PMU
-	 * since, and stays off until its locks move. */
-	grp->idle = seq != 0 && seq == grp->cached_seq && buf[2] == grp->cached_running;
-	grp->cached_seq = seq;
-	grp->cached_running = buf[2];
-	if (enabled)
-		*enabled = buf[1];
-	if (running)
-		*running = buf[2];
-	return 0;
-}
-
-/*
- * Brings one group's counts up to date, and its times when asked for. One
- * core type's group runs at a time on a hybrid CPU: the others keep their
- * counts while they stay off the PMU. Hybrid groups are never read in user
- * space (a thread moved to the other core type between loading an index
- * and reading the counter could read a counter that core type lacks:
- * docs/read-protocol.md); other groups are, where their pages allow.
- */
-static int group_update(struct linux_set *ls, unsigned g, uint64_t *enabled, uint64_t *running)
-{
-	struct linux_group *grp = &ls->grp[g];
-
-	if (!enabled && !ls->hybrid && !ls->multiplex && group_from_pages(ls, g) == 0)
-		return 0;
-	if (!enabled && ls->hybrid && grp->idle && group_seq(ls, g) == grp->cached_seq)
-		return 0;
-	return group_read(ls, g, enabled, running);
-}
-
-/* Marks the counters a group's events counted for; parts that never ran
- * add 0. */
-static void add_group(const struct linux_set *ls, unsigned g, int *counted)
-{
-	unsigned e;
-
-	for (e = 0; e < ls->n_ev; e++)
-		if (ls->ev[e].group == g && ls->ev[e].cached != UPMC_NOT_COUNTED)
-			counted[ls->ev[e].counter] = 1;
-}
-
-/*
- * The set's times: enabled is the longest of its groups'; running is the
- * time its core PMU groups counted (on a hybrid CPU they take turns, so
- * their times add up), or, for a set of other events, the longest.
- */
-static void set_times(const struct linux_set *ls, const uint64_t *en, const uint64_t *run,
-                      uint64_t *enabled, uint64_t *running)
-{
-	uint64_t max_en = 0, cores = 0, other = 0;
-	unsigned g;
-	int any_core = 0;
-
-	for (g = 0; g < ls->n_grp; g++) {
-		max_en = en[g] > max_en ? en[g] : max_en;
-		if (ls->grp[g].core && !ls->multiplex) {
-			cores += run[g];
-			any_core = 1;
-		} else {
-			other = run[g] > other ? run[g] : other;
-		}
-	}
-	if (ls->multiplex) { /* one event per group: the first one's, as ever */
-		max_en = en[0];
-		other = run[0];
-	}
-	*enabled = max_en;
-	*running = any_core ? (cores < max_en ? cores : max_en) : other;
-}
-
-/*
- * The common case, one group whose members are the set's counters in order
- * (no counter unavailable, no core types, no scaling): one read(2) of just
- * their values, copied into place. The read(2) fallback costs what the
- * system call costs, and little more.
- */
-static int read_one_group(struct upmc_set *set, uint64_t *values, uint64_t *enabled,
-                          uint64_t *running)
-{
-	const struct linux_set *ls = set->state->os;
-	uint64_t buf[3 + UPMC_MAX_COUNTERS]; /* nr, enabled, running, values */
-	const ssize_t size = (ssize_t)((3 + set->n) * sizeof(buf[0]));
-	ssize_t got = upmc_sys_read(ls->grp[0].leader, buf, (size_t)size);
-	unsigned i;
-
-	if (got != size)
-		return upmc_failed_read(set, values, group_read_failed(got));
-	for (i = 0; i < set->n; i++)
-		values[i] = buf[2] ? buf[3 + i] : UPMC_NOT_COUNTED;
-	if (enabled)
-		*enabled = buf[1];
-	if (running)
-		*running = buf[2];
-	return (int)set->n;
-}
-
-/* Every other case: each group from its pages or by read(2) (group_update()),
- * summed into the counters its events add to. Out of line, so that the
- * common case does not pay for its frame. */
-static __attribute__((noinline)) int read_groups(struct upmc_set *set, uint64_t *values,
-                                                 uint64_t *enabled, uint64_t *running)
-{
-	struct linux_set *ls = set->state->os;
-	uint64_t en[MAX_EVENTS] = {0}, run[MAX_EVENTS] = {0};
-	int counted[UPMC_MAX_COUNTERS] = {0}, times = enabled != NULL;
-	unsigned i, g, e;
-	int err;
-
-	for (g = 0; g < ls->n_grp; g++) {
-		err = group_update(ls, g, times ? &en[g] : NULL, times ? &run[g] : NULL);
-		if (err < 0)
-			return upmc_failed_read(set, values, err);
-		add_group(ls, g, counted);
-	}
-	for (i = 0; i < set->n; i++)
-		values[i] = 0;
-	for (e = 0; e < ls->n_ev; e++)
-		if (ls->ev[e].cached != UPMC_NOT_COUNTED)
-			values[ls->ev[e].counter] += ls->ev[e].cached;
-	for (i = 0; i < set->n; i++)
-		if (!counted[i])
-			values[i] = UPMC_NOT_COUNTED;
-	if (enabled && running)
-		set_times(ls, en, run, enabled, running);
-	return (int)set->n;
-}
-
-int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint64_t *running)
-{
-	struct linux_set *ls = set->state->os;
-
-	/* The two readers take the same arguments: a tail call to either. */
-	if (ls->one_group)
-		return read_one_group(set, values, enabled, running);
-	return read_groups(set, values, enabled, running);
-}
-
-/*
- * A multiplexed set has one event per group (group_for()), read(2) each:
- * its count as the kernel has it, however little it ran, and its times.
- * The library scales (lib/interval.c): an interval's scale is the
- * interval's own, never a difference of two scaled totals.
- */
-int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot)
-{
-	const struct linux_set *ls = set->state->os;
-	const unsigned n = set->n;
-	uint64_t buf[4]; /* nr, enabled, running, value */
-	unsigned i, e;
-
-	for (i = 0; i < n; i++) {
-		snapshot[i] = UPMC_NOT_COUNTED;
-		snapshot[n + i] = snapshot[2 * n + i] = 0;
-	}
-	for (e = 0; e < ls->n_ev; e++) {
-		const unsigned c = ls->ev[e].counter;
-		ssize_t got = upmc_sys_read(ls->grp[ls->ev[e].group].leader, buf, sizeof(buf));
-
-		if (got != (ssize_t)sizeof(buf)) {
-			memset(snapshot, 0xff, 3 * n * sizeof(*snapshot)); /* UPMC_NOT_COUNTED */
-			return group_read_failed(got);
-		}
-		snapshot[c] = buf[3];
-		snapshot[n + c] = buf[1];
-		snapshot[2 * n + c] = buf[2];
-	}
-	return (int)n;
-}
-
-/* The time fields of a page, read under its seqlock (the uapi layout). */
-static int page_clock(const volatile struct perf_event_mmap_page *pc, struct upmc_clock *clock)
-{
-	uint32_t seq;
-	int ok;
-
-	do {
-		seq = pc->lock;
-		upmc_barrier();
-		ok = pc->cap_user_time_zero;
-		clock->zero = pc->time_zero;
-		clock->mult = pc->time_mult;
-		clock->shift = pc->time_shift;
-		upmc_barrier();
-	} while (pc->lock != seq);
-	clock->source = UPMC_CLOCK_KERNEL;
-	return ok ? 0 : -ENOTSUP;
-}
-
-int upmc_linux_dummy_page(struct perf_event_mmap_page *copy)
-{
-	struct perf_event_attr attr;
-	size_t size = (size_t)sysconf(_SC_PAGESIZE);
-	const volatile struct perf_event_mmap_page *pc;
-	uint32_t seq;
-	void *p;
-	int fd;
-
-	memset(&attr, 0, sizeof(attr));
-	attr.size = sizeof(attr);
-	attr.type = PERF_TYPE_SOFTWARE;
-	attr.config = PERF_COUNT_SW_DUMMY;
-	attr.exclude_kernel = 1;
-	attr.exclude_hv = 1;
-	fd = upmc_sys_perf_event_open(&attr, 0, -1, -1);
-	if (fd < 0)
-		return -errno;
-	p = upmc_sys_mmap_page(fd, size, 0);
-	if (p == MAP_FAILED) {
-		int err = -errno;
-		upmc_sys_close(fd);
-		return err;
-	}
-	pc = p;
-	do { /* a copy from one moment: under the page's seqlock */
-		seq = pc->lock;
-		upmc_barrier();
-		memcpy(copy, p, sizeof(*copy));
-		upmc_barrier();
-	} while (pc->lock != seq);
-	upmc_sys_munmap(p, size);
-	upmc_sys_close(fd);
-	return 0;
-}
-
-/* With no page of its own, a set takes the clock of a dummy event's page. */
-static int dummy_clock(struct upmc_clock *clock)
-{
-	struct perf_event_mmap_page page;
-	int err = upmc_linux_dummy_page(&page);
-
-	return err < 0 ? err : page_clock(&page, clock);
-}
-
-int upmc_os_kernel_clock(struct upmc_set *set, struct upmc_clock *clock)
-{
-	struct linux_set *ls = set->state->os;
-	unsigned i;
-
-	if (!UPMC_ARCH_HAS_USER_READ)
-		return -ENOTSUP; /* the timestamps are not the page's cycles */
-	for (i = 0; ls && i < ls->n_ev; i++)
-		if (ls->ev[i].map)
-			return page_clock(ls->ev[i].map, clock);
-	return dummy_clock(clock);
-}
-
-uint64_t upmc_os_monotonic_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
 }
