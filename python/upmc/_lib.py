@@ -44,7 +44,8 @@ def _load():
     for how, path in _candidates():
         try:
             # PyDLL: the calls keep the GIL, which costs less than releasing
-            # it around calls this short, and upmc_last_error() is per thread.
+            # it around calls this short (nogil below has the others), and
+            # upmc_last_error() is per thread.
             return how, path, ctypes.PyDLL(path)
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
@@ -73,6 +74,10 @@ def _file_of(lib, name):
 
 source, path, lib = _load()
 path = _file_of(lib, path)
+# The same library, through calls that let the GIL go while they run: for
+# the calls that may wait for a lock or for I/O, so that other threads run
+# meanwhile (docs/python.md).
+nogil = ctypes.CDLL(lib._name, handle=lib._handle)
 
 
 class Error(OSError):
