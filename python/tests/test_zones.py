@@ -2,6 +2,7 @@
 """Zones from Python: nesting, threads, counters, the library's writers."""
 import errno
 import json
+import os
 import threading
 import time
 
@@ -155,6 +156,26 @@ def test_no_leak_over_many_profiles(no_fd_leak):
             p.zones()
         upmc.Profile("task-clock")  # never closed: the garbage collector does it
         time.sleep(0)
+
+
+def test_save_takes_str_bytes_and_path_like_names(tmp_path, no_fd_leak):
+    # A file name need not be UTF-8: os.fsencode's bytes reach the file
+    # system, and the same name comes back from os.listdir.
+    odd = b"trace-\xff\xfe.json"
+    with upmc.Profile() as p:
+        frame()
+        p.save(str(tmp_path / "str.json"), "chrome")
+        p.save(os.fsencode(tmp_path / "bytes.json"), "chrome")
+        p.save(tmp_path / os.fsdecode(odd), "chrome")
+        p.save(os.path.join(os.fsencode(tmp_path), odd), "table")
+        with pytest.raises(ValueError, match="NUL"):
+            p.save(b"a\0b", "chrome")
+        with pytest.raises(TypeError):
+            p.save(42, "chrome")
+    assert sorted(os.listdir(os.fsencode(tmp_path))) == [b"bytes.json", b"str.json", odd]
+    assert json.loads((tmp_path / "bytes.json").read_text()) == \
+        json.loads((tmp_path / "str.json").read_text())
+    assert b"frame" in (tmp_path / os.fsdecode(odd)).read_bytes()
 
 
 # Another thread uses the profile (or forks) while p.zones() is running:

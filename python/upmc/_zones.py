@@ -186,6 +186,14 @@ def thread_name(name):
         fail(err)
 
 
+def _file_name(path):
+    """path (str, bytes or os.PathLike) as the file system's bytes."""
+    name = os.fsencode(path)
+    if b"\0" in name:
+        raise ValueError("path contains a NUL character")
+    return name
+
+
 def _close_profile(profile):
     with _collector:
         lib.upmc_profile_close(profile)
@@ -299,14 +307,15 @@ class Profile:
         return found
 
     def save(self, path, format):
-        """Writes the collected zones to path with the library's writer for
+        """Writes the collected zones to path (str, bytes or os.PathLike:
+        os.fsencode's bytes name the file) with the library's writer for
         format: "chrome" (Chrome trace JSON), "perfetto" (protobuf),
         "speedscope", "table" or "json" (aggregates per zone name)."""
         if format not in FORMATS:
             raise ValueError("format %r unknown; the formats are %s"
                              % (format, ", ".join(FORMATS)))
         with _collector:
-            err = nogil.upmc_profile_save(self._open(), FORMATS[format], c_string(os.fspath(path), "path"))
+            err = nogil.upmc_profile_save(self._open(), FORMATS[format], _file_name(path))
         if err < 0:
             fail(err)
 
