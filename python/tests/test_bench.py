@@ -7,7 +7,7 @@ import threading
 import pytest
 
 import upmc
-from conftest import NO_PMU, PAGE, busy, software_or_skip
+from conftest import NO_PMU, PAGE, busy, run_python, software_or_skip
 
 
 def fresh_pages(pages):
@@ -122,3 +122,54 @@ def test_measured_bad_input(no_fd_leak):
 
     with pytest.raises(upmc.Error, match="did you mean"):
         g()
+
+
+# close() while a call runs, from inside it or from another thread, in a
+# fresh interpreter (a crash fails the test). The set is one file
+# descriptor: it stays open until the call ends its region, then closes.
+CLOSE_DURING_A_CALL = r"""
+import errno, os, sys, threading
+import upmc
+
+def fds():
+    return len(os.listdir("/proc/self/fd"))
+
+@upmc.measured("task-clock")
+def f(close):
+    at_close = fds()
+    close()
+    return fds() - at_close
+
+def from_another_thread():
+    inside, closed = threading.Event(), threading.Event()
+    def close_it():
+        inside.wait()
+        f.close()
+        closed.set()
+    other = threading.Thread(target=close_it)
+    other.start()
+    inside.set()
+    closed.wait()
+    other.join()
+
+before = fds()
+kept = f({"inside": f.close, "thread": from_another_thread}[sys.argv[1]])
+try:
+    f.stats()
+    stats_after = "counted"
+except upmc.Error as e:
+    stats_after = errno.errorcode[e.errno]
+print(kept, fds() - before, stats_after)
+f(lambda: None)  # a new region from this call on
+print(f.stats().ns.count, fds() - before)
+f.close()
+print(fds() - before)
+"""
+
+
+@pytest.mark.parametrize("closer", ["inside", "thread"])
+def test_measured_close_during_a_call_frees_at_its_end(closer):
+    software_or_skip("task-clock").close()
+    run = run_python(CLOSE_DURING_A_CALL, closer)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout == "0 0 ENODATA\n1 1\n0\n"

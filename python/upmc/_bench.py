@@ -107,35 +107,41 @@ def measure(fn, *args, spec="", repeats=None, samples=31, min_ns=1000000, **opti
 
 
 class _Region:
-    """A region over a set of the thread that first called the function."""
+    """A region over a set of the thread that first called the function.
+    running: a counted call is between its begin and end; closing: close()
+    was called, and the region goes when that call ends (free())."""
 
     def __init__(self, spec, options):
         self.counters = Counters(spec, **options)
         self.thread = threading.get_ident()
-        self.region = self._open()
-        self.close = weakref.finalize(self, lib.upmc_region_close, self.region)
+        self.running = self.closing = False
+        try:
+            self.region = _open_region(self.counters)
+        except Error:
+            self.counters.close()
+            raise
+        # The region before its set, which must outlive it.
+        self.free = weakref.finalize(self, _close_region, self.region, self.counters)
         self.handle = ctypes.c_void_p(self.region)
-        # What the Python calls around a call cost: an empty call timed the
-        # same way, subtracted from the statistics with the library's reads.
-        calibration = self._open()
+        try:
+            self.overhead = self._calibrate()
+        except BaseException:
+            self.free()
+            raise
+
+    def _calibrate(self):
+        """What the Python calls around a call cost: an empty call timed the
+        same way, subtracted from the statistics with the library's reads."""
+        calibration = _open_region(self.counters)
         try:
             handle = ctypes.c_void_p(calibration)
             for _ in range(1000):
                 _begin(handle)
                 _nothing()
                 _end(handle)
-            self.overhead = {what: _region_stat(calibration, i).median
-                             for what, i in self.series()}
+            return {what: _region_stat(calibration, i).median for what, i in self.series()}
         finally:
             lib.upmc_region_close(calibration)
-
-    def _open(self):
-        handle = ctypes.c_void_p()
-        err = lib.upmc_region_open(ctypes.byref(handle), self.counters._set, None)
-        if err < 0:
-            self.counters.close()
-            fail(err)
-        return handle.value
 
     def series(self):
         yield "ns", NS
@@ -145,6 +151,20 @@ class _Region:
 
 _begin = unchecked("upmc_region_begin", None)  # (c_void_p)
 _end = unchecked("upmc_region_end", None)
+
+
+def _open_region(counters):
+    """A new region over counters' set (its address)."""
+    handle = ctypes.c_void_p()
+    err = lib.upmc_region_open(ctypes.byref(handle), counters._set, None)
+    if err < 0:
+        fail(err)
+    return handle.value
+
+
+def _close_region(region, counters):
+    lib.upmc_region_close(region)
+    counters.close()
 
 
 def _region_stat(region, what):
@@ -166,28 +186,40 @@ def measured(spec="", **options):
     of upmc's reads and of the Python calls around the function
     subtracted). The set and region open at the first call, for that
     thread: calls from other threads, and calls inside a call (recursion),
-    run uncounted (parse.uncounted says how many). parse.close() frees them.
+    run uncounted (parse.uncounted says how many). parse.close() frees them:
+    during a call (inside it, or from another thread), when that call ends.
     """
     c_string(spec, "spec")
 
     def decorate(fn):
-        state = {"region": None, "depth": 0, "uncounted": 0}
+        state = {"region": None, "uncounted": 0}
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             region = state["region"]
             if region is None:
                 region = state["region"] = _Region(spec, options)
-            if state["depth"] or region.thread != threading.get_ident():
+            if region.running or region.thread != threading.get_ident():
                 state["uncounted"] += 1
                 return fn(*args, **kwargs)
-            state["depth"] = 1
+            # running, then closing, here; closing, then running, in
+            # close(): whatever the order the GIL gives them, one of the
+            # two sees the other's flag and frees the region after its
+            # last use (free() runs once).
+            region.running = True
+            if region.closing:  # closed since it was looked up
+                region.running = False
+                region.free()
+                state["uncounted"] += 1
+                return fn(*args, **kwargs)
             _begin(region.handle)
             try:
                 return fn(*args, **kwargs)
             finally:
                 _end(region.handle)
-                state["depth"] = 0
+                region.running = False
+                if region.closing:
+                    region.free()
 
         def stats():
             region = state["region"]
@@ -200,11 +232,11 @@ def measured(spec="", **options):
                           ns.count if ns else 0, lib.upmc_region_dropped(region.region))
 
         def close():
-            region = state["region"]
+            region, state["region"] = state["region"], None
             if region is not None:
-                state["region"] = None
-                region.close()
-                region.counters.close()
+                region.closing = True
+                if not region.running:
+                    region.free()
 
         wrapper.stats = stats
         wrapper.close = close
