@@ -110,22 +110,10 @@ class Stat(ctypes.Structure):
                 ("median", ctypes.c_double), ("mean", ctypes.c_double)]
 
 
-class BenchOptions(ctypes.Structure):
-    _fields_ = [("size", ctypes.c_size_t), ("min_repeats", ctypes.c_uint64),
-                ("min_ns", ctypes.c_uint64), ("max_repeats", ctypes.c_uint64),
-                ("samples", ctypes.c_uint)]
-
-
-class BenchResult(ctypes.Structure):
-    _fields_ = [("repeats", ctypes.c_uint64), ("samples", ctypes.c_uint),
-                ("dropped", ctypes.c_uint), ("ns", Stat), ("counter", Stat * MAX_COUNTERS)]
-
-
 class EventInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("pmu", ctypes.c_char_p), ("desc", ctypes.c_char_p)]
 
 
-BENCH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 LIST_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(EventInfo), ctypes.c_void_p)
 
 _c = ctypes
@@ -155,8 +143,8 @@ _prototypes = {
     "upmc_region_end": (None, [_c.c_void_p]),
     "upmc_region_dropped": (_c.c_uint64, [_c.c_void_p]),
     "upmc_region_stat": (_c.c_int, [_c.c_void_p, _c.c_uint, _c.c_int, _P(Stat)]),
-    "upmc_bench": (_c.c_int, [c_set_p, BENCH_FN, _c.c_void_p, _P(BenchOptions),
-                              _P(BenchResult)]),
+    "upmc_region_last": (_c.c_int, [_c.c_void_p, _c.c_uint, _c.c_int, _P(_c.c_double)]),
+    "upmc_region_reset": (None, [_c.c_void_p]),
 }
 
 for _name, (_restype, _argtypes) in _prototypes.items():
