@@ -188,7 +188,7 @@ class _Region:
         self.running = self.closing = False
         try:
             self.region = _open_region(self.counters)
-        except Error:
+        except BaseException:
             self.counters.close()
             raise
         # The region before its set, which must outlive it.
@@ -244,8 +244,8 @@ def measured(spec="", **options):
     def parse(text): ...
 
     parse.stats() returns a Result of per-call statistics so far (the cost
-    of upmc's reads and of the Python calls around the function
-    subtracted, never below 0). The set and region open at the first call, for that
+    of upmc's reads and of the Python calls around the function subtracted,
+    never below 0). The set and region open at the first call, for that
     thread: calls from other threads, and calls inside a call (recursion),
     run uncounted (parse.uncounted says how many). parse.close() frees them:
     during a call (inside it, or from another thread), when that call ends.
