@@ -2,12 +2,15 @@
 """upmc.measure (upmc_bench) and the upmc.measured decorator (regions)."""
 import errno
 import mmap
+import signal
+import subprocess
+import sys
 import threading
 
 import pytest
 
 import upmc
-from conftest import NO_PMU, PAGE, busy, software_or_skip
+from conftest import NO_PMU, PAGE, busy, python_env, run_python, software_or_skip
 
 
 def fresh_pages(pages):
@@ -71,6 +74,99 @@ def test_measure_bad_input(no_fd_leak):
     assert e.value.errno == errno.ENOENT and "did you mean" in e.value.strerror
 
 
+# Each bad argument of measure() in one fresh interpreter: unchecked, a
+# negative samples or min_ns wrapped around in C and ran for hours.
+BAD_ARGUMENTS = r"""
+import upmc
+calls = []
+for bad in ({"samples": -1}, {"samples": 0}, {"samples": 2.5}, {"samples": True},
+            {"min_ns": -5}, {"min_ns": "1ms"}, {"repeats": 0}, {"repeats": 2.0}):
+    try:
+        upmc.measure(calls.append, 1, **bad)
+        print("accepted", bad)
+    except (TypeError, ValueError) as e:
+        print(type(e).__name__, e)
+print(len(calls), "calls")
+"""
+
+
+def test_measure_checks_its_arguments(no_fd_leak):
+    run = run_python(BAD_ARGUMENTS)
+    assert run.returncode == 0, run.stderr
+    assert run.stdout.splitlines() == [
+        "ValueError measure: samples must be 1 or more, not -1",
+        "ValueError measure: samples must be 1 or more, not 0",
+        "TypeError measure: samples must be an int, not float",
+        "TypeError measure: samples must be an int, not bool",
+        "ValueError measure: min_ns must be 0 or more, not -5",
+        "TypeError measure: min_ns must be an int, not str",
+        "ValueError measure: repeats must be 1 or more, not 0",
+        "TypeError measure: repeats must be an int, not float",
+        "0 calls"]
+
+
+# The first exception of fn ends measure() at once, however many calls
+# were asked for: a fresh interpreter, in case it does not.
+FIRST_EXCEPTION = r"""
+import upmc
+calls = []
+def fails():
+    calls.append(1)
+    raise RuntimeError("from fn")
+try:
+    upmc.measure(fails, repeats=10**12)
+except RuntimeError as e:
+    print(e, len(calls))
+"""
+
+
+def test_measure_stops_at_the_first_exception():
+    run = run_python(FIRST_EXCEPTION)
+    assert (run.returncode, run.stdout) == (0, "from fn 1\n"), run.stderr
+
+
+INTERRUPTED = r"""
+import signal, upmc
+signal.signal(signal.SIGINT, signal.default_int_handler)
+calls = 0
+def fn():
+    global calls
+    calls += 1
+    if calls == 1:
+        print("running", flush=True)
+try:
+    upmc.measure(fn, repeats=10**12)
+except KeyboardInterrupt:
+    print("interrupted", flush=True)
+"""
+
+
+def test_measure_stops_on_ctrl_c():
+    child = subprocess.Popen([sys.executable, "-c", INTERRUPTED], env=python_env(),
+                             stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True)
+    try:
+        assert child.stdout.readline() == "running\n"
+        child.send_signal(signal.SIGINT)
+        out, err = child.communicate(timeout=60)
+    except subprocess.TimeoutExpired:
+        child.kill()
+        child.communicate()
+        pytest.fail("measure() went on for 60 s after SIGINT")
+    finally:
+        if child.poll() is None:
+            child.kill()
+            child.communicate()
+    assert (child.returncode, out) == (0, "interrupted\n"), err
+
+
+def test_measure_reports_no_negative_cost(no_fd_leak):
+    # len is cheaper than any Python function: with what an empty Python
+    # call costs subtracted, its median came out below 0.
+    r = upmc.measure(len, "abc", samples=9)
+    assert r.ns.min >= 0 and r.ns.median >= 0 and r.ns.mean >= 0
+    assert r.overhead["ns"] > 0
+
+
 def test_measured_counts_every_call(no_fd_leak):
     software_or_skip("task-clock,page-faults").close()
 
@@ -122,3 +218,54 @@ def test_measured_bad_input(no_fd_leak):
 
     with pytest.raises(upmc.Error, match="did you mean"):
         g()
+
+
+# close() while a call runs, from inside it or from another thread, in a
+# fresh interpreter (a crash fails the test). The set is one file
+# descriptor: it stays open until the call ends its region, then closes.
+CLOSE_DURING_A_CALL = r"""
+import errno, os, sys, threading
+import upmc
+
+def fds():
+    return len(os.listdir("/proc/self/fd"))
+
+@upmc.measured("task-clock")
+def f(close):
+    at_close = fds()
+    close()
+    return fds() - at_close
+
+def from_another_thread():
+    inside, closed = threading.Event(), threading.Event()
+    def close_it():
+        inside.wait()
+        f.close()
+        closed.set()
+    other = threading.Thread(target=close_it)
+    other.start()
+    inside.set()
+    closed.wait()
+    other.join()
+
+before = fds()
+kept = f({"inside": f.close, "thread": from_another_thread}[sys.argv[1]])
+try:
+    f.stats()
+    stats_after = "counted"
+except upmc.Error as e:
+    stats_after = errno.errorcode[e.errno]
+print(kept, fds() - before, stats_after)
+f(lambda: None)  # a new region from this call on
+print(f.stats().ns.count, fds() - before)
+f.close()
+print(fds() - before)
+"""
+
+
+@pytest.mark.parametrize("closer", ["inside", "thread"])
+def test_measured_close_during_a_call_frees_at_its_end(closer):
+    software_or_skip("task-clock").close()
+    run = run_python(CLOSE_DURING_A_CALL, closer)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout == "0 0 ENODATA\n1 1\n0\n"

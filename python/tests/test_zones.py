@@ -2,13 +2,14 @@
 """Zones from Python: nesting, threads, counters, the library's writers."""
 import errno
 import json
+import os
 import threading
 import time
 
 import pytest
 
 import upmc
-from conftest import NO_PMU, busy, software_or_skip
+from conftest import NO_PMU, busy, run_python, software_or_skip
 
 
 @upmc.zone()
@@ -155,3 +156,94 @@ def test_no_leak_over_many_profiles(no_fd_leak):
             p.zones()
         upmc.Profile("task-clock")  # never closed: the garbage collector does it
         time.sleep(0)
+
+
+def test_save_takes_str_bytes_and_path_like_names(tmp_path, no_fd_leak):
+    # A file name need not be UTF-8: os.fsencode's bytes reach the file
+    # system, and the same name comes back from os.listdir.
+    odd = b"trace-\xff\xfe.json"
+    with upmc.Profile() as p:
+        frame()
+        p.save(str(tmp_path / "str.json"), "chrome")
+        p.save(os.fsencode(tmp_path / "bytes.json"), "chrome")
+        p.save(tmp_path / os.fsdecode(odd), "chrome")
+        p.save(os.path.join(os.fsencode(tmp_path), odd), "table")
+        with pytest.raises(ValueError, match="NUL"):
+            p.save(b"a\0b", "chrome")
+        with pytest.raises(TypeError):
+            p.save(42, "chrome")
+    assert sorted(os.listdir(os.fsencode(tmp_path))) == [b"bytes.json", b"str.json", odd]
+    assert json.loads((tmp_path / "bytes.json").read_text()) == \
+        json.loads((tmp_path / "str.json").read_text())
+    assert b"frame" in (tmp_path / os.fsdecode(odd)).read_bytes()
+
+
+# Another thread uses the profile (or forks) while p.zones() is running:
+# zones() turns each collected zone into Python while the library holds its
+# collector's lock. The first zone starts the other thread, and the GIL
+# changes hands as often as it can while the rest are turned.
+DURING_ZONES = r"""
+import os, sys, threading
+import upmc, upmc._zones
+
+def fork():
+    pid = os.fork()
+    if pid == 0:
+        os._exit(0)
+    os.waitpid(pid, 0)
+
+use = {"stats": lambda p: p.stats(), "collect": lambda p: p.collect(),
+       "clear": lambda p: p.clear(), "save": lambda p: p.save("trace.json", "chrome"),
+       "close": lambda p: p.close(), "thread_name": lambda p: upmc.thread_name("other"),
+       "fork": lambda p: fork()}[sys.argv[1]]
+made = upmc._zones.Zone
+
+def first_starts_the_other(*fields):
+    if not other.is_alive() and other.ident is None:
+        other.start()
+    return made(*fields)
+
+sys.setswitchinterval(1e-6)
+with upmc.Profile() as p:
+    for _ in range(20000):
+        with upmc.zone("z"):
+            pass
+    upmc.flush()
+    other = threading.Thread(target=use, args=(p,))
+    upmc._zones.Zone = first_starts_the_other
+    zones = p.zones()
+    other.join()
+print(len(zones))
+"""
+
+
+@pytest.mark.parametrize("use", ["stats", "collect", "clear", "save", "close", "thread_name",
+                                 "fork"])
+def test_other_threads_wait_for_zones(use, tmp_path):
+    run = run_python(DURING_ZONES, use, cwd=str(tmp_path))
+    assert run.returncode == 0 and run.stdout == "20000\n", run.stdout + run.stderr
+
+
+# A writer blocked on a full pipe (a reader that is slow, a FIFO, a network
+# file system) holds up no other thread: this one reads what it writes.
+SAVE_TO_A_FIFO = r"""
+import os, threading
+import upmc
+
+os.mkfifo("fifo")
+with upmc.Profile() as p:
+    for _ in range(5000):
+        with upmc.zone("z"):
+            pass
+    writer = threading.Thread(target=p.save, args=("fifo", "chrome"))
+    writer.start()
+    with open("fifo", "rb") as f:
+        written = f.read()
+    writer.join()
+print(len(written) > 1 << 16, written.count(b'"z"'))
+"""
+
+
+def test_save_lets_other_threads_run(tmp_path):
+    run = run_python(SAVE_TO_A_FIFO, cwd=str(tmp_path))
+    assert run.returncode == 0 and run.stdout == "True 5000\n", run.stdout + run.stderr

@@ -1,18 +1,25 @@
 # SPDX-License-Identifier: MIT
-"""measure(): a function's per-call cost (upmc_bench); measured: every call
-of a function counted (a region)."""
+"""measure(): a function's per-call cost (batches as upmc_bench runs them);
+measured: every call of a function counted (a region)."""
 import ctypes
 import errno
 import functools
 import threading
 import weakref
 from collections import namedtuple
+from itertools import repeat
 
-from ._counters import Counters, c_string
-from ._lib import BENCH_FN, NS, BenchOptions, BenchResult, Error, Stat, fail, lib, unchecked
+from ._counters import Counters, _text, c_string
+from ._lib import NS, Error, Stat, fail, lib, unchecked
 
 # Statistics of one series, per call: samples, min, max, median, mean.
 Stats = namedtuple("Stats", "count min max median mean")
+
+# upmc_bench's limits (lib/bench.c), which measure() follows: batches grow
+# tenfold up to this many calls, and a sizing batch whose read failed is
+# run again, SIZING_FAILURES times in all at most.
+MAX_REPEATS = 10**9
+SIZING_FAILURES = 3
 
 
 def _nothing(*args):
@@ -21,10 +28,10 @@ def _nothing(*args):
 
 class Result:
     """Per-call statistics: ns (Stats of nanoseconds), counters (Stats by
-    event name, None for a counter that did not count), overhead (the medians
-    of an empty call, by "ns" and event name, already subtracted), repeats
-    (calls per sample), samples, dropped (samples a read failed in), paths
-    and summary (as in Counters)."""
+    event name, None for a counter that did not count), overhead (what was
+    subtracted from each, per call, by "ns" and event name), repeats (calls
+    per sample), samples, dropped (samples a read failed in), paths and
+    summary (as in Counters). No statistic is below 0."""
 
     def __init__(self, counters, ns, by_name, overhead, repeats, samples, dropped):
         self.ns = ns
@@ -48,112 +55,186 @@ class Result:
         return "\n".join(lines)
 
 
-def _stats(stat, minus):
-    if not stat.count:
-        return None
-    return Stats(stat.count, stat.min - minus, stat.max - minus, stat.median - minus,
-                 stat.mean - minus)
-
-
-def _bench(counters, call, opts):
-    """upmc_bench over call(); an exception in it ends the calls and is raised."""
-    raised = []
-
-    def trampoline(_arg):
-        if not raised:
-            try:
-                call()
-            except BaseException as e:  # KeyboardInterrupt too: stop, then raise it
-                raised.append(e)
-
-    result = BenchResult()
-    err = lib.upmc_bench(counters._set, BENCH_FN(trampoline), None, ctypes.byref(opts),
-                         ctypes.byref(result))
-    if raised:
-        raise raised[0]
+def _series(region, what, corrected, calls=1):
+    """Stats of a region's series per call (None when it has no sample);
+    corrected: the region's reads subtracted."""
+    st = Stat()
+    err = lib.upmc_region_stat(region, what, corrected, ctypes.byref(st))
     if err < 0:
         fail(err)
-    return result
+    if not st.count:
+        return None
+    return Stats(st.count, st.min / calls, st.max / calls, st.median / calls, st.mean / calls)
+
+
+def _less(stats, minus):
+    """stats less minus, never below 0: no cost or count is, though noise
+    can take the difference there."""
+    if stats is None:
+        return None
+    return Stats(stats.count, *(max(0.0, v - (minus or 0.0)) for v in stats[1:]))
+
+
+def _series_of(counters):
+    yield "ns", NS
+    for i, name in enumerate(counters.names):
+        yield name, i
+
+
+def _calls(fn, args, n):
+    for _ in repeat(None, n):
+        fn(*args)
+
+
+def _loop_only(fn, args, n):
+    """_calls without the call: the loop that measure() subtracts."""
+    for _ in repeat(None, n):
+        pass
+
+
+def _batch(handle, loop, fn, args, n):
+    _begin(handle)
+    loop(fn, args, n)
+    _end(handle)
+
+
+def _batch_size(handle, loop, fn, args, min_ns):
+    """Calls per batch: tenfold from 1 until a batch lasts min_ns (which
+    warms fn up too), as upmc_bench sizes them."""
+    n, failures, last = 1, 0, ctypes.c_double()
+    while True:
+        _batch(handle, loop, fn, args, n)
+        if lib.upmc_region_last(handle, NS, 0, ctypes.byref(last)) < 0:
+            # A failed read tells nothing of the batch's length.
+            failures += 1
+            if failures == SIZING_FAILURES:
+                return n
+        elif last.value >= min_ns or n > MAX_REPEATS // 10:
+            return n
+        else:
+            n *= 10
+
+
+def _batches(counters, loop, fn, args, repeats, min_ns, samples):
+    """upmc_bench's batches of loop(fn, args, n) as regions of counters'
+    set, run from Python: an exception of fn (KeyboardInterrupt too) ends
+    them at once. Returns the per-call Stats by series (the reads
+    subtracted), the calls per batch (repeats, or sized to last min_ns
+    when None) and the samples dropped."""
+    region = _open_region(counters)
+    handle = ctypes.c_void_p(region)
+    try:
+        if repeats is None:
+            repeats = _batch_size(handle, loop, fn, args, min_ns)
+        else:
+            _batch(handle, loop, fn, args, repeats)  # warms fn up
+        lib.upmc_region_reset(handle)
+        for _ in range(samples):
+            _batch(handle, loop, fn, args, repeats)
+        dropped = lib.upmc_region_dropped(handle)
+        if dropped == samples:
+            raise Error(errno.ENODATA, "upmc.measure: all %d samples were dropped: %s"
+                        % (samples, _text(lib.upmc_last_error())))
+        per_call = {what: _series(handle, i, 1, repeats) for what, i in _series_of(counters)}
+    finally:
+        lib.upmc_region_close(handle)
+    return per_call, repeats, dropped
+
+
+def _count(name, value, least):
+    """value, checked to be an int of least or more (a bool is no count)."""
+    if isinstance(value, bool) or not isinstance(value, int):
+        raise TypeError("measure: %s must be an int, not %s" % (name, type(value).__name__))
+    if value < least:
+        raise ValueError("measure: %s must be %d or more, not %d" % (name, least, value))
+    return value
 
 
 def measure(fn, *args, spec="", repeats=None, samples=31, min_ns=1000000, **options):
     """Runs fn(*args) in batches until a batch lasts min_ns (or exactly
     `repeats` calls per batch when given), then `samples` batches, and
-    returns a Result of per-call statistics. The library subtracts the cost
-    of its own reads; the cost of calling a Python function from C is
-    measured the same way with an empty function and subtracted too.
-    spec and options as for Counters ("": time only)."""
+    returns a Result of per-call statistics. The library's reads are
+    subtracted, and so is the loop around the calls (the same batches of
+    a loop that calls nothing): what remains is the cost of the call
+    fn(*args) in Python. fn's first exception, KeyboardInterrupt too, ends
+    the calls and is raised. spec and options as for Counters ("": time
+    only)."""
     if not callable(fn):
         raise TypeError("measure: fn must be callable, not %s" % type(fn).__name__)
-    if repeats is not None and (not isinstance(repeats, int) or repeats < 1):
-        raise ValueError("measure: repeats must be a positive int")
+    if repeats is not None:
+        _count("repeats", repeats, 1)
+    _count("samples", samples, 1)
+    _count("min_ns", min_ns, 0)
     counters = Counters(spec, **options)
     try:
-        opts = BenchOptions(ctypes.sizeof(BenchOptions), repeats or 1, min_ns, repeats or 0,
-                            samples)
-        res = _bench(counters, lambda: fn(*args), opts)
-        # The empty call, batched exactly as fn was.
-        opts.min_repeats = opts.max_repeats = res.repeats
-        empty = _bench(counters, lambda: _nothing(*args), opts)
+        per_call, repeats, dropped = _batches(counters, _calls, fn, args, repeats, min_ns,
+                                              samples)
+        loop, _, _ = _batches(counters, _loop_only, fn, args, repeats, min_ns, samples)
     finally:
         counters.close()
-    overhead = {"ns": empty.ns.median}
-    by_name = {}
-    for i, name in enumerate(counters.names):
-        overhead[name] = empty.counter[i].median
-        by_name[name] = _stats(res.counter[i], overhead[name])
-    return Result(counters, _stats(res.ns, overhead["ns"]), by_name, overhead,
-                  res.repeats, res.samples, res.dropped)
+    overhead = {what: st.median if st else None for what, st in loop.items()}
+    by_name = {what: _less(st, overhead[what]) for what, st in per_call.items()}
+    return Result(counters, by_name.pop("ns"), by_name, overhead, repeats, samples, dropped)
 
 
 class _Region:
-    """A region over a set of the thread that first called the function."""
+    """A region over a set of the thread that first called the function.
+    running: a counted call is between its begin and end; closing: close()
+    was called, and the region goes when that call ends (free())."""
 
     def __init__(self, spec, options):
         self.counters = Counters(spec, **options)
         self.thread = threading.get_ident()
-        self.region = self._open()
-        self.close = weakref.finalize(self, lib.upmc_region_close, self.region)
+        self.running = self.closing = False
+        try:
+            self.region = _open_region(self.counters)
+        except BaseException:
+            self.counters.close()
+            raise
+        # The region before its set, which must outlive it.
+        self.free = weakref.finalize(self, _close_region, self.region, self.counters)
         self.handle = ctypes.c_void_p(self.region)
-        # What the Python calls around a call cost: an empty call timed the
-        # same way, subtracted from the statistics with the library's reads.
-        calibration = self._open()
+        try:
+            self.overhead = self._calibrate()
+        except BaseException:
+            self.free()
+            raise
+
+    def _calibrate(self):
+        """What the Python calls around a call cost: an empty call timed the
+        same way, subtracted from the statistics with the library's reads."""
+        calibration = _open_region(self.counters)
         try:
             handle = ctypes.c_void_p(calibration)
             for _ in range(1000):
                 _begin(handle)
                 _nothing()
                 _end(handle)
-            self.overhead = {what: _region_stat(calibration, i).median
-                             for what, i in self.series()}
+            medians = {}
+            for what, i in _series_of(self.counters):
+                st = _series(handle, i, 0)
+                medians[what] = st.median if st else None
+            return medians
         finally:
             lib.upmc_region_close(calibration)
-
-    def _open(self):
-        handle = ctypes.c_void_p()
-        err = lib.upmc_region_open(ctypes.byref(handle), self.counters._set, None)
-        if err < 0:
-            self.counters.close()
-            fail(err)
-        return handle.value
-
-    def series(self):
-        yield "ns", NS
-        for i, name in enumerate(self.counters.names):
-            yield name, i
 
 
 _begin = unchecked("upmc_region_begin", None)  # (c_void_p)
 _end = unchecked("upmc_region_end", None)
 
 
-def _region_stat(region, what):
-    """Statistics of a region's series as measured, the reads' cost included."""
-    st = Stat()
-    err = lib.upmc_region_stat(region, what, 0, ctypes.byref(st))
+def _open_region(counters):
+    """A new region over counters' set (its address)."""
+    handle = ctypes.c_void_p()
+    err = lib.upmc_region_open(ctypes.byref(handle), counters._set, None)
     if err < 0:
         fail(err)
-    return st
+    return handle.value
+
+
+def _close_region(region, counters):
+    lib.upmc_region_close(region)
+    counters.close()
 
 
 def measured(spec="", **options):
@@ -163,48 +244,61 @@ def measured(spec="", **options):
     def parse(text): ...
 
     parse.stats() returns a Result of per-call statistics so far (the cost
-    of upmc's reads and of the Python calls around the function
-    subtracted). The set and region open at the first call, for that
+    of upmc's reads and of the Python calls around the function subtracted,
+    never below 0). The set and region open at the first call, for that
     thread: calls from other threads, and calls inside a call (recursion),
-    run uncounted (parse.uncounted says how many). parse.close() frees them.
+    run uncounted (parse.uncounted says how many). parse.close() frees them:
+    during a call (inside it, or from another thread), when that call ends.
     """
     c_string(spec, "spec")
 
     def decorate(fn):
-        state = {"region": None, "depth": 0, "uncounted": 0}
+        state = {"region": None, "uncounted": 0}
 
         @functools.wraps(fn)
         def wrapper(*args, **kwargs):
             region = state["region"]
             if region is None:
                 region = state["region"] = _Region(spec, options)
-            if state["depth"] or region.thread != threading.get_ident():
+            if region.running or region.thread != threading.get_ident():
                 state["uncounted"] += 1
                 return fn(*args, **kwargs)
-            state["depth"] = 1
+            # running, then closing, here; closing, then running, in
+            # close(): whatever the order the GIL gives them, one of the
+            # two sees the other's flag and frees the region after its
+            # last use (free() runs once).
+            region.running = True
+            if region.closing:  # closed since it was looked up
+                region.running = False
+                region.free()
+                state["uncounted"] += 1
+                return fn(*args, **kwargs)
             _begin(region.handle)
             try:
                 return fn(*args, **kwargs)
             finally:
                 _end(region.handle)
-                state["depth"] = 0
+                region.running = False
+                if region.closing:
+                    region.free()
 
         def stats():
             region = state["region"]
             if region is None:
-                raise Error(errno.ENODATA, "%s has not been called yet" % fn.__name__)
-            by = {what: _stats(_region_stat(region.region, i), region.overhead[what])
-                  for what, i in region.series()}
+                raise Error(errno.ENODATA, "%s has not been called since it was made or closed"
+                            % fn.__name__)
+            by = {what: _less(_series(region.handle, i, 0), region.overhead[what])
+                  for what, i in _series_of(region.counters)}
             ns = by.pop("ns")
             return Result(region.counters, ns, by, region.overhead, 1,
                           ns.count if ns else 0, lib.upmc_region_dropped(region.region))
 
         def close():
-            region = state["region"]
+            region, state["region"] = state["region"], None
             if region is not None:
-                state["region"] = None
-                region.close()
-                region.counters.close()
+                region.closing = True
+                if not region.running:
+                    region.free()
 
         wrapper.stats = stats
         wrapper.close = close

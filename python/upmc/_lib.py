@@ -44,7 +44,8 @@ def _load():
     for how, path in _candidates():
         try:
             # PyDLL: the calls keep the GIL, which costs less than releasing
-            # it around calls this short, and upmc_last_error() is per thread.
+            # it around calls this short (nogil below has the others), and
+            # upmc_last_error() is per thread.
             return how, path, ctypes.PyDLL(path)
         except OSError as e:
             tried.append("%s (%s)" % (path, e))
@@ -73,6 +74,10 @@ def _file_of(lib, name):
 
 source, path, lib = _load()
 path = _file_of(lib, path)
+# The same library, through calls that let the GIL go while they run: for
+# the calls that may wait for a lock or for I/O, so that other threads run
+# meanwhile (docs/python.md).
+nogil = ctypes.CDLL(lib._name, handle=lib._handle)
 
 
 class Error(OSError):
@@ -105,22 +110,10 @@ class Stat(ctypes.Structure):
                 ("median", ctypes.c_double), ("mean", ctypes.c_double)]
 
 
-class BenchOptions(ctypes.Structure):
-    _fields_ = [("size", ctypes.c_size_t), ("min_repeats", ctypes.c_uint64),
-                ("min_ns", ctypes.c_uint64), ("max_repeats", ctypes.c_uint64),
-                ("samples", ctypes.c_uint)]
-
-
-class BenchResult(ctypes.Structure):
-    _fields_ = [("repeats", ctypes.c_uint64), ("samples", ctypes.c_uint),
-                ("dropped", ctypes.c_uint), ("ns", Stat), ("counter", Stat * MAX_COUNTERS)]
-
-
 class EventInfo(ctypes.Structure):
     _fields_ = [("name", ctypes.c_char_p), ("pmu", ctypes.c_char_p), ("desc", ctypes.c_char_p)]
 
 
-BENCH_FN = ctypes.CFUNCTYPE(None, ctypes.c_void_p)
 LIST_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(EventInfo), ctypes.c_void_p)
 
 _c = ctypes
@@ -150,8 +143,8 @@ _prototypes = {
     "upmc_region_end": (None, [_c.c_void_p]),
     "upmc_region_dropped": (_c.c_uint64, [_c.c_void_p]),
     "upmc_region_stat": (_c.c_int, [_c.c_void_p, _c.c_uint, _c.c_int, _P(Stat)]),
-    "upmc_bench": (_c.c_int, [c_set_p, BENCH_FN, _c.c_void_p, _P(BenchOptions),
-                              _P(BenchResult)]),
+    "upmc_region_last": (_c.c_int, [_c.c_void_p, _c.c_uint, _c.c_int, _P(_c.c_double)]),
+    "upmc_region_reset": (None, [_c.c_void_p]),
 }
 
 for _name, (_restype, _argtypes) in _prototypes.items():

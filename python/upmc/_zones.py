@@ -6,11 +6,12 @@ import functools
 import os
 import sys
 import tempfile
+import threading
 import weakref
 from collections import namedtuple
 
 from ._counters import _text, c_string, flags_of
-from ._lib import NOT_COUNTED, closed, fail, lib, unchecked
+from ._lib import NOT_COUNTED, closed, fail, lib, nogil, unchecked
 
 ZONE_NAME_MAX = 127
 FORMATS = {"table": 1, "json": 2, "chrome": 3, "perfetto": 4, "speedscope": 5}
@@ -45,24 +46,39 @@ class ZoneInfo(ctypes.Structure):
 
 ZONE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ZoneInfo), ctypes.c_void_p)
 
+# The calls that take the library's collector lock and may wait for it or
+# write a file let the GIL go (nogil), but for two: upmc_profile_zones,
+# which calls back into Python for each zone, and upmc_profile_close, which
+# the library wants no thread's zone call to overlap (Python's zone calls
+# keep the GIL, so they cannot while it keeps it too).
 _c = ctypes
-for _name, _restype, _argtypes in (
-        ("upmc_profile_open", _c.c_int, [_c.POINTER(_c.c_void_p), _c.c_char_p,
-                                         _c.POINTER(ProfileOptions)]),
-        ("upmc_profile_close", None, [_c.c_void_p]),
-        ("upmc_profile_thread", _c.c_int, [_c.c_char_p]),
-        ("upmc_zone_begin", None, [_c.POINTER(ZoneLoc)]),
-        ("upmc_zone_end", None, []),
-        ("upmc_frame_mark", None, []),
-        ("upmc_zone_flush", None, []),
-        ("upmc_profile_collect", _c.c_int, [_c.c_void_p]),
-        ("upmc_profile_clear", None, [_c.c_void_p]),
-        ("upmc_profile_stats", _c.c_int, [_c.c_void_p, _c.POINTER(ProfileStats)]),
-        ("upmc_profile_counter_name", _c.c_char_p, [_c.c_void_p, _c.c_uint]),
-        ("upmc_profile_zones", _c.c_int, [_c.c_void_p, ZONE_FN, _c.c_void_p]),
-        ("upmc_profile_save", _c.c_int, [_c.c_void_p, _c.c_int, _c.c_char_p])):
-    _f = getattr(lib, _name)
+for _dll, _name, _restype, _argtypes in (
+        (lib, "upmc_profile_open", _c.c_int, [_c.POINTER(_c.c_void_p), _c.c_char_p,
+                                              _c.POINTER(ProfileOptions)]),
+        (lib, "upmc_profile_close", None, [_c.c_void_p]),
+        (nogil, "upmc_profile_thread", _c.c_int, [_c.c_char_p]),
+        (lib, "upmc_zone_begin", None, [_c.POINTER(ZoneLoc)]),
+        (lib, "upmc_zone_end", None, []),
+        (lib, "upmc_frame_mark", None, []),
+        (lib, "upmc_zone_flush", None, []),
+        (nogil, "upmc_profile_collect", _c.c_int, [_c.c_void_p]),
+        (nogil, "upmc_profile_clear", None, [_c.c_void_p]),
+        (nogil, "upmc_profile_stats", _c.c_int, [_c.c_void_p, _c.POINTER(ProfileStats)]),
+        (lib, "upmc_profile_counter_name", _c.c_char_p, [_c.c_void_p, _c.c_uint]),
+        (lib, "upmc_profile_zones", _c.c_int, [_c.c_void_p, ZONE_FN, _c.c_void_p]),
+        (nogil, "upmc_profile_save", _c.c_int, [_c.c_void_p, _c.c_int, _c.c_char_p])):
+    _f = getattr(_dll, _name)
     _f.restype, _f.argtypes = _restype, _argtypes
+
+# The package's side of the library's collector lock. zones() runs Python
+# (it makes each Zone) while the library holds that lock: a thread that
+# waited for the lock holding the GIL would wait forever, and zones() for
+# the GIL. So each call that takes the lock, and fork() (whose handlers in
+# the library take it), first takes this one, whose waiters let the GIL go.
+# Reentrant: a profile's finalizer may run in a thread that holds it.
+_collector = threading.RLock()
+os.register_at_fork(before=_collector.acquire, after_in_parent=_collector.release,
+                    after_in_child=_collector.release)
 
 _begin = unchecked("upmc_zone_begin", None)  # (byref(ZoneLoc))
 _end = unchecked("upmc_zone_end", None)
@@ -163,9 +179,24 @@ def flush():
 
 def thread_name(name):
     """Names the calling thread in exports and opens its counters now."""
-    err = lib.upmc_profile_thread(c_string(name, "thread name"))
+    encoded = c_string(name, "thread name")
+    with _collector:
+        err = nogil.upmc_profile_thread(encoded)
     if err < 0:
         fail(err)
+
+
+def _file_name(path):
+    """path (str, bytes or os.PathLike) as the file system's bytes."""
+    name = os.fsencode(path)
+    if b"\0" in name:
+        raise ValueError("path contains a NUL character")
+    return name
+
+
+def _close_profile(profile):
+    with _collector:
+        lib.upmc_profile_close(profile)
 
 
 # One collected zone: counters and self are dicts by event name (None where
@@ -197,7 +228,7 @@ class Profile:
         if err < 0:
             fail(err)
         self._profile = handle.value
-        self._close = weakref.finalize(self, lib.upmc_profile_close, self._profile)
+        self._close = weakref.finalize(self, _close_profile, self._profile)
         self.names = tuple(_text(lib.upmc_profile_counter_name(self._profile, i))
                            for i in range(self.stats()["counters"]))
 
@@ -211,8 +242,10 @@ class Profile:
         return self._profile is None
 
     def close(self):
-        self._profile = None
-        self._close()
+        """Frees the profile, once the calls of other threads on it ended."""
+        with _collector:
+            self._profile = None
+            self._close()
 
     def __enter__(self):
         self._open()
@@ -227,19 +260,22 @@ class Profile:
         how many it finished. With counters, a thread's last zone stays
         until the thread records again, marks a frame, exits or calls
         upmc.flush()."""
-        n = lib.upmc_profile_collect(self._open())
+        with _collector:
+            n = nogil.upmc_profile_collect(self._open())
         if n < 0:
             fail(n)
         return n
 
     def clear(self):
         """Forgets the zones collected so far."""
-        lib.upmc_profile_clear(self._open())
+        with _collector:
+            nogil.upmc_profile_clear(self._open())
 
     def stats(self):
         """What was collected and what was lost, as a dict (upmc_profile_stats)."""
         st = ProfileStats()
-        err = lib.upmc_profile_stats(self._open(), ctypes.byref(st))
+        with _collector:
+            err = nogil.upmc_profile_stats(self._open(), ctypes.byref(st))
         if err < 0:
             fail(err)
         return {name: getattr(st, name) for name, _ in ProfileStats._fields_}
@@ -259,20 +295,27 @@ class Profile:
                               counts(z.self, z.n)))
             return 0
 
-        err = lib.upmc_profile_zones(self._open(), ZONE_FN(add), None)
+        with _collector:
+            # The collect, which may take long, without the GIL; then the
+            # callbacks with it (one GIL handover per zone would wait for
+            # every other thread's turn).
+            err = nogil.upmc_profile_collect(self._open())
+            if err >= 0:
+                err = lib.upmc_profile_zones(self._profile, ZONE_FN(add), None)
         if err < 0:
             fail(err)
         return found
 
     def save(self, path, format):
-        """Writes the collected zones to path with the library's writer for
+        """Writes the collected zones to path (str, bytes or os.PathLike:
+        os.fsencode's bytes name the file) with the library's writer for
         format: "chrome" (Chrome trace JSON), "perfetto" (protobuf),
         "speedscope", "table" or "json" (aggregates per zone name)."""
         if format not in FORMATS:
             raise ValueError("format %r unknown; the formats are %s"
                              % (format, ", ".join(FORMATS)))
-        err = lib.upmc_profile_save(self._open(), FORMATS[format],
-                                    c_string(os.fspath(path), "path"))
+        with _collector:
+            err = nogil.upmc_profile_save(self._open(), FORMATS[format], _file_name(path))
         if err < 0:
             fail(err)
 
