@@ -216,6 +216,20 @@ def test_a_set_belongs_to_its_thread(no_fd_leak):
         c.close()
 
 
+def test_a_later_thread_is_not_the_exited_owner(no_fd_leak):
+    # threading.get_ident() repeats for a thread started after another
+    # exited; the owner check must not take the later thread for the owner.
+    opened = []
+    for _ in range(2):
+        t = threading.Thread(target=lambda: opened.append(upmc.Counters("")))
+        t.start()
+        t.join()
+    for c in opened:
+        e = read_in_another_thread(c)
+        assert e is not None and e.errno == errno.EPERM, e
+        c.close()
+
+
 def test_nothing_leaks_over_many_sets(no_fd_leak):
     for _ in range(200):
         upmc.Counters("task-clock,page-faults,context-switches", time_only=True).close()

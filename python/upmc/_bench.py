@@ -4,13 +4,12 @@ measured: every call of a function counted (a region)."""
 import ctypes
 import errno
 import functools
-import threading
 import weakref
 from collections import namedtuple
 from itertools import repeat
 
 from ._counters import Counters, _text, c_string
-from ._lib import NS, Error, Stat, fail, lib, unchecked
+from ._lib import NS, Error, Stat, fail, lib, thread_token, unchecked
 
 # Statistics of one series, per call: samples, min, max, median, mean.
 Stats = namedtuple("Stats", "count min max median mean")
@@ -184,7 +183,7 @@ class _Region:
 
     def __init__(self, spec, options):
         self.counters = Counters(spec, **options)
-        self.thread = threading.get_ident()
+        self.thread = thread_token()
         self.running = self.closing = False
         try:
             self.region = _open_region(self.counters)
@@ -260,7 +259,7 @@ def measured(spec="", **options):
             region = state["region"]
             if region is None:
                 region = state["region"] = _Region(spec, options)
-            if region.running or region.thread != threading.get_ident():
+            if region.running or region.thread != thread_token():
                 state["uncounted"] += 1
                 return fn(*args, **kwargs)
             # running, then closing, here; closing, then running, in

@@ -4,9 +4,8 @@ import ctypes
 import errno
 import weakref
 from collections import namedtuple
-from threading import get_ident
 
-from ._lib import LIST_FN, NOT_COUNTED, Error, Options, closed, fail, lib, unchecked
+from ._lib import LIST_FN, NOT_COUNTED, Error, Options, closed, fail, lib, thread_token, unchecked
 
 OPTIONS = {"kernel": 1, "time_only": 2, "force_syscall": 4, "require_user_read": 8,
            "multiplex": 16}
@@ -16,6 +15,13 @@ PATHS = {1: "user", 2: "syscall", 3: "unavailable"}
 Path = namedtuple("Path", "how why")
 
 _read = unchecked("upmc_read", ctypes.c_int)  # (c_void_p, c_uint64 array)
+_snapshot = unchecked("upmc_snapshot", ctypes.c_int)  # (c_void_p, c_uint64 array)
+lib.upmc_snapshot_words.restype = ctypes.c_int
+lib.upmc_snapshot_words.argtypes = [ctypes.c_void_p]
+lib.upmc_interval.restype = ctypes.c_int
+lib.upmc_interval.argtypes = [ctypes.c_void_p, ctypes.POINTER(ctypes.c_uint64),
+                              ctypes.POINTER(ctypes.c_uint64), ctypes.POINTER(ctypes.c_uint64),
+                              ctypes.POINTER(ctypes.c_double)]
 _timestamp_serialized = lib.upmc_timestamp_serialized
 _timestamp_after = lib.upmc_timestamp_after
 _ticks_to_ns = lib.upmc_ticks_to_ns
@@ -92,7 +98,7 @@ class Counters:
         self.summary = _text(lib.upmc_summary(self._set))
         self._buf = (ctypes.c_uint64 * n)()
         self._handle = ctypes.c_void_p(self._set)
-        self._thread = get_ident()
+        self._thread = thread_token()
         self.values = self.ns = self.ratios = None
         self._start = self._t0 = None
 
@@ -114,7 +120,7 @@ class Counters:
         # The inline reader does not check the thread (the C slow path
         # does): in another thread it would read that CPU's counter (x86)
         # or trap (arm64).
-        if get_ident() != self._thread:
+        if thread_token() != self._thread:
             raise Error(errno.EPERM, "upmc.Counters.read: the set was opened by another "
                         "thread and counts that thread only: open one set per thread")
         n = _read(handle, self._buf)
@@ -139,17 +145,36 @@ class Counters:
             raise closed("upmc.Counters")
         self.values = self.ns = self.ratios = None
         self._t0 = _timestamp_serialized()
-        self._start = self.read()
+        self._start = self._snapshot()
         return self
+
+    def _snapshot(self):
+        """What an interval needs of a read (upmc_snapshot(): for a
+        multiplexed set, unscaled counts and their times)."""
+        if thread_token() != self._thread:  # as in read()
+            raise Error(errno.EPERM, "upmc.Counters: the set was opened by another "
+                        "thread and counts that thread only: open one set per thread")
+        snap = (ctypes.c_uint64 * max(1, lib.upmc_snapshot_words(self._set)))()
+        err = _snapshot(self._handle, snap)
+        if err < 0:
+            fail(err)
+        return snap
 
     def __exit__(self, exc_type, exc, tb):
         try:
-            end = self.read()
+            end = self._snapshot()
             t1 = _timestamp_after()
             self.ns = _ticks_to_ns(self._set, t1) - _ticks_to_ns(self._set, self._t0)
-            self.values = {name: (b - a if NOT_COUNTED not in (a, b) else None)
-                           for name, a, b in zip(self.names, self._start, end)}
-            self.ratios = {name: self.ratio(name) for name in self.names}
+            # The interval's own scale for a multiplexed set (never the
+            # difference of two scaled totals), and the share it ran.
+            n = len(self.names)
+            counts, ratios = (ctypes.c_uint64 * max(1, n))(), (ctypes.c_double * max(1, n))()
+            err = lib.upmc_interval(self._set, self._start, end, counts, ratios)
+            if err < 0:
+                fail(err)
+            self.values = {name: (counts[i] if counts[i] != NOT_COUNTED else None)
+                           for i, name in enumerate(self.names)}
+            self.ratios = {name: ratios[i] for i, name in enumerate(self.names)}
         except Error:
             if exc_type is None:  # else the block's own exception goes on
                 raise

@@ -12,6 +12,7 @@ The library is looked for, in this order (docs/python.md):
 import ctypes
 import errno as _errno
 import os
+import threading
 
 # The soname's version: the Python structures below follow the headers of
 # this version (while it is 0.x a minor version may change them).
@@ -78,6 +79,22 @@ path = _file_of(lib, path)
 # the calls that may wait for a lock or for I/O, so that other threads run
 # meanwhile (docs/python.md).
 nogil = ctypes.CDLL(lib._name, handle=lib._handle)
+
+
+lib.upmc_thread.restype = ctypes.c_uint64
+lib.upmc_thread.argtypes = []
+_this_thread = threading.local()
+
+
+def thread_token():
+    """The calling thread as the library's token (upmc_thread()): no other
+    thread of the process ever has it, where threading.get_ident() repeats
+    for a thread started after another exited."""
+    try:
+        return _this_thread.token
+    except AttributeError:
+        _this_thread.token = lib.upmc_thread()
+        return _this_thread.token
 
 
 class Error(OSError):
