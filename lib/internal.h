@@ -130,9 +130,17 @@ void upmc_call_fill(struct upmc_call_result *out, struct upmc_set *set, const ui
                     const uint64_t *after, int read_err);
 void upmc_call_summarize(struct upmc_call_result *out, const char *how);
 
-/* upmc_read()'s straight-line reader for the set as opened (lib/read.c);
- * NULL when the set is not one it covers (set->user_n 0 or above 8). */
-upmc_reader upmc_reader_for(const struct upmc_set *set);
+/* At open, once the OS layer has set the pages and paths: which pages
+ * the inline reader takes (set->page[], set->user_n), and the reader of
+ * upmc_read() and of upmc_snapshot() (lib/read.c). */
+void upmc_choose_readers(struct upmc_set *set);
+
+/* 0 when counter i of set exists; else -EINVAL after upmc_fail() naming
+ * the function `what`. */
+int upmc_check_index(const struct upmc_set *set, unsigned i, const char *what);
+
+/* set->thread of a forked child's sets: no thread's token. */
+#define UPMC_NO_THREAD UINT64_MAX
 
 /* A page with index 0: the inline reader hands every counter on it over. */
 extern const struct upmc_perf_page upmc_no_page;

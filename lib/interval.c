@@ -65,3 +65,23 @@ UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
 	}
 	return (int)n;
 }
+
+uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running)
+{
+#ifdef __SIZEOF_INT128__
+	__extension__ unsigned __int128 scaled;
+#else
+	long double scaled;
+#endif
+
+	if (!running || count == UPMC_NOT_COUNTED)
+		return UPMC_NOT_COUNTED;
+	if (enabled == running)
+		return count;
+#ifdef __SIZEOF_INT128__
+	scaled = (__extension__(unsigned __int128) count * enabled) / running;
+#else
+	scaled = (long double)count * (long double)enabled / (long double)running;
+#endif
+	return scaled >= UPMC_NOT_COUNTED ? UPMC_NOT_COUNTED - 1 : (uint64_t)scaled;
+}
