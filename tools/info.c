@@ -57,19 +57,14 @@ const char *info_clock_meaning(int source)
 
 static void gather_cpu(struct info *in)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	upmc_arch_vendor(in->vendor);
-	in->cpuid_hypervisor = upmc_arch_hypervisor();
-	in->gp_counters = upmc_arch_gp_counters();
-	in->fixed_counters = upmc_arch_fixed_counters();
-	in->invariant_tsc = upmc_arch_invariant_tsc();
-#else
-	in->vendor[0] = '\0';
-	in->cpuid_hypervisor = -1;
-	in->gp_counters = -1;
-	in->fixed_counters = -1;
-	in->invariant_tsc = -1; /* arm64's generic timer always counts at one rate */
-#endif
+	struct upmc_linux_cpuid c;
+
+	upmc_linux_cpuid(&c);
+	upmc_format(in->vendor, sizeof(in->vendor), "%s", c.vendor);
+	in->cpuid_hypervisor = c.hypervisor;
+	in->gp_counters = c.gp_counters;
+	in->fixed_counters = c.fixed_counters;
+	in->invariant_tsc = c.invariant_tsc;
 }
 
 /* Ticks per ns of the timestamp, as the set's clock converts them. */

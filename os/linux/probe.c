@@ -219,11 +219,10 @@ static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
 
 static int max_counters(void)
 {
-#if defined(__x86_64__) || defined(__i386__)
-	return upmc_arch_gp_counters() + upmc_arch_fixed_counters();
-#else
-	return 0;
-#endif
+	struct upmc_linux_cpuid c;
+
+	upmc_linux_cpuid(&c);
+	return c.gp_counters > 0 ? c.gp_counters + c.fixed_counters : 0;
 }
 
 /* PMUv3 without long event counters: a 64-bit ("long", config1 bit 0)

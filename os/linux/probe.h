@@ -72,6 +72,17 @@ int upmc_linux_is_topdown_metric(const struct upmc_event *ev, int kind);
 
 void upmc_linux_probe(struct upmc_linux_probe *p);
 
+/* What CPUID says of an x86 CPU (os/linux/cpuid.c); without CPUID (other
+ * architectures), "" and -1 everywhere. */
+struct upmc_linux_cpuid {
+	char vendor[13];    /* "GenuineIntel", "AuthenticAMD", ... */
+	int hypervisor;     /* a hypervisor runs this CPU */
+	int gp_counters;    /* general-purpose counters per core (0: none) */
+	int fixed_counters; /* Intel's fixed-function counters */
+	int invariant_tsc;  /* the TSC ticks at one rate in every P-, C- and T-state */
+};
+void upmc_linux_cpuid(struct upmc_linux_cpuid *out);
+
 /* path under the fixture root ($UPMC_FS_ROOT), or path itself. */
 void upmc_linux_root_path(char *buf, size_t size, const char *path);
 

@@ -31,6 +31,7 @@
 #include <upmc/upmc.h>
 #include <upmc/zone.h>
 
+#include "os/linux/probe.h"
 #include "tests/seccomp_trap.h"
 
 static int passed, failed, skipped;
@@ -804,25 +805,24 @@ static void fork_child(void)
 #if defined(__x86_64__)
 static void x86_fixed_and_general(void)
 {
+	struct upmc_linux_cpuid cpu;
 	struct upmc_set *set;
-	char vendor[13];
 	uint32_t fixed, general;
 
-	upmc_arch_vendor(vendor);
+	upmc_linux_cpuid(&cpu);
 	if (upmc_open(&set, "instructions,branch-misses", NULL) < 0) {
 		check(0, "x86_counters", "%s", upmc_last_error());
 		return;
 	}
 	fixed = hw_index(set, 0) - 1;
 	general = hw_index(set, 1) - 1;
-	if (upmc_arch_fixed_counters() > 0)
+	if (cpu.fixed_counters > 0)
 		check(fixed & (1u << 30), "x86_fixed_counter",
 		      "instructions on rdpmc index 0x%x (bit 30: fixed counter)", fixed);
 	else
-		skip("x86_fixed_counter", "%s reports no fixed counters", vendor);
+		skip("x86_fixed_counter", "%s reports no fixed counters", cpu.vendor);
 	check(!(general & (1u << 30)) && general < 32, "x86_general_counter",
-	      "branch-misses on general-purpose counter %u of %d", general,
-	      upmc_arch_gp_counters());
+	      "branch-misses on general-purpose counter %u of %d", general, cpu.gp_counters);
 	upmc_close(set);
 }
 

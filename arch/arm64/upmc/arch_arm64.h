@@ -197,11 +197,4 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_timestamp_after(void)
 	return v;
 }
 
-static inline uint64_t upmc_arch_timer_frequency(void)
-{
-	uint64_t v;
-	__asm__ __volatile__("mrs %0, cntfrq_el0" : "=r"(v));
-	return v;
-}
-
 #endif /* UPMC_ARCH_ARM64_H */
