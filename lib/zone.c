@@ -102,7 +102,7 @@ static void set_limit(struct upmc_zone_thread *t)
 
 	t->limit = 0;
 	if (!t->serialized && !t->lost.pending)
-		t->limit = (uintptr_t)stop - (2 + t->k) * sizeof(uint64_t);
+		t->limit = (uintptr_t)stop - zone_begin_words(t->k) * sizeof(uint64_t);
 }
 
 void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
@@ -110,14 +110,12 @@ void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
 	w[0] = ZONE_TAG_LOST;
 	w[1] = (uint64_t)-lost->min_depth;
 	w[2] = (uint64_t)(lost->depth - lost->min_depth);
-	w[3] = lost->begins;
-	w[4] = lost->frames;
 	memset(lost, 0, sizeof(*lost));
 }
 
-/* A place for a record of `words` words (after a lost record, if drops
- * are pending), wrapping to the ring's start when its end is too short;
- * NULL when the collector has not freed enough. */
+/* A place for a record of `words` words (after a lost record, if a drop
+ * period is under way), wrapping to the ring's start when its end is too
+ * short; NULL when the collector has not freed enough. */
 static uint64_t *reserve(struct upmc_zone_thread *t, size_t words)
 {
 	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
@@ -183,7 +181,7 @@ static void take_set(struct upmc_profile *p, struct upmc_zone_thread *t, struct 
 	t->set = set;
 	t->k = p->n;
 	t->read = set->read;
-	t->value_bytes = t->k * sizeof(uint64_t);
+	t->value_bytes = zone_value_words(t->k) * sizeof(uint64_t);
 }
 
 static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_set *set)
@@ -344,14 +342,37 @@ static void zone_thread_exit(void *arg)
 
 /* ---- recording ---- */
 
+/* One more drop, for the collector to read at any time: the thread is the
+ * one writer of its counts, and the release store orders every record it
+ * wrote (counters included) before the count. */
+static void count_drop(uint64_t *count)
+{
+	__atomic_store_n(count, *count + 1, __ATOMIC_RELEASE);
+}
+
+/* The first drop after a record begins a drop period, and so does a flush
+ * that finds no room: the collector then knows that the record before it
+ * is whole. Every call goes out of line until the lost record is written. */
+static void begin_drop_period(struct upmc_zone_thread *t)
+{
+	t->limit = 0;
+	if (t->lost.pending)
+		return;
+	t->lost.pending = 1;
+	count_drop(&t->drops.periods);
+}
+
+/* A begin (depth 1) or an end (-1) that found no room. */
 static void lose(struct upmc_zone_thread *t, int depth)
 {
-	t->lost.pending = 1;
+	begin_drop_period(t);
 	t->lost.depth += depth;
-	if (t->lost.depth < t->lost.min_depth)
+	if (depth > 0)
+		count_drop(&t->drops.begins);
+	if (t->lost.depth < t->lost.min_depth) { /* the end of a zone begun before */
 		t->lost.min_depth = t->lost.depth;
-	t->lost.begins += depth > 0;
-	t->limit = 0;
+		count_drop(&t->drops.ends);
+	}
 }
 
 static UPMC_COLD void begin_slow(const struct upmc_zone_loc *loc)
@@ -361,14 +382,14 @@ static UPMC_COLD void begin_slow(const struct upmc_zone_loc *loc)
 
 	if (!t)
 		return;
-	w = reserve(t, 2 + t->k);
+	w = reserve(t, zone_begin_words(t->k));
 	if (!w) {
 		lose(t, 1);
 		return;
 	}
 	w[0] = (uintptr_t)loc;
 	w[1] = t->serialized ? upmc_timestamp_serialized() : upmc_timestamp();
-	publish(t, w + 2 + t->k);
+	publish(t, w + zone_begin_words(t->k));
 	t->read(t->set, w + 2);
 }
 
@@ -382,13 +403,13 @@ static UPMC_COLD void end_slow(uint64_t ts)
 		return;
 	if (t->serialized)
 		ts = upmc_timestamp_after();
-	w = reserve(t, 1 + t->k);
+	w = reserve(t, zone_end_words(t->k));
 	if (!w) {
 		lose(t, -1);
 		return;
 	}
 	w[0] = ~ts;
-	publish(t, w + 1 + t->k);
+	publish(t, w + zone_end_words(t->k));
 	t->read(t->set, w + 1);
 }
 
@@ -445,9 +466,8 @@ UPMC_API void upmc_frame_mark(void)
 		return;
 	w = reserve(t, 2);
 	if (!w) {
-		t->lost.pending = 1;
-		t->lost.frames++;
-		t->limit = 0;
+		begin_drop_period(t);
+		count_drop(&t->drops.frames);
 		return;
 	}
 	w[0] = ZONE_TAG_FRAME;
@@ -460,8 +480,13 @@ UPMC_API void upmc_zone_flush(void)
 	struct upmc_zone_thread *t = zone_self;
 	uint64_t *w;
 
-	if (t->state != ZONE_ATTACHED || !(w = reserve(t, 1)))
+	if (t->state != ZONE_ATTACHED)
 		return;
+	w = reserve(t, 1);
+	if (!w) {
+		begin_drop_period(t);
+		return;
+	}
 	w[0] = ZONE_TAG_FLUSH;
 	publish(t, w + 1);
 }

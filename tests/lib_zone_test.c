@@ -234,10 +234,9 @@ TEST(zone, a_full_buffer_drops_and_counts)
 		upmc_zone_end();
 		upmc_frame_mark();
 	}
-	/* the drops are written down when the thread finds room again */
 	ASSERT(upmc_profile_stats(p, &st) == 0);
 	EXPECT_MSG(st.zones < 1000, "%llu zones", (unsigned long long)st.zones);
-	/* the collect made room: the drops first, then the zones go on */
+	/* the collect made room: the lost record first, then the zones go on */
 	for (k = 0; k < 10; k++) {
 		upmc_zone_begin(&frame_loc);
 		upmc_zone_begin(&physics_loc);
@@ -254,6 +253,119 @@ TEST(zone, a_full_buffer_drops_and_counts)
 	for (i = 0; i < s.n; i++)
 		EXPECT(s.z[i].depth == (s.z[i].loc != &frame_loc));
 	free(s.z);
+	upmc_profile_close(p);
+}
+
+/* The number after "key": in an export, or -1. */
+static long long exported(struct upmc_profile *p, enum upmc_format format, const char *key)
+{
+	char *text = NULL, *at;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	long long n = -1;
+
+	if (!f)
+		return -1;
+	if (upmc_profile_write(p, format, f) == 0) {
+		fflush(f);
+		at = strstr(text, key);
+		if (at)
+			n = strtoll(at + strlen(key), NULL, 10);
+	}
+	fclose(f);
+	free(text);
+	return n;
+}
+
+/* A buffer that stays full: what it drops is counted at every collect and
+ * export, without another record from the thread (4 KiB: 512 words; a zone
+ * takes 3 time only, 5 with a counter). */
+TEST(zone, drops_count_while_the_buffer_stays_full)
+{
+	static const char *const specs[] = {NULL, "instructions,cycles"};
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile_stats st;
+	unsigned s;
+	int k;
+
+	for (s = 0; s < 2; s++) {
+		struct upmc_profile *p = open_sim(specs[s], &o);
+		ASSERT(p);
+		for (k = 0; k < 1000; k++) {
+			upmc_zone_begin(&physics_loc);
+			upmc_zone_end();
+		}
+		upmc_zone_flush(); /* finds no room */
+		ASSERT(upmc_profile_stats(p, &st) == 0);
+		EXPECT_MSG(st.dropped > 500, "%s: %llu dropped", specs[s] ? specs[s] : "time only",
+		           (unsigned long long)st.dropped);
+		EXPECT_EQ_U64(st.zones + st.dropped, 1000);
+		EXPECT_EQ(st.open, 0);
+		EXPECT_EQ(st.unbalanced, 0);
+		EXPECT_EQ(exported(p, UPMC_FORMAT_JSON, "\"dropped_zones\":"),
+		          (long long)st.dropped);
+		EXPECT_EQ(exported(p, UPMC_FORMAT_CHROME, "\"dropped_zones\":"),
+		          (long long)st.dropped);
+		upmc_profile_close(p);
+	}
+}
+
+/* 10^6 zones into the default 1 MiB: every one is collected or counted. */
+TEST(zone, a_flood_of_zones_is_counted)
+{
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	int k;
+
+	ASSERT(p);
+	for (k = 0; k < 1000000; k++) {
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+	}
+	for (k = 0; k < 100; k++)
+		upmc_frame_mark();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones + st.dropped, 1000000);
+	EXPECT_EQ_U64(st.frames + st.dropped_frames, 100);
+	EXPECT(st.dropped > 900000);
+	upmc_profile_close(p);
+}
+
+/* Drops shown before a clear are forgotten with it, and not counted again
+ * when the thread writes them down later. */
+TEST(zone, a_clear_forgets_the_drops_it_showed)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile *p = open_sim("instructions", &o);
+	struct upmc_profile_stats st;
+	int k;
+
+	ASSERT(p);
+	upmc_zone_begin(&frame_loc); /* recorded; its end is dropped */
+	for (k = 0; k < 1000; k++) {
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+		upmc_frame_mark();
+	}
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones + st.dropped, 1001);
+	EXPECT(st.dropped_frames > 0);
+	EXPECT_EQ_U64(st.frames + st.dropped_frames, 1000);
+	EXPECT_EQ(st.open, 0); /* frame's end was dropped: it is not open */
+	upmc_profile_clear(p);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT(st.zones == 0 && st.dropped == 0 && st.dropped_frames == 0 && st.open == 0);
+	/* room again: the drops are written down, then this zone */
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	upmc_zone_flush();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 1);
+	EXPECT_EQ(st.dropped, 0);
+	EXPECT_EQ(st.dropped_frames, 0);
+	EXPECT_EQ(st.open, 0);
+	EXPECT_EQ(st.unbalanced, 0);
 	upmc_profile_close(p);
 }
 
