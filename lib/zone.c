@@ -11,7 +11,9 @@
  *   reader as a tail call, which writes them after the publication. So the
  *   collector leaves a thread's last begin or end record for later while
  *   the thread may still be writing it (not for time-only threads, whose
- *   records are whole when published, nor once the thread has exited).
+ *   records are whole when published, nor once the thread has exited, nor
+ *   for the collecting thread's own records, nor when the thread began a
+ *   drop period after that record: zone_internal.h).
  * - The collector publishes how far it has read in t->consumed with a
  *   release store; the writer's acquire load of it, out of line, tells it
  *   which words it may write again. The hot path compares with t->limit,
@@ -684,7 +686,8 @@ int upmc_zone_collect(struct upmc_profile *p, int final)
 
 	upmc_zone_collector_lock();
 	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
-		got = upmc_zone_collect_thread(t, final);
+		/* The calling thread's reader returned before this call. */
+		got = upmc_zone_collect_thread(t, final, t == zone_self);
 		if (got >= 0)
 			done += got;
 		else if (err == 0)

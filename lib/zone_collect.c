@@ -269,7 +269,7 @@ static int may_be_writing(const struct upmc_zone_thread *t)
 	return t->seen.periods == t->taken.periods;
 }
 
-int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
+int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own)
 {
 	uint64_t *pos = t->pos, *published;
 	int finished, whole, done = 0, err = 0;
@@ -281,7 +281,7 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
 	 * seen running here may exit before this collect ends; its records
 	 * past `published` wait for the next one. */
 	finished = __atomic_load_n(&t->finished, __ATOMIC_ACQUIRE);
-	whole = final || finished || !t->k;
+	whole = final || finished || own || !t->k;
 	published = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
 	/* After the position: every drop period of the records before it is
 	 * counted in what this sees. */

@@ -161,8 +161,9 @@ int upmc_zone_collect(struct upmc_profile *p, int final);
 void upmc_zone_collector_lock(void);
 void upmc_zone_collector_unlock(void);
 
-/* The collector (lib/zone_collect.c). */
-int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final);
+/* The collector (lib/zone_collect.c). final: t records no more; own: t
+ * is the calling thread's, whose records are all whole. */
+int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own);
 void upmc_zone_forget(struct upmc_zone_thread *t);
 void upmc_zone_free_store(struct upmc_zone_thread *t);
 

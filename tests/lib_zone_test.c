@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -171,6 +172,23 @@ TEST(zone, a_counter_that_did_not_count_is_not_zero)
 	upmc_profile_close(p);
 }
 
+static void *collect_here(void *arg)
+{
+	return (void *)(intptr_t)upmc_profile_collect(arg);
+}
+
+/* upmc_profile_collect(p) on a thread of its own. */
+static int collect_elsewhere(struct upmc_profile *p)
+{
+	pthread_t t;
+	void *got;
+
+	if (pthread_create(&t, NULL, collect_here, p) != 0)
+		return -EAGAIN;
+	pthread_join(t, &got);
+	return (int)(intptr_t)got;
+}
+
 TEST(zone, the_last_record_waits_for_its_counters)
 {
 	struct upmc_profile *p = open_sim("instructions", NULL);
@@ -180,16 +198,20 @@ TEST(zone, the_last_record_waits_for_its_counters)
 	upmc_zone_begin(&physics_loc);
 	upmc_zone_end();
 	/* the end's counters could still be being written by its thread */
-	EXPECT_EQ(upmc_profile_collect(p), 0);
+	EXPECT_EQ(collect_elsewhere(p), 0);
 	upmc_zone_flush();
-	EXPECT_EQ(upmc_profile_collect(p), 1);
+	EXPECT_EQ(collect_elsewhere(p), 1);
 	/* a frame mark makes everything before it collectable too */
 	upmc_zone_begin(&render_loc);
 	upmc_zone_end();
 	upmc_frame_mark();
+	EXPECT_EQ(collect_elsewhere(p), 1);
+	/* on the recording thread itself, the last record is whole */
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
 	EXPECT_EQ(upmc_profile_collect(p), 1);
 	ASSERT(upmc_profile_stats(p, &st) == 0);
-	EXPECT(st.zones == 2 && st.frames == 1);
+	EXPECT(st.zones == 3 && st.frames == 1 && st.open == 0);
 	upmc_profile_clear(p);
 	ASSERT(upmc_profile_stats(p, &st) == 0);
 	EXPECT(st.zones == 0 && st.frames == 0);

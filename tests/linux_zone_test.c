@@ -352,6 +352,45 @@ TEST(zone, a_forked_child_records_nothing_into_the_parents_profile)
 	upmc_profile_close(f.p);
 }
 
+static const char *end_and_close_in_the_child(void *arg)
+{
+	struct upmc_profile *p = arg;
+	struct upmc_profile_stats st;
+
+	upmc_zone_end(); /* not recorded: the profile counts the parent */
+	CHILD_CHECK(upmc_profile_stats(p, &st) == 0);
+	CHILD_CHECK(st.zones == 0 && st.open == 1);
+	upmc_profile_close(p);
+	return NULL;
+}
+
+/* A zone open across fork() with a counter: the parent ends it, and its
+ * own collect has it, counted, with no flush; the child's close changes
+ * nothing in the parent, which goes on recording. */
+TEST(zone, a_zone_open_across_fork_stays_in_the_parents_profile)
+{
+	struct sums s = {UINT64_MAX, 0, 0, 0, 0};
+	struct upmc_profile_stats st;
+	struct upmc_profile *p;
+	char why[256];
+
+	ASSERT_MSG(upmc_profile_open(&p, "task-clock", NULL) == 0, "%s", upmc_last_error());
+	upmc_zone_begin(&idle_loc);
+	run_in_child(end_and_close_in_the_child, p, why, sizeof(why));
+	EXPECT_MSG(!why[0], "in the child: %s", why);
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 1);
+	EXPECT_EQ(st.open, 0);
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 2);
+	EXPECT_EQ(upmc_profile_zones(p, sum, &s), 2);
+	EXPECT_EQ(s.not_counted, 0);
+	upmc_profile_close(p);
+}
+
 /* In the child: ends it once the forking thread has exited (with _exit(),
  * which leaves the test runner's memory to the kernel). */
 static pthread_t forking_thread;

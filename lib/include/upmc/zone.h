@@ -105,9 +105,10 @@ UPMC_API void upmc_frame_mark(void);
 
 /*
  * Makes the calling thread's records up to now collectable. With counters,
- * a collect leaves each running thread's last record for later (its
- * counters may still be being written) until the thread records again,
- * marks a frame, exits or calls this.
+ * a collect on another thread leaves each running thread's last record for
+ * later (its counters may still be being written) until the thread records
+ * again, marks a frame, exits or calls this, or drops a record to a full
+ * buffer. A collect on the recording thread itself takes all of its records.
  */
 UPMC_API void upmc_zone_flush(void);
 
