@@ -182,8 +182,10 @@ void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s
 void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
                      size_t size);
 
-/* Calls fn at every begin and end of t's zones, in time order; depth is the
- * zone's place on the stack of zones open. Stops at fn's first non-zero. */
+/* Calls fn at every begin and end of t's zones, in time order and nested
+ * (an end closes the zone begun last), even where a zone's parent is not
+ * among them; depth is the zone's place on that stack of zones open.
+ * Stops at fn's first non-zero. */
 int upmc_zone_walk(struct upmc_zone_thread *t,
                    int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
                    void *arg);

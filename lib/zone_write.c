@@ -19,6 +19,19 @@ void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread
 	upmc_format(buf, size, "%s", t->name);
 }
 
+/*
+ * Whether z, begun after o, is inside it. The depth alone cannot say when a
+ * zone between them is not exported (refused, dropped, still open): o may
+ * then be z's uncle. A zone of no smaller depth, or one that ends before z
+ * does, is not z's ancestor, and so ended before z began (timestamps never
+ * go back on a thread): its close comes before z's open. Any other holds z
+ * in time, so z's events nest inside its own either way.
+ */
+static int holds(const struct zone_done *o, const struct zone_done *z)
+{
+	return o->depth < z->depth && o->t1 >= z->t1;
+}
+
 int upmc_zone_walk(struct upmc_zone_thread *t,
                    int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
                    void *arg)
@@ -30,7 +43,7 @@ int upmc_zone_walk(struct upmc_zone_thread *t,
 	upmc_zone_sort(t);
 	for (i = 0; i < t->n_zones && !err; i++) {
 		const struct zone_done *z = &t->zones[i];
-		for (; sp && open[sp - 1]->depth >= z->depth && !err; sp--)
+		for (; sp && !holds(open[sp - 1], z) && !err; sp--)
 			err = fn(arg, open[sp - 1], 0, (unsigned)(sp - 1));
 		if (sp == cap) {
 			const struct zone_done **bigger =

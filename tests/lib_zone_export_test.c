@@ -394,6 +394,51 @@ TEST(speedscope, evented_and_weighted_profiles)
 	upmc_profile_close(p);
 }
 
+/* Zones whose parent is not exported (refused, dropped to a full buffer,
+ * still open at the export): their events still nest and keep time order,
+ * which speedscope checks. */
+TEST(speedscope, zones_whose_parent_is_not_exported)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile *p = NULL;
+	struct upmc_profile_stats st;
+	const struct jdoc *profiles;
+	struct jdoc *d;
+	int k, zones = 0;
+
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, NULL, &o) == 0);
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	upmc_zone_begin(NULL); /* refused */
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	upmc_zone_end();
+	for (k = 0; k < 200; k++) { /* 3 words each: the buffer fills */
+		upmc_zone_begin(&frame_loc);
+		upmc_zone_end();
+	}
+	upmc_zone_begin(&frame_loc); /* dropped */
+	ASSERT(upmc_profile_collect(p) > 0);
+	upmc_zone_begin(&collide_loc);
+	upmc_zone_end();
+	upmc_zone_end();
+	upmc_zone_begin(&render_loc); /* open at the export */
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT(st.refused == 1 && st.dropped >= 1 && st.open == 1);
+	d = parsed(p, UPMC_FORMAT_SPEEDSCOPE);
+	ASSERT(d);
+	profiles = jdoc_get(d, "profiles");
+	ASSERT(profiles && profiles->n == 1);
+	check_evented(jdoc_at(profiles, 0), frames_of(d)->n, &zones);
+	EXPECT_EQ(zones, (int)st.zones);
+	jdoc_free(d);
+	upmc_zone_end();
+	upmc_profile_close(p);
+}
+
 /* ---- aggregates ---- */
 
 TEST(aggregate, json_totals_per_name)
