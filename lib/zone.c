@@ -749,6 +749,23 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 	profile_free(p);
 }
 
+/* name, cut to the longest start of it that fits t's with every UTF-8
+ * character whole (a byte of none counts as one). */
+static void set_thread_name(struct upmc_zone_thread *t, const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t len, n;
+
+	for (len = 0; s[len]; len += n) {
+		n = upmc_utf8_length(s + len);
+		n = n ? n : 1;
+		if (len + n >= sizeof(t->name))
+			break;
+	}
+	memcpy(t->name, name, len);
+	t->name[len] = '\0';
+}
+
 UPMC_API int upmc_profile_thread(const char *name)
 {
 	struct upmc_profile *p;
@@ -761,7 +778,7 @@ UPMC_API int upmc_profile_thread(const char *name)
 		err = attach(p);
 	if (err == 0 && name) {
 		upmc_zone_collector_lock(); /* the exports read names under it */
-		upmc_format(zone_self->name, sizeof(zone_self->name), "%s", name);
+		set_thread_name(zone_self, name);
 		upmc_zone_collector_unlock();
 	}
 	return err;

@@ -992,6 +992,37 @@ TEST(zone, a_name_changes_between_exports)
 		SKIP("the name changed %u times only in %u exports", seen.changes, k);
 }
 
+/* A name longer than 63 bytes is cut there, or before a UTF-8 character
+ * that would not fit whole. */
+TEST(zone, a_long_thread_name_is_cut_at_a_character)
+{
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	char name[80], want[64];
+	struct seen s;
+
+	ASSERT(p);
+	memset(name, 'a', 62);
+	snprintf(name + 62, sizeof(name) - 62, "\xc3\xa9 and more");
+	ASSERT(upmc_profile_thread(name) == 0);
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	ASSERT(zones_of(p, &s) == 1);
+	memset(want, 'a', 62);
+	want[62] = '\0';
+	EXPECT_MSG(!strcmp(s.z[0].thread, want), "%zu bytes", strlen(s.z[0].thread));
+	free(s.z);
+	upmc_profile_clear(p);
+	memset(name, 'b', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ASSERT(upmc_profile_thread(name) == 0);
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	ASSERT(zones_of(p, &s) == 1);
+	EXPECT_EQ(strlen(s.z[0].thread), 63);
+	free(s.z);
+	upmc_profile_close(p);
+}
+
 TEST(zone, bad_input)
 {
 	static const struct upmc_zone_loc no_name = {NULL, "f", "x.c", 1};

@@ -88,8 +88,10 @@ UPMC_API int upmc_profile_open(struct upmc_profile **profile, const char *spec,
 UPMC_API void upmc_profile_close(struct upmc_profile *profile);
 
 /* Opens the calling thread's set now rather than at its first zone, and
- * names the thread in exports (name may be NULL: "thread <id>"). Returns
- * 0, -ENOENT when no profile is open, or -errno (the set's or -ENOMEM). */
+ * names the thread in exports (name may be NULL: "thread <id>"). A name
+ * is kept to 63 bytes: a longer one is cut before the first UTF-8
+ * character that does not fit whole. Returns 0, -ENOENT when no profile
+ * is open, or -errno (the set's or -ENOMEM). */
 UPMC_API int upmc_profile_thread(const char *name);
 
 /*
