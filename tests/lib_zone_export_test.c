@@ -11,7 +11,11 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/sim/sim_kernel.h"
@@ -558,5 +562,101 @@ TEST(write, bad_input_and_files)
 	EXPECT_CONTAINS(text, "\"traceEvents\"");
 	free(text);
 	EXPECT(upmc_profile_print(p, stdout) == 0);
+	upmc_profile_close(p);
+}
+
+/* The whole of a file ("" when there is none). */
+static char *contents(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = calloc(1, 1 << 16);
+
+	if (f && text && fread(text, 1, (1 << 16) - 1, f) == 0)
+		text[0] = '\0';
+	if (f)
+		fclose(f);
+	return text;
+}
+
+/* The names in dir, as "a b c " in the order readdir gives them. */
+static void entries(const char *dir, char *out, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (d && (e = readdir(d)) && n < size)
+		if (e->d_name[0] != '.')
+			n += (size_t)snprintf(out + n, size - n, "%s ", e->d_name);
+	if (d)
+		closedir(d);
+}
+
+/* A save runs out of room (the file-size limit stands in for a full
+ * disk, which the sandbox cannot have): the previous export stays whole,
+ * and nothing else is left in the directory. */
+static int save_without_room(struct upmc_profile *p, const char *path)
+{
+	struct rlimit old, tight;
+	void (*was)(int);
+	int err;
+
+	if (getrlimit(RLIMIT_FSIZE, &old) != 0)
+		return -errno;
+	tight = old;
+	tight.rlim_cur = 512;
+	fflush(stdout); /* nothing else may write a file meanwhile */
+	fflush(stderr);
+	was = signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &tight) != 0)
+		return -errno;
+	err = upmc_profile_save(p, UPMC_FORMAT_CHROME, path);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, was);
+	return err;
+}
+
+TEST(write, a_failed_save_keeps_the_previous_file)
+{
+	struct upmc_profile *p = record("instructions,cycles");
+	char dir[256], path[300], sub[300], names[512], *before, *after;
+	FILE *full;
+	int err;
+
+	ASSERT(p);
+	snprintf(dir, sizeof(dir), "%s/save.%d",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid());
+	ASSERT(mkdir(dir, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	ASSERT(upmc_profile_save(p, UPMC_FORMAT_JSON, path) == 0);
+	before = contents(path);
+	ASSERT(before && strstr(before, "\"zones\""));
+	err = save_without_room(p, path);
+	EXPECT_MSG(err == -EFBIG, "%d: %s", err, upmc_last_error());
+	EXPECT_CONTAINS(upmc_last_error(), path);
+	after = contents(path);
+	EXPECT_MSG(after && !strcmp(after, before), "the file changed: %.80s", after);
+	entries(dir, names, sizeof(names));
+	EXPECT_MSG(!strcmp(names, "trace.json "), "%s holds %s", dir, names);
+	free(after);
+	/* a target that cannot be replaced (a directory): nothing left behind */
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	ASSERT(mkdir(sub, 0700) == 0);
+	EXPECT(upmc_profile_save(p, UPMC_FORMAT_JSON, sub) < 0);
+	EXPECT_CONTAINS(upmc_last_error(), sub);
+	entries(dir, names, sizeof(names));
+	EXPECT_MSG(strlen(names) == strlen("trace.json sub "), "%s holds %s", dir, names);
+	/* a stream that fails says why */
+	full = fopen("/dev/full", "w");
+	if (full) {
+		EXPECT_EQ(upmc_profile_write(p, UPMC_FORMAT_CHROME, full), -ENOSPC);
+		EXPECT_CONTAINS(upmc_last_error(), "No space left on device");
+		fclose(full);
+	}
+	free(before);
+	rmdir(sub);
+	unlink(path);
+	rmdir(dir);
 	upmc_profile_close(p);
 }

@@ -172,7 +172,11 @@ enum upmc_format {
 	UPMC_FORMAT_SPEEDSCOPE = 5, /* speedscope JSON */
 };
 
-/* Writes the collected zones (collects first). Returns 0, or -errno. */
+/* Writes the collected zones (collects first). Returns 0, or -errno: a
+ * write that failed gives its error (-ENOSPC for a full disk). A save
+ * writes a new file beside path (path.upmc-<pid>-<n>.tmp) and renames it
+ * to path once whole: a save that fails leaves the file at path as it
+ * was, and removes its own. */
 UPMC_API int upmc_profile_write(struct upmc_profile *profile, enum upmc_format format, FILE *out);
 UPMC_API int upmc_profile_save(struct upmc_profile *profile, enum upmc_format format,
                                const char *path);
