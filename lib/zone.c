@@ -541,13 +541,16 @@ static int open_first_set(struct upmc_profile *p, const char *spec, struct upmc_
 	*set = NULL;
 	if (!spec || !*spec)
 		return 0;
-	if (strlen(spec) >= sizeof(p->spec))
-		return upmc_fail(-EINVAL, "upmc_profile_open: the spec is longer than %zu bytes",
-		                 sizeof(p->spec) - 1);
 	err = upmc_open(set, spec, &opts);
 	if (err < 0)
 		return err;
-	upmc_format(p->spec, sizeof(p->spec), "%s", spec);
+	p->spec = malloc(strlen(spec) + 1);
+	if (!p->spec) {
+		upmc_close(*set);
+		*set = NULL;
+		return upmc_fail(-ENOMEM, "out of memory allocating a profile");
+	}
+	memcpy(p->spec, spec, strlen(spec) + 1);
 	p->n = (unsigned)upmc_count(*set);
 	for (i = 0; i < p->n; i++)
 		upmc_format(p->counter[i], sizeof(p->counter[i]), "%s", upmc_counter_name(*set, i));
@@ -562,6 +565,7 @@ static int profile_busy(void)
 static void profile_free(struct upmc_profile *p)
 {
 	upmc_close(p->timer);
+	free(p->spec);
 	free(p);
 }
 

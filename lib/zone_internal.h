@@ -135,7 +135,7 @@ struct upmc_zone_thread {
 };
 
 struct upmc_profile {
-	char spec[UPMC_REASON_MAX];
+	char *spec; /* every thread's set opens it; NULL: time only */
 	unsigned flags, profile_flags;
 	size_t buffer_words;
 	unsigned n; /* counters */

@@ -529,6 +529,34 @@ TEST(aggregate, the_table)
 	upmc_profile_close(p);
 }
 
+/* Names reach a terminal with their control bytes written as \xNN: no
+ * escape sequence, carriage return or delete gets through (thread names:
+ * tests/linux_zone_test.c). */
+TEST(aggregate, the_table_escapes_control_bytes)
+{
+	static const struct upmc_zone_loc odd_loc = {"red\x1b[31m \x01\x7f\rname", "f", "x.c", 1};
+	struct upmc_profile *p = NULL;
+	const unsigned char *c;
+	char *text;
+
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, "instructions", NULL) == 0);
+	upmc_zone_begin(&odd_loc);
+	upmc_zone_end();
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	text = written(p, UPMC_FORMAT_TABLE);
+	ASSERT(text);
+	for (c = (const unsigned char *)text; *c; c++)
+		EXPECT_MSG(*c == '\n' || (*c >= 0x20 && *c != 0x7f), "byte 0x%02x at %zu", *c,
+		           (size_t)(c - (const unsigned char *)text));
+	EXPECT_CONTAINS(text, "\nred\\x1b[31m \\x01\\x7f\\x0dname ");
+	/* the columns line up: the escaped name sets the width */
+	EXPECT_CONTAINS(text, "\nphysics                         ");
+	free(text);
+	upmc_profile_close(p);
+}
+
 TEST(write, bad_input_and_files)
 {
 	struct upmc_profile *p = record(NULL);
