@@ -19,9 +19,11 @@
  *   which words it may write again. The hot path compares with t->limit,
  *   computed then; it goes out of line when it passes it.
  *
- * begin and end take no lock, allocate nothing and make no system call;
- * the first zone of a thread (which opens its set), a full ring and the
- * serialized option go out of line.
+ * begin and end take no lock and allocate nothing; they make a system call
+ * only where the set's reader does (counters read by read(2): a software
+ * event, a forced syscall, multiplexing, a hybrid CPU). The first zone of
+ * a thread (which opens its set), a full ring and the serialized option go
+ * out of line.
  */
 #include <errno.h>
 #include <stdatomic.h>

@@ -17,8 +17,14 @@
  *
  * A zone records raw values (a timestamp and the thread's counters) at its
  * begin and end into a buffer of the calling thread: no lock, no
- * allocation, no system call. Each thread gets its own set of the
- * profile's counters at its first zone, since counters count one thread.
+ * allocation. No system call either where every counter of the thread's
+ * set reads in user space (hardware events: rdpmc, mrs) or it records time
+ * only; but each begin and each end is a read(2) where a counter reads by
+ * system call (a software event such as task-clock, UPMC_OPT_FORCE_SYSCALL,
+ * a machine without user-space reads), several with UPMC_OPT_MULTIPLEX or
+ * on a hybrid CPU (docs/zones.md says when). Each thread gets its own set
+ * of the profile's counters at its first zone, since counters count one
+ * thread.
  * upmc_profile_collect(), from any thread, takes the finished records
  * out; statistics and exports are computed from them. docs/zones.md has
  * the details, the buffer's ordering and the formats.
