@@ -258,7 +258,7 @@ static void drop_thread(struct upmc_zone_thread *t)
 }
 
 /* Under the zone lock: t is p's, from now on. The collector walks the
- * list while threads join it. */
+ * list while threads join it (release stores: it sees t whole). */
 static void join_profile(struct upmc_profile *p, struct upmc_zone_thread *t)
 {
 	t->state = ZONE_ATTACHED;
@@ -266,7 +266,7 @@ static void join_profile(struct upmc_profile *p, struct upmc_zone_thread *t)
 	if (p->last)
 		__atomic_store_n(&p->last->link, t, __ATOMIC_RELEASE);
 	else
-		p->first = t;
+		__atomic_store_n(&p->first, t, __ATOMIC_RELEASE);
 	p->last = t;
 }
 
@@ -670,7 +670,7 @@ void upmc_zone_fork_child(void)
 	struct upmc_zone_thread *t;
 
 	if (zone_profile) {
-		for (t = zone_profile->first; t; t = t->link) {
+		for (t = upmc_zone_threads(zone_profile); t; t = t->link) {
 			if (t->state != ZONE_ATTACHED)
 				continue;
 			t->state = ZONE_FINISHED;
@@ -685,13 +685,45 @@ void upmc_zone_fork_child(void)
 	upmc_zone_collector_unlock();
 }
 
+/*
+ * Under the collector's lock: frees the threads that exited and left
+ * nothing to export, whose next and last collect has been (a job system
+ * that makes its pool again and again keeps no state of the threads gone).
+ * Only the collector unlinks; the zone lock orders it with join_profile(),
+ * which appends to p->last; the collector's lock, with every other walk
+ * of the list, and the exiting thread let go of its state under the zone
+ * lock before it was marked finished.
+ */
+static void retire_threads(struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t, *prev = NULL, *next;
+
+	for (t = upmc_zone_threads(p); t; t = next) {
+		next = upmc_zone_thread_next(t);
+		if (!upmc_zone_retired(t)) {
+			prev = t;
+			continue;
+		}
+		zone_lock();
+		next = t->link; /* a thread may have joined after t */
+		if (prev)
+			__atomic_store_n(&prev->link, next, __ATOMIC_RELEASE);
+		else
+			__atomic_store_n(&p->first, next, __ATOMIC_RELEASE);
+		if (p->last == t)
+			p->last = prev;
+		zone_unlock();
+		free_thread(t);
+	}
+}
+
 int upmc_zone_collect(struct upmc_profile *p, int final)
 {
 	struct upmc_zone_thread *t;
 	int done = 0, err = 0, got;
 
 	upmc_zone_collector_lock();
-	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
 		/* The calling thread's reader returned before this call. */
 		got = upmc_zone_collect_thread(t, final, t == zone_self);
 		if (got >= 0)
@@ -699,6 +731,8 @@ int upmc_zone_collect(struct upmc_profile *p, int final)
 		else if (err == 0)
 			err = got; /* the first; the other threads are still collected */
 	}
+	if (!final)
+		retire_threads(p);
 	upmc_zone_collector_unlock();
 	return err < 0 ? err : done;
 }
@@ -748,7 +782,7 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 	zone_unlock();
 	upmc_zone_collect(p, 1);
 	/* No thread joins p now: attach() finds it closed. */
-	for (t = p->first; t; t = next) {
+	for (t = upmc_zone_threads(p); t; t = next) {
 		next = t->link;
 		release_thread(t);
 	}
@@ -804,14 +838,15 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 	if (!p)
 		return;
 	upmc_zone_collector_lock();
-	for (t = p->first; t; t = upmc_zone_thread_next(t))
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
 		upmc_zone_forget(t);
+	retire_threads(p);
 	upmc_zone_collector_unlock();
 }
 
 struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p)
 {
-	return p->first;
+	return __atomic_load_n(&p->first, __ATOMIC_ACQUIRE);
 }
 
 struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t)
@@ -858,7 +893,7 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 	if (err < 0)
 		return err;
 	upmc_zone_collector_lock();
-	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
 		upmc_zone_sort(t);
 		for (i = 0; i < t->n_zones; i++) {
 			upmc_zone_info(p, t, &t->zones[i], buf, &info);

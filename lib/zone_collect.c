@@ -416,13 +416,27 @@ static void thread_totals(const struct upmc_zone_thread *t, struct upmc_profile_
 		s->open += t->stack[i].loc != NULL;
 }
 
+/* Exited, read to the end, and nothing of it left to export or count:
+ * zones, frames, drops, refusals or open zones. */
+int upmc_zone_retired(const struct upmc_zone_thread *t)
+{
+	struct upmc_profile_stats s;
+
+	if (t->base) /* freed once the thread exited and was read to the end */
+		return 0;
+	memset(&s, 0, sizeof(s));
+	thread_totals(t, &s);
+	return !s.zones && !s.frames && !s.dropped && !s.dropped_frames && !s.unbalanced &&
+	       !s.refused && !s.open;
+}
+
 void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s)
 {
 	const struct upmc_zone_thread *t;
 
 	memset(s, 0, sizeof(*s));
 	s->counters = p->n;
-	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
 		s->threads++;
 		thread_totals(t, s);
 	}

@@ -165,6 +165,7 @@ void upmc_zone_collector_unlock(void);
  * is the calling thread's, whose records are all whole. */
 int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own);
 void upmc_zone_forget(struct upmc_zone_thread *t);
+int upmc_zone_retired(const struct upmc_zone_thread *t); /* may be freed: lib/zone.c */
 void upmc_zone_free_store(struct upmc_zone_thread *t);
 
 /* For the writers: threads in the order they came, zones in the order they began. */

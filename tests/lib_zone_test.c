@@ -686,6 +686,99 @@ TEST(zone, threads_that_exit_keep_their_zones)
 	upmc_profile_close(p);
 }
 
+/* Threads that exited are freed once what they left is collected and
+ * cleared: a job system that makes its pool again and again keeps no
+ * state of the threads gone. Their names and zones stay until the clear. */
+TEST(zone, threads_that_exited_are_freed_once_cleared)
+{
+	enum { ROUNDS = 50, THREADS = 4 };
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	struct worker w[THREADS];
+	struct seen s;
+	unsigned round, k;
+	size_t i, named;
+
+	ASSERT(p);
+	for (round = 0; round < ROUNDS; round++) {
+		for (k = 0; k < THREADS; k++) {
+			w[k].index = 1; /* names itself */
+			w[k].frames = 10;
+			snprintf(w[k].name, sizeof(w[k].name), "worker %u", k);
+			ASSERT(pthread_create(&w[k].thread, NULL, record_frames, &w[k]) == 0);
+		}
+		for (k = 0; k < THREADS; k++)
+			pthread_join(w[k].thread, NULL);
+		ASSERT(upmc_profile_stats(p, &st) == 0);
+		EXPECT_EQ(st.threads, THREADS + 1);
+		EXPECT_EQ_U64(st.zones, THREADS * 10 * 4);
+		ASSERT(zones_of(p, &s) == (int)st.zones);
+		for (i = named = 0; i < s.n; i++)
+			named += !strncmp(s.z[i].thread, "worker ", 7);
+		EXPECT_EQ(named, s.n);
+		free(s.z);
+		upmc_profile_clear(p);
+		ASSERT(upmc_profile_stats(p, &st) == 0);
+		EXPECT_MSG(st.threads == 1, "round %u: %u threads", round, st.threads);
+	}
+	upmc_profile_close(p);
+}
+
+struct clearing {
+	struct upmc_profile *p;
+	uint64_t zones; /* every zone collected before a clear */
+	unsigned clears;
+};
+
+static void *collect_and_clear_all_along(void *arg)
+{
+	struct clearing *c = arg;
+	struct upmc_profile_stats st;
+
+	while (__atomic_load_n(&collecting, __ATOMIC_RELAXED)) {
+		if (upmc_profile_stats(c->p, &st) == 0)
+			c->zones += st.zones;
+		upmc_profile_clear(c->p);
+		c->clears++;
+	}
+	return NULL;
+}
+
+/* Threads join, exit and are freed while another thread collects and
+ * clears: each zone is counted once, and no exited thread stays. */
+TEST(zone, a_pool_made_again_while_collecting)
+{
+	enum { ROUNDS = 40, THREADS = 4, FRAMES = 50 };
+	struct clearing c = {open_sim(NULL, NULL), 0, 0};
+	struct upmc_profile_stats st;
+	struct worker w[THREADS];
+	pthread_t collector;
+	unsigned round, k;
+
+	ASSERT(c.p);
+	__atomic_store_n(&collecting, 1, __ATOMIC_RELAXED);
+	ASSERT(pthread_create(&collector, NULL, collect_and_clear_all_along, &c) == 0);
+	for (round = 0; round < ROUNDS; round++) {
+		for (k = 0; k < THREADS; k++) {
+			w[k].index = k;
+			w[k].frames = FRAMES;
+			snprintf(w[k].name, sizeof(w[k].name), "worker %u", k);
+			ASSERT(pthread_create(&w[k].thread, NULL, record_frames, &w[k]) == 0);
+		}
+		for (k = 0; k < THREADS; k++)
+			pthread_join(w[k].thread, NULL);
+	}
+	__atomic_store_n(&collecting, 0, __ATOMIC_RELAXED);
+	pthread_join(collector, NULL);
+	ASSERT(upmc_profile_stats(c.p, &st) == 0);
+	EXPECT_EQ_U64(c.zones + st.zones, ROUNDS * THREADS * FRAMES * 4);
+	EXPECT_EQ(st.dropped, 0);
+	upmc_profile_clear(c.p);
+	ASSERT(upmc_profile_stats(c.p, &st) == 0);
+	EXPECT_EQ(st.threads, 1);
+	upmc_profile_close(c.p);
+}
+
 struct waiter {
 	pthread_mutex_t lock;
 	pthread_cond_t cond;

@@ -138,7 +138,7 @@ struct upmc_profile_stats {
 	uint64_t unbalanced; /* ends without a begin */
 	uint64_t refused;    /* zones with a NULL location, a NULL name or one too long */
 	uint64_t open;       /* begun and not ended by the last collect */
-	unsigned threads;
+	unsigned threads;    /* live ones, and those that exited with something left */
 	unsigned counters;
 };
 UPMC_API int upmc_profile_stats(struct upmc_profile *profile, struct upmc_profile_stats *stats);
