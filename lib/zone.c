@@ -686,13 +686,13 @@ void upmc_zone_fork_child(void)
 }
 
 /*
- * Under the collector's lock: frees the threads that exited and left
- * nothing to export, whose next and last collect has been (a job system
- * that makes its pool again and again keeps no state of the threads gone).
- * Only the collector unlinks; the zone lock orders it with join_profile(),
- * which appends to p->last; the collector's lock, with every other walk
- * of the list, and the exiting thread let go of its state under the zone
- * lock before it was marked finished.
+ * Under the collector's lock: frees the threads that exited, were read to
+ * the end and left nothing to export or count (upmc_zone_retired()), so
+ * that a job system that makes its pool again and again keeps no state of
+ * the threads gone. Only the collector unlinks. The zone lock orders that
+ * with join_profile(), which appends to p->last; the collector's lock,
+ * with every other walk of the list; and an exiting thread touches its
+ * state no more once it marked it finished, under the zone lock.
  */
 static void retire_threads(struct upmc_profile *p)
 {

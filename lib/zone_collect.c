@@ -164,14 +164,14 @@ static int finish(struct upmc_zone_thread *t, uint64_t t1, const uint64_t *v1)
  * begins whose ends come later (their ends are dropped too). Those a clear
  * forgot (shown before it) are not counted again. The stack's room comes
  * first, so that a failure changes nothing. */
-static int take_lost(struct upmc_zone_thread *t, uint64_t ends, uint64_t open)
+static int take_lost(struct upmc_zone_thread *t, uint64_t ends, uint64_t opened)
 {
 	uint64_t unknown[UPMC_MAX_COUNTERS], i;
 	const size_t k = t->k;
 
-	if (open > SIZE_MAX / (2 * UPMC_MAX_COUNTERS) ||
-	    GROW(t->stack, t->stack_cap, t->depth, open) < 0 ||
-	    GROW(t->stack_values, t->stack_values_cap, t->depth * 2 * k, open * 2 * k) < 0)
+	if (opened > SIZE_MAX / (2 * UPMC_MAX_COUNTERS) ||
+	    GROW(t->stack, t->stack_cap, t->depth, opened) < 0 ||
+	    GROW(t->stack_values, t->stack_values_cap, t->depth * 2 * k, opened * 2 * k) < 0)
 		return upmc_fail(-ENOMEM, "out of memory collecting zones");
 	memset(unknown, 0xff, sizeof(unknown)); /* UPMC_NOT_COUNTED */
 	for (i = 0; i < ends; i++) {
@@ -185,7 +185,7 @@ static int take_lost(struct upmc_zone_thread *t, uint64_t ends, uint64_t open)
 		t->stack[t->depth - 1].loc = NULL;
 		finish(t, t->floor, unknown); /* not kept: it cannot fail */
 	}
-	for (i = 0; i < open; i++)
+	for (i = 0; i < opened; i++)
 		push(t, NULL, t->floor, unknown); /* the room is there */
 	t->taken.periods++;
 	t->taken.ends += ends;
