@@ -95,6 +95,11 @@ int upmc_failed_read(const struct upmc_set *set, uint64_t *values, int err);
  * characters escaped, and bytes that are not UTF-8 as \u00XX. */
 void upmc_json_string(FILE *out, const char *s);
 
+/* Bytes of the well-formed UTF-8 sequence at p (RFC 3629); 0 when none
+ * starts there. Writers that need UTF-8 take a byte of no such sequence as
+ * the code point of the same number (Latin-1 text reads as meant). */
+size_t upmc_utf8_length(const unsigned char *p);
+
 /*
  * The extensible-struct convention for a caller's options struct s of
  * size bytes, whose first `known` bytes this library knows: a larger size

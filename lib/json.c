@@ -3,9 +3,8 @@
 
 #include "internal.h"
 
-/* Bytes of the well-formed UTF-8 sequence at p (RFC 3629: no overlong
- * form, no surrogate, at most U+10FFFF); 0 when none starts there. */
-static size_t utf8_length(const unsigned char *p)
+/* No overlong form, no surrogate, at most U+10FFFF. */
+size_t upmc_utf8_length(const unsigned char *p)
 {
 	size_t n, i;
 	uint32_t cp;
@@ -44,7 +43,7 @@ void upmc_json_string(FILE *out, const char *s)
 
 	fputc('"', out);
 	for (p = (const unsigned char *)s; *p; p += n ? n : 1) {
-		n = utf8_length(p);
+		n = upmc_utf8_length(p);
 		if (*p == '"' || *p == '\\')
 			fprintf(out, "\\%c", *p);
 		else if (*p == '\n')

@@ -99,4 +99,9 @@ void upmc_os_collector_unlock(void);
 uint64_t upmc_os_process_id(void);
 uint64_t upmc_os_thread_id(void);
 
+/* Puts the file `from` in the place of `to`, replacing a file there in one
+ * step (rename(2); MoveFileEx on Windows). 0, or -errno after upmc_fail().
+ * (os/portable/file.c) */
+int upmc_os_replace_file(const char *from, const char *to);
+
 #endif /* UPMC_OS_H */

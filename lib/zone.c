@@ -11,15 +11,19 @@
  *   reader as a tail call, which writes them after the publication. So the
  *   collector leaves a thread's last begin or end record for later while
  *   the thread may still be writing it (not for time-only threads, whose
- *   records are whole when published, nor once the thread has exited).
+ *   records are whole when published, nor once the thread has exited, nor
+ *   for the collecting thread's own records, nor when the thread began a
+ *   drop period after that record: zone_internal.h).
  * - The collector publishes how far it has read in t->consumed with a
  *   release store; the writer's acquire load of it, out of line, tells it
  *   which words it may write again. The hot path compares with t->limit,
  *   computed then; it goes out of line when it passes it.
  *
- * begin and end take no lock, allocate nothing and make no system call;
- * the first zone of a thread (which opens its set), a full ring and the
- * serialized option go out of line.
+ * begin and end take no lock and allocate nothing; they make a system call
+ * only where the set's reader does (counters read by read(2): a software
+ * event, a forced syscall, multiplexing, a hybrid CPU). The first zone of
+ * a thread (which opens its set), a full ring and the serialized option go
+ * out of line.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -102,7 +106,7 @@ static void set_limit(struct upmc_zone_thread *t)
 
 	t->limit = 0;
 	if (!t->serialized && !t->lost.pending)
-		t->limit = (uintptr_t)stop - (2 + t->k) * sizeof(uint64_t);
+		t->limit = (uintptr_t)stop - zone_begin_words(t->k) * sizeof(uint64_t);
 }
 
 void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
@@ -110,14 +114,12 @@ void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
 	w[0] = ZONE_TAG_LOST;
 	w[1] = (uint64_t)-lost->min_depth;
 	w[2] = (uint64_t)(lost->depth - lost->min_depth);
-	w[3] = lost->begins;
-	w[4] = lost->frames;
 	memset(lost, 0, sizeof(*lost));
 }
 
-/* A place for a record of `words` words (after a lost record, if drops
- * are pending), wrapping to the ring's start when its end is too short;
- * NULL when the collector has not freed enough. */
+/* A place for a record of `words` words (after a lost record, if a drop
+ * period is under way), wrapping to the ring's start when its end is too
+ * short; NULL when the collector has not freed enough. */
 static uint64_t *reserve(struct upmc_zone_thread *t, size_t words)
 {
 	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
@@ -183,7 +185,7 @@ static void take_set(struct upmc_profile *p, struct upmc_zone_thread *t, struct 
 	t->set = set;
 	t->k = p->n;
 	t->read = set->read;
-	t->value_bytes = t->k * sizeof(uint64_t);
+	t->value_bytes = zone_value_words(t->k) * sizeof(uint64_t);
 }
 
 static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_set *set)
@@ -256,7 +258,7 @@ static void drop_thread(struct upmc_zone_thread *t)
 }
 
 /* Under the zone lock: t is p's, from now on. The collector walks the
- * list while threads join it. */
+ * list while threads join it (release stores: it sees t whole). */
 static void join_profile(struct upmc_profile *p, struct upmc_zone_thread *t)
 {
 	t->state = ZONE_ATTACHED;
@@ -264,7 +266,7 @@ static void join_profile(struct upmc_profile *p, struct upmc_zone_thread *t)
 	if (p->last)
 		__atomic_store_n(&p->last->link, t, __ATOMIC_RELEASE);
 	else
-		p->first = t;
+		__atomic_store_n(&p->first, t, __ATOMIC_RELEASE);
 	p->last = t;
 }
 
@@ -344,14 +346,37 @@ static void zone_thread_exit(void *arg)
 
 /* ---- recording ---- */
 
+/* One more drop, for the collector to read at any time: the thread is the
+ * one writer of its counts, and the release store orders every record it
+ * wrote (counters included) before the count. */
+static void count_drop(uint64_t *count)
+{
+	__atomic_store_n(count, *count + 1, __ATOMIC_RELEASE);
+}
+
+/* The first drop after a record begins a drop period, and so does a flush
+ * that finds no room: the collector then knows that the record before it
+ * is whole. Every call goes out of line until the lost record is written. */
+static void begin_drop_period(struct upmc_zone_thread *t)
+{
+	t->limit = 0;
+	if (t->lost.pending)
+		return;
+	t->lost.pending = 1;
+	count_drop(&t->drops.periods);
+}
+
+/* A begin (depth 1) or an end (-1) that found no room. */
 static void lose(struct upmc_zone_thread *t, int depth)
 {
-	t->lost.pending = 1;
+	begin_drop_period(t);
 	t->lost.depth += depth;
-	if (t->lost.depth < t->lost.min_depth)
+	if (depth > 0)
+		count_drop(&t->drops.begins);
+	if (t->lost.depth < t->lost.min_depth) { /* the end of a zone begun before */
 		t->lost.min_depth = t->lost.depth;
-	t->lost.begins += depth > 0;
-	t->limit = 0;
+		count_drop(&t->drops.ends);
+	}
 }
 
 static UPMC_COLD void begin_slow(const struct upmc_zone_loc *loc)
@@ -361,14 +386,14 @@ static UPMC_COLD void begin_slow(const struct upmc_zone_loc *loc)
 
 	if (!t)
 		return;
-	w = reserve(t, 2 + t->k);
+	w = reserve(t, zone_begin_words(t->k));
 	if (!w) {
 		lose(t, 1);
 		return;
 	}
 	w[0] = (uintptr_t)loc;
 	w[1] = t->serialized ? upmc_timestamp_serialized() : upmc_timestamp();
-	publish(t, w + 2 + t->k);
+	publish(t, w + zone_begin_words(t->k));
 	t->read(t->set, w + 2);
 }
 
@@ -382,13 +407,13 @@ static UPMC_COLD void end_slow(uint64_t ts)
 		return;
 	if (t->serialized)
 		ts = upmc_timestamp_after();
-	w = reserve(t, 1 + t->k);
+	w = reserve(t, zone_end_words(t->k));
 	if (!w) {
 		lose(t, -1);
 		return;
 	}
 	w[0] = ~ts;
-	publish(t, w + 1 + t->k);
+	publish(t, w + zone_end_words(t->k));
 	t->read(t->set, w + 1);
 }
 
@@ -445,9 +470,8 @@ UPMC_API void upmc_frame_mark(void)
 		return;
 	w = reserve(t, 2);
 	if (!w) {
-		t->lost.pending = 1;
-		t->lost.frames++;
-		t->limit = 0;
+		begin_drop_period(t);
+		count_drop(&t->drops.frames);
 		return;
 	}
 	w[0] = ZONE_TAG_FRAME;
@@ -460,8 +484,13 @@ UPMC_API void upmc_zone_flush(void)
 	struct upmc_zone_thread *t = zone_self;
 	uint64_t *w;
 
-	if (t->state != ZONE_ATTACHED || !(w = reserve(t, 1)))
+	if (t->state != ZONE_ATTACHED)
 		return;
+	w = reserve(t, 1);
+	if (!w) {
+		begin_drop_period(t);
+		return;
+	}
 	w[0] = ZONE_TAG_FLUSH;
 	publish(t, w + 1);
 }
@@ -514,13 +543,16 @@ static int open_first_set(struct upmc_profile *p, const char *spec, struct upmc_
 	*set = NULL;
 	if (!spec || !*spec)
 		return 0;
-	if (strlen(spec) >= sizeof(p->spec))
-		return upmc_fail(-EINVAL, "upmc_profile_open: the spec is longer than %zu bytes",
-		                 sizeof(p->spec) - 1);
 	err = upmc_open(set, spec, &opts);
 	if (err < 0)
 		return err;
-	upmc_format(p->spec, sizeof(p->spec), "%s", spec);
+	p->spec = malloc(strlen(spec) + 1);
+	if (!p->spec) {
+		upmc_close(*set);
+		*set = NULL;
+		return upmc_fail(-ENOMEM, "out of memory allocating a profile");
+	}
+	memcpy(p->spec, spec, strlen(spec) + 1);
 	p->n = (unsigned)upmc_count(*set);
 	for (i = 0; i < p->n; i++)
 		upmc_format(p->counter[i], sizeof(p->counter[i]), "%s", upmc_counter_name(*set, i));
@@ -535,6 +567,7 @@ static int profile_busy(void)
 static void profile_free(struct upmc_profile *p)
 {
 	upmc_close(p->timer);
+	free(p->spec);
 	free(p);
 }
 
@@ -637,7 +670,7 @@ void upmc_zone_fork_child(void)
 	struct upmc_zone_thread *t;
 
 	if (zone_profile) {
-		for (t = zone_profile->first; t; t = t->link) {
+		for (t = upmc_zone_threads(zone_profile); t; t = t->link) {
 			if (t->state != ZONE_ATTACHED)
 				continue;
 			t->state = ZONE_FINISHED;
@@ -652,19 +685,54 @@ void upmc_zone_fork_child(void)
 	upmc_zone_collector_unlock();
 }
 
+/*
+ * Under the collector's lock: frees the threads that exited, were read to
+ * the end and left nothing to export or count (upmc_zone_retired()), so
+ * that a job system that makes its pool again and again keeps no state of
+ * the threads gone. Only the collector unlinks. The zone lock orders that
+ * with join_profile(), which appends to p->last; the collector's lock,
+ * with every other walk of the list; and an exiting thread touches its
+ * state no more once it marked it finished, under the zone lock.
+ */
+static void retire_threads(struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t, *prev = NULL, *next;
+
+	for (t = upmc_zone_threads(p); t; t = next) {
+		next = upmc_zone_thread_next(t);
+		if (!upmc_zone_retired(t)) {
+			prev = t;
+			continue;
+		}
+		zone_lock();
+		next = t->link; /* a thread may have joined after t */
+		if (prev)
+			__atomic_store_n(&prev->link, next, __ATOMIC_RELEASE);
+		else
+			__atomic_store_n(&p->first, next, __ATOMIC_RELEASE);
+		if (p->last == t)
+			p->last = prev;
+		zone_unlock();
+		free_thread(t);
+	}
+}
+
 int upmc_zone_collect(struct upmc_profile *p, int final)
 {
 	struct upmc_zone_thread *t;
 	int done = 0, err = 0, got;
 
 	upmc_zone_collector_lock();
-	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
-		got = upmc_zone_collect_thread(t, final);
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
+		/* The calling thread's reader returned before this call. */
+		got = upmc_zone_collect_thread(t, final, t == zone_self);
 		if (got >= 0)
 			done += got;
 		else if (err == 0)
 			err = got; /* the first; the other threads are still collected */
 	}
+	if (!final)
+		retire_threads(p);
 	upmc_zone_collector_unlock();
 	return err < 0 ? err : done;
 }
@@ -714,11 +782,28 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 	zone_unlock();
 	upmc_zone_collect(p, 1);
 	/* No thread joins p now: attach() finds it closed. */
-	for (t = p->first; t; t = next) {
+	for (t = upmc_zone_threads(p); t; t = next) {
 		next = t->link;
 		release_thread(t);
 	}
 	profile_free(p);
+}
+
+/* name, cut to the longest start of it that fits t's with every UTF-8
+ * character whole (a byte of none counts as one). */
+static void set_thread_name(struct upmc_zone_thread *t, const char *name)
+{
+	const unsigned char *s = (const unsigned char *)name;
+	size_t len, n;
+
+	for (len = 0; s[len]; len += n) {
+		n = upmc_utf8_length(s + len);
+		n = n ? n : 1;
+		if (len + n >= sizeof(t->name))
+			break;
+	}
+	memcpy(t->name, name, len);
+	t->name[len] = '\0';
 }
 
 UPMC_API int upmc_profile_thread(const char *name)
@@ -733,7 +818,7 @@ UPMC_API int upmc_profile_thread(const char *name)
 		err = attach(p);
 	if (err == 0 && name) {
 		upmc_zone_collector_lock(); /* the exports read names under it */
-		upmc_format(zone_self->name, sizeof(zone_self->name), "%s", name);
+		set_thread_name(zone_self, name);
 		upmc_zone_collector_unlock();
 	}
 	return err;
@@ -753,14 +838,15 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 	if (!p)
 		return;
 	upmc_zone_collector_lock();
-	for (t = p->first; t; t = upmc_zone_thread_next(t))
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
 		upmc_zone_forget(t);
+	retire_threads(p);
 	upmc_zone_collector_unlock();
 }
 
 struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p)
 {
-	return p->first;
+	return __atomic_load_n(&p->first, __ATOMIC_ACQUIRE);
 }
 
 struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t)
@@ -807,7 +893,7 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 	if (err < 0)
 		return err;
 	upmc_zone_collector_lock();
-	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
 		upmc_zone_sort(t);
 		for (i = 0; i < t->n_zones; i++) {
 			upmc_zone_info(p, t, &t->zones[i], buf, &info);

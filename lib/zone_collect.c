@@ -42,7 +42,7 @@ static int is_zone_record(uint64_t w0)
 static size_t record_words(uint64_t w0, unsigned k)
 {
 	if (w0 & ZONE_END_BIT)
-		return 1 + k;
+		return zone_end_words(k);
 	switch (w0) {
 	case ZONE_TAG_FRAME:
 		return 2;
@@ -51,7 +51,7 @@ static size_t record_words(uint64_t w0, unsigned k)
 	case ZONE_TAG_FLUSH:
 		return 1;
 	default:
-		return 2 + k;
+		return zone_begin_words(k);
 	}
 }
 
@@ -160,32 +160,35 @@ static int finish(struct upmc_zone_thread *t, uint64_t t1, const uint64_t *v1)
 	return 1;
 }
 
-/* A lost record: the ends of zones begun before it, then begins whose ends
- * come later (their ends are dropped too), then the zones lost outright.
- * The stack's room comes first, so that a failure changes nothing. */
-static int take_lost(struct upmc_zone_thread *t, const uint64_t *rec)
+/* A drop period's lost record: the ends of zones begun before it, then
+ * begins whose ends come later (their ends are dropped too). Those a clear
+ * forgot (shown before it) are not counted again. The stack's room comes
+ * first, so that a failure changes nothing. */
+static int take_lost(struct upmc_zone_thread *t, uint64_t ends, uint64_t opened)
 {
 	uint64_t unknown[UPMC_MAX_COUNTERS], i;
 	const size_t k = t->k;
 
-	if (rec[2] > SIZE_MAX / (2 * UPMC_MAX_COUNTERS) ||
-	    GROW(t->stack, t->stack_cap, t->depth, rec[2]) < 0 ||
-	    GROW(t->stack_values, t->stack_values_cap, t->depth * 2 * k, rec[2] * 2 * k) < 0)
+	if (opened > SIZE_MAX / (2 * UPMC_MAX_COUNTERS) ||
+	    GROW(t->stack, t->stack_cap, t->depth, opened) < 0 ||
+	    GROW(t->stack_values, t->stack_values_cap, t->depth * 2 * k, opened * 2 * k) < 0)
 		return upmc_fail(-ENOMEM, "out of memory collecting zones");
 	memset(unknown, 0xff, sizeof(unknown)); /* UPMC_NOT_COUNTED */
-	for (i = 0; i < rec[1]; i++) {
+	for (i = 0; i < ends; i++) {
+		int counted = t->ends_forgotten == 0;
+		t->ends_forgotten -= !counted;
 		if (!t->depth) {
-			t->unbalanced++;
+			t->unbalanced += counted;
 			continue;
 		}
-		t->dropped += t->stack[t->depth - 1].loc != NULL;
+		t->dropped += counted && t->stack[t->depth - 1].loc != NULL;
 		t->stack[t->depth - 1].loc = NULL;
 		finish(t, t->floor, unknown); /* not kept: it cannot fail */
 	}
-	for (i = 0; i < rec[2]; i++)
+	for (i = 0; i < opened; i++)
 		push(t, NULL, t->floor, unknown); /* the room is there */
-	t->dropped += rec[3];
-	t->dropped_frames += rec[4];
+	t->taken.periods++;
+	t->taken.ends += ends;
 	return 0;
 }
 
@@ -207,7 +210,7 @@ static int take(struct upmc_zone_thread *t, const uint64_t *rec)
 		t->frames[t->n_frames++] = floored(t, rec[1]);
 		return 0;
 	case ZONE_TAG_LOST:
-		return take_lost(t, rec);
+		return take_lost(t, rec[1], rec[2]);
 	case ZONE_TAG_FLUSH:
 		return 0;
 	default:
@@ -228,23 +231,45 @@ static void drained(struct upmc_zone_thread *t)
 	t->base = t->end = t->pos = NULL;
 }
 
-/* The drops a thread never wrote down (its buffer stayed full to the end). */
+/* The period a thread never ended with a lost record (its buffer stayed
+ * full to the end). */
 static int take_pending_lost(struct upmc_zone_thread *t)
 {
-	struct zone_lost drops = t->lost;
+	struct zone_lost period = t->lost;
 	uint64_t rec[ZONE_LOST_WORDS];
 	int err;
 
-	if (!drops.pending)
+	if (!period.pending)
 		return 0;
-	upmc_zone_write_lost(&drops, rec);
-	err = take_lost(t, rec);
+	upmc_zone_write_lost(&period, rec);
+	err = take_lost(t, rec[1], rec[2]);
 	if (err == 0)
-		t->lost = drops; /* none pending now */
+		t->lost = period; /* none pending now */
 	return err;
 }
 
-int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
+/* The thread's drop counts: the counts before the periods, the order
+ * opposite to the thread's stores, so that a period's counts come with it. */
+static void load_drops(const struct upmc_zone_thread *t, struct zone_drops *d)
+{
+	d->begins = __atomic_load_n(&t->drops.begins, __ATOMIC_ACQUIRE);
+	d->ends = __atomic_load_n(&t->drops.ends, __ATOMIC_ACQUIRE);
+	d->frames = __atomic_load_n(&t->drops.frames, __ATOMIC_ACQUIRE);
+	d->periods = __atomic_load_n(&t->drops.periods, __ATOMIC_ACQUIRE);
+}
+
+/*
+ * Whether the last record published may still be having its counters
+ * written. Not when a drop period began after it: the thread counted that
+ * period with a release store after writing the record, and every period
+ * before it ended with a lost record read already.
+ */
+static int may_be_writing(const struct upmc_zone_thread *t)
+{
+	return t->seen.periods == t->taken.periods;
+}
+
+int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own)
 {
 	uint64_t *pos = t->pos, *published;
 	int finished, whole, done = 0, err = 0;
@@ -256,8 +281,11 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
 	 * seen running here may exit before this collect ends; its records
 	 * past `published` wait for the next one. */
 	finished = __atomic_load_n(&t->finished, __ATOMIC_ACQUIRE);
-	whole = final || finished || !t->k;
+	whole = final || finished || own || !t->k;
 	published = __atomic_load_n(&t->next, __ATOMIC_ACQUIRE);
+	/* After the position: every drop period of the records before it is
+	 * counted in what this sees. */
+	load_drops(t, &t->seen);
 	while (pos != published) {
 		size_t size;
 		if (pos[0] == ZONE_TAG_WRAP) {
@@ -268,7 +296,8 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
 		if (size > (size_t)(t->end - pos))
 			break; /* not a record: the ring was written over (misuse) */
 		/* The last record's counters may still be being written. */
-		if (pos + size == published && !whole && is_zone_record(pos[0]))
+		if (pos + size == published && !whole && is_zone_record(pos[0]) &&
+		    may_be_writing(t))
 			break;
 		err = take(t, pos);
 		if (err < 0)
@@ -284,6 +313,11 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final)
 		if (err == 0 && finished)
 			drained(t);
 	}
+	/* Ends dropped after every record read close the zones on top of the
+	 * stack: not open any more, and dropped (upmc_zone_totals()). */
+	t->pending_ends = 0;
+	if (pos == published && t->seen.ends > t->taken.ends)
+		t->pending_ends = t->seen.ends - t->taken.ends;
 	return err < 0 ? err : done;
 }
 
@@ -301,10 +335,15 @@ void upmc_zone_sort(struct upmc_zone_thread *t)
 	t->sorted = 1;
 }
 
+/* The drops shown so far are forgotten too: those the thread has not
+ * written down yet are not counted again when it does. */
 void upmc_zone_forget(struct upmc_zone_thread *t)
 {
 	t->n_zones = t->n_values = t->n_frames = 0;
-	t->dropped = t->dropped_frames = t->unbalanced = t->refused = 0;
+	t->dropped = t->unbalanced = t->refused = 0;
+	t->begins_base = t->seen.begins;
+	t->frames_base = t->seen.frames;
+	t->ends_forgotten = t->pending_ends;
 }
 
 void upmc_zone_free_store(struct upmc_zone_thread *t)
@@ -353,22 +392,52 @@ void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread 
 	info->self = buf + p->n;
 }
 
+/* A thread's share of the totals: the drops not written down yet included. */
+static void thread_totals(const struct upmc_zone_thread *t, struct upmc_profile_stats *s)
+{
+	size_t closed = t->pending_ends < t->depth ? (size_t)t->pending_ends : t->depth, i;
+	uint64_t end;
+
+	s->zones += t->n_zones;
+	s->frames += t->n_frames;
+	s->dropped += t->dropped + (t->seen.begins - t->begins_base);
+	s->dropped_frames += t->seen.frames - t->frames_base;
+	s->unbalanced += t->unbalanced;
+	s->refused += t->refused;
+	/* The pending ends close the stack's top zones, the first (forgotten
+	 * by a clear) uncounted; an end beyond the stack's bottom had no begin. */
+	for (end = t->ends_forgotten; end < t->pending_ends; end++) {
+		if (end < t->depth)
+			s->dropped += t->stack[t->depth - 1 - end].loc != NULL;
+		else
+			s->unbalanced++;
+	}
+	for (i = 0; i < t->depth - closed; i++)
+		s->open += t->stack[i].loc != NULL;
+}
+
+/* Exited, read to the end, and nothing of it left to export or count:
+ * zones, frames, drops, refusals or open zones. */
+int upmc_zone_retired(const struct upmc_zone_thread *t)
+{
+	struct upmc_profile_stats s;
+
+	if (t->base) /* freed once the thread exited and was read to the end */
+		return 0;
+	memset(&s, 0, sizeof(s));
+	thread_totals(t, &s);
+	return !s.zones && !s.frames && !s.dropped && !s.dropped_frames && !s.unbalanced &&
+	       !s.refused && !s.open;
+}
+
 void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s)
 {
 	const struct upmc_zone_thread *t;
-	size_t i;
 
 	memset(s, 0, sizeof(*s));
 	s->counters = p->n;
-	for (t = p->first; t; t = upmc_zone_thread_next(t)) {
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
 		s->threads++;
-		s->zones += t->n_zones;
-		s->frames += t->n_frames;
-		s->dropped += t->dropped;
-		s->dropped_frames += t->dropped_frames;
-		s->unbalanced += t->unbalanced;
-		s->refused += t->refused;
-		for (i = 0; i < t->depth; i++)
-			s->open += t->stack[i].loc != NULL;
+		thread_totals(t, s);
 	}
 }

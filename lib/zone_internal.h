@@ -16,7 +16,7 @@
  *   begin  [loc, t, v[0..k)]          loc: the zone's location (a pointer)
  *   end    [~t, v[0..k)]              the top bit set: timestamps stay below 2^63
  *   frame  [ZONE_TAG_FRAME, t]
- *   lost   [ZONE_TAG_LOST, ends, open, begins, frames]   zones lost to a full buffer
+ *   lost   [ZONE_TAG_LOST, ends, open]   a drop period's end (struct zone_lost)
  *   flush  [ZONE_TAG_FLUSH]
  *   wrap   [ZONE_TAG_WRAP]            the rest of the ring is unused: go on at its start
  *
@@ -30,14 +30,46 @@
 #define ZONE_TAG_FLUSH   4
 #define ZONE_TAG_MIN_LOC 4096 /* no location lies in the first page */
 #define ZONE_END_BIT     (1ull << 63)
-#define ZONE_LOST_WORDS  5
+#define ZONE_LOST_WORDS  3
 #define ZONE_THREAD_NAME 64
 
-/* Drops while the buffer is full, written as a lost record once it is not. */
+/* The words of the counter values of one reading, and so of each record:
+ * computed here alone. */
+static inline size_t zone_value_words(unsigned k)
+{
+	return k;
+}
+
+static inline size_t zone_begin_words(unsigned k)
+{
+	return 2 + zone_value_words(k);
+}
+
+static inline size_t zone_end_words(unsigned k)
+{
+	return 1 + zone_value_words(k);
+}
+
+/*
+ * What a thread dropped to a full buffer since it joined, counted as it
+ * drops (out of line): written by the thread alone with release stores,
+ * read by the collector at any time with acquire loads, so that every
+ * collect counts every drop, whether or not the thread records again. A
+ * drop period runs from the first drop after a record to the lost record
+ * the thread writes before its next one, once it has room; the lost record
+ * tells the collector which zones the period ended and began.
+ */
+struct zone_drops {
+	uint64_t periods; /* begun; stored before the counts of the period */
+	uint64_t begins;  /* zones dropped at their begin */
+	uint64_t ends;    /* ends dropped of zones begun before their period */
+	uint64_t frames;  /* frame marks dropped */
+};
+
+/* The drop period under way, the recording thread's own: its lost record. */
 struct zone_lost {
 	int64_t depth;     /* begins less ends dropped */
 	int64_t min_depth; /* the lowest depth reached: ends of zones begun before */
-	uint64_t begins, frames;
 	int pending;
 };
 
@@ -71,6 +103,7 @@ struct upmc_zone_thread {
 	int serialized;       /* fenced timestamps */
 	struct zone_lost lost;
 	/* Shared */
+	struct zone_drops drops;       /* the thread's stores, the collector's loads */
 	uint64_t *consumed;            /* the collector's position; published by a release store */
 	int finished;                  /* the thread exited: every record is written */
 	enum zone_state state;         /* under the zone lock */
@@ -92,12 +125,17 @@ struct upmc_zone_thread {
 	size_t n_zones, zones_cap, n_values, values_cap;
 	uint64_t *frames;
 	size_t n_frames, frames_cap;
-	int sorted; /* zones are in the order they began */
-	uint64_t dropped, dropped_frames, unbalanced, refused;
+	int sorted;                            /* zones are in the order they began */
+	uint64_t dropped, unbalanced, refused; /* from the records, since the last clear */
+	struct zone_drops seen;                /* t->drops at the last collect */
+	struct zone_drops taken;               /* the drops of the lost records read */
+	uint64_t pending_ends; /* ends seen dropped after the records read: the stack's top */
+	uint64_t begins_base, frames_base; /* seen.begins and seen.frames at the last clear */
+	uint64_t ends_forgotten;           /* pending ends a clear forgot */
 };
 
 struct upmc_profile {
-	char spec[UPMC_REASON_MAX];
+	char *spec; /* every thread's set opens it; NULL: time only */
 	unsigned flags, profile_flags;
 	size_t buffer_words;
 	unsigned n; /* counters */
@@ -114,7 +152,7 @@ struct upmc_profile {
  * test makes allocations fail on purpose. */
 extern void *(*upmc_zone_realloc)(void *items, size_t bytes);
 
-/* Writes the drops as a lost record (ZONE_LOST_WORDS) and forgets them. */
+/* Writes the drop period as a lost record (ZONE_LOST_WORDS) and ends it. */
 void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w);
 
 /* Collects every thread's records (final: the threads are quiescent);
@@ -123,9 +161,11 @@ int upmc_zone_collect(struct upmc_profile *p, int final);
 void upmc_zone_collector_lock(void);
 void upmc_zone_collector_unlock(void);
 
-/* The collector (lib/zone_collect.c). */
-int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final);
+/* The collector (lib/zone_collect.c). final: t records no more; own: t
+ * is the calling thread's, whose records are all whole. */
+int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own);
 void upmc_zone_forget(struct upmc_zone_thread *t);
+int upmc_zone_retired(const struct upmc_zone_thread *t); /* may be freed: lib/zone.c */
 void upmc_zone_free_store(struct upmc_zone_thread *t);
 
 /* For the writers: threads in the order they came, zones in the order they began. */
@@ -143,8 +183,10 @@ void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s
 void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
                      size_t size);
 
-/* Calls fn at every begin and end of t's zones, in time order; depth is the
- * zone's place on the stack of zones open. Stops at fn's first non-zero. */
+/* Calls fn at every begin and end of t's zones, in time order and nested
+ * (an end closes the zone begun last), even where a zone's parent is not
+ * among them; depth is the zone's place on that stack of zones open.
+ * Stops at fn's first non-zero. */
 int upmc_zone_walk(struct upmc_zone_thread *t,
                    int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
                    void *arg);

@@ -114,11 +114,34 @@ static void field_uint(struct pb *b, unsigned field, uint64_t v)
 	put_varint(b, v);
 }
 
+/* Protobuf strings are UTF-8 (protoc and Perfetto refuse others): a byte of
+ * no well-formed sequence is written as the code point of the same number,
+ * U+0080 to U+00FF in two bytes, as the JSON writers write it (\u00XX). */
+static size_t utf8_size(const unsigned char *s)
+{
+	size_t size = 0, n;
+
+	for (; *s; s += n ? n : 1)
+		size += (n = upmc_utf8_length(s)) ? n : 2;
+	return size;
+}
+
 static void field_string(struct pb *b, unsigned field, const char *s)
 {
+	const unsigned char *p = (const unsigned char *)s;
+	size_t n;
+
 	put_varint(b, (uint64_t)field << 3 | 2); /* wire type 2: length-delimited */
-	put_varint(b, strlen(s));
-	put(b, s, strlen(s));
+	put_varint(b, utf8_size(p));
+	for (; *p; p += n ? n : 1) {
+		n = upmc_utf8_length(p);
+		if (n) {
+			put(b, p, n);
+		} else {
+			uint8_t two[2] = {(uint8_t)(0xc0 | *p >> 6), (uint8_t)(0x80 | (*p & 0x3f))};
+			put(b, two, 2);
+		}
+	}
 }
 
 static void begin_message(struct pb *b, unsigned field)

@@ -27,6 +27,19 @@ struct totals {
 	uint64_t frames;
 };
 
+/* A name as a terminal should get it: control bytes written as \xNN
+ * (upmc_printable()), so that a name cannot move the cursor or change
+ * colours. Room for the longest name, a thread's reason, escaped. */
+struct printable_name {
+	char s[4 * UPMC_REASON_MAX + 8];
+};
+
+static const char *printable(struct printable_name *buf, const char *name)
+{
+	upmc_printable(buf->s, sizeof(buf->s), name);
+	return buf->s;
+}
+
 /* A ratio of two counters, when both are in the profile. */
 struct ratio {
 	unsigned num, den;
@@ -238,17 +251,18 @@ static double ratio_of(const struct name_total *nt, const struct ratio *r)
 static void print_why(const struct upmc_profile *p, const struct upmc_zone_thread *t, FILE *out)
 {
 	const struct upmc_zone_thread *u;
+	struct printable_name buf;
 
 	if (!t->why[0])
 		return;
 	for (u = upmc_zone_threads(p); u != t; u = upmc_zone_thread_next(u))
 		if (!strcmp(u->why, t->why))
 			return;
-	fprintf(out, "not counted on %s", t->name);
+	fprintf(out, "not counted on %s", printable(&buf, t->name));
 	for (u = upmc_zone_thread_next(t); u; u = upmc_zone_thread_next(u))
 		if (!strcmp(u->why, t->why))
-			fprintf(out, ", %s", u->name);
-	fprintf(out, ": %s\n", t->why);
+			fprintf(out, ", %s", printable(&buf, u->name));
+	fprintf(out, ": %s\n", printable(&buf, t->why));
 }
 
 static void print_header(const struct upmc_profile *p, const struct totals *tot, FILE *out)
@@ -283,23 +297,25 @@ static void print_header(const struct upmc_profile *p, const struct totals *tot,
 
 static int name_width(const struct totals *tot)
 {
+	struct printable_name buf;
 	size_t i, w = 4;
 
 	for (i = 0; i < tot->n; i++)
-		if (strlen(tot->name[i].loc->name) > w)
-			w = strlen(tot->name[i].loc->name);
+		if (strlen(printable(&buf, tot->name[i].loc->name)) > w)
+			w = strlen(buf.s);
 	return (int)w;
 }
 
 static void print_row(const struct upmc_profile *p, const struct name_total *nt, int width,
                       const struct ratio *r, unsigned n_ratios, FILE *out)
 {
+	struct printable_name buf;
 	struct upmc_stat st;
 	unsigned i;
 
 	upmc_samples_stat(nt->ns, 0, &st);
-	fprintf(out, "%-*s %8llu %14.3f %14.3f %12.3f %12.3f %12.3f", width, nt->loc->name,
-	        (unsigned long long)nt->count,
+	fprintf(out, "%-*s %8llu %14.3f %14.3f %12.3f %12.3f %12.3f", width,
+	        printable(&buf, nt->loc->name), (unsigned long long)nt->count,
 	        (double)upmc_zone_duration_ns(p, nt->total_ticks) / 1e3,
 	        (double)upmc_zone_duration_ns(p, nt->self_ticks) / 1e3, st.mean / 1e3,
 	        st.median / 1e3, st.max / 1e3);

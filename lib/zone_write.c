@@ -4,6 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
+#include "os.h"
 #include "zone_internal.h"
 
 void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
@@ -19,6 +20,19 @@ void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread
 	upmc_format(buf, size, "%s", t->name);
 }
 
+/*
+ * Whether z, begun after o, is inside it. The depth alone cannot say when a
+ * zone between them is not exported (refused, dropped, still open): o may
+ * then be z's uncle. A zone of no smaller depth, or one that ends before z
+ * does, is not z's ancestor, and so ended before z began (timestamps never
+ * go back on a thread): its close comes before z's open. Any other holds z
+ * in time, so z's events nest inside its own either way.
+ */
+static int holds(const struct zone_done *o, const struct zone_done *z)
+{
+	return o->depth < z->depth && o->t1 >= z->t1;
+}
+
 int upmc_zone_walk(struct upmc_zone_thread *t,
                    int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
                    void *arg)
@@ -30,7 +44,7 @@ int upmc_zone_walk(struct upmc_zone_thread *t,
 	upmc_zone_sort(t);
 	for (i = 0; i < t->n_zones && !err; i++) {
 		const struct zone_done *z = &t->zones[i];
-		for (; sp && open[sp - 1]->depth >= z->depth && !err; sp--)
+		for (; sp && !holds(open[sp - 1], z) && !err; sp--)
 			err = fn(arg, open[sp - 1], 0, (unsigned)(sp - 1));
 		if (sp == cap) {
 			const struct zone_done **bigger =
@@ -58,9 +72,24 @@ static int check_format(enum upmc_format format, const char *fn)
 	return 0;
 }
 
+/*
+ * The writers write through stdio, whose error flag stays set once a write
+ * failed: one check at the end covers every write. The buffer is flushed
+ * here, so that a full disk is said now; errnum is errno as the writer
+ * left it (0 before), the failed write's when the flush has none.
+ */
+static int check_stream(FILE *out, int errnum, const char *fn)
+{
+	errno = 0;
+	if (fflush(out) == 0 && !ferror(out))
+		return 0;
+	errnum = errno ? errno : errnum ? errnum : EIO;
+	return upmc_fail(-errnum, "%s: writing failed: %s", fn, strerror(errnum));
+}
+
 UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format, FILE *out)
 {
-	int err;
+	int err, errnum;
 
 	if (!p || !out)
 		return upmc_fail(-EINVAL, "upmc_profile_write: the profile or file is NULL");
@@ -71,6 +100,7 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 	if (err < 0)
 		return err;
 	upmc_zone_collector_lock();
+	errno = 0;
 	switch (format) {
 	case UPMC_FORMAT_TABLE:
 		err = upmc_zone_write_table(p, out);
@@ -90,30 +120,85 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 	default: /* check_format() said */
 		err = -EINVAL;
 	}
+	errnum = errno;
 	upmc_zone_collector_unlock();
-	if (err == 0 && (fflush(out) != 0 || ferror(out)))
-		err = upmc_fail(-EIO, "upmc_profile_write: writing failed");
+	if (err == 0)
+		err = check_stream(out, errnum, "upmc_profile_write");
 	return err;
 }
 
+/* A new file beside path (its directory: the rename cannot cross file
+ * systems), made here and nowhere else ("x": an existing one is not
+ * opened); *tmp is its name, to free. */
+static int create_beside(const char *path, char **tmp, FILE **f)
+{
+	static uint64_t made; /* names this process tried */
+	size_t size = strlen(path) + 64;
+	unsigned tries;
+	int err = EEXIST;
+
+	*tmp = malloc(size);
+	if (!*tmp)
+		return upmc_fail(-ENOMEM, "upmc_profile_save: out of memory");
+	for (tries = 0; tries < 100 && err == EEXIST; tries++) {
+		upmc_format(*tmp, size, "%s.upmc-%llu-%llu.tmp", path,
+		            (unsigned long long)upmc_os_process_id(),
+		            (unsigned long long)__atomic_add_fetch(&made, 1, __ATOMIC_RELAXED));
+		*f = fopen(*tmp, "wbx");
+		if (*f)
+			return 0;
+		err = errno;
+	}
+	free(*tmp);
+	*tmp = NULL;
+	return upmc_fail(-err, "upmc_profile_save: cannot create a file beside '%s': %s", path,
+	                 strerror(err));
+}
+
+/* A failed save's sentence: what failed, and that the file is as it was. */
+static int save_failed(int err, const char *path)
+{
+	char why[256];
+
+	upmc_format(why, sizeof(why), "%s", upmc_last_error());
+	return upmc_fail(err, "upmc_profile_save: '%s' is as it was, not replaced: %s", path, why);
+}
+
+/*
+ * The export goes to a new file beside path, which takes path's place only
+ * once it is whole: a save that fails (a full disk, no memory) leaves the
+ * previous file as it was, and removes its own. Every write, the flush
+ * and the close are checked. No fsync: a save promises that a failure the
+ * process is told of keeps the old file, and a full disk is told by
+ * write(2) (by close(2) over NFS); surviving a power cut just after a save
+ * would cost a flush to the disk at every export, which a profile's export
+ * does not need.
+ */
 UPMC_API int upmc_profile_save(struct upmc_profile *p, enum upmc_format format, const char *path)
 {
+	char *tmp;
 	FILE *f;
 	int err;
 
 	if (!p || !path)
 		return upmc_fail(-EINVAL, "upmc_profile_save: the profile or path is NULL");
-	/* Before the file is created: an existing one stays as it was. */
 	err = check_format(format, "upmc_profile_save");
+	if (err == 0)
+		err = create_beside(path, &tmp, &f);
 	if (err < 0)
 		return err;
-	f = fopen(path, "wb");
-	if (!f)
-		return upmc_fail(-errno, "upmc_profile_save: cannot create '%s': %s", path,
-		                 strerror(errno));
 	err = upmc_profile_write(p, format, f);
+	errno = 0;
 	if (fclose(f) != 0 && err == 0)
-		err = upmc_fail(-EIO, "upmc_profile_save: writing '%s' failed", path);
+		err = upmc_fail(errno ? -errno : -EIO, "upmc_profile_save: closing '%s' failed: %s",
+		                tmp, strerror(errno ? errno : EIO));
+	if (err == 0)
+		err = upmc_os_replace_file(tmp, path);
+	if (err < 0) {
+		remove(tmp);
+		err = save_failed(err, path);
+	}
+	free(tmp);
 	return err;
 }
 

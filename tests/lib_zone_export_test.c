@@ -11,7 +11,11 @@
 #include <pthread.h>
 #include <stdio.h>
 #include <stdlib.h>
+#include <dirent.h>
+#include <signal.h>
 #include <string.h>
+#include <sys/resource.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 #include "tests/sim/sim_kernel.h"
@@ -394,6 +398,51 @@ TEST(speedscope, evented_and_weighted_profiles)
 	upmc_profile_close(p);
 }
 
+/* Zones whose parent is not exported (refused, dropped to a full buffer,
+ * still open at the export): their events still nest and keep time order,
+ * which speedscope checks. */
+TEST(speedscope, zones_whose_parent_is_not_exported)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile *p = NULL;
+	struct upmc_profile_stats st;
+	const struct jdoc *profiles;
+	struct jdoc *d;
+	int k, zones = 0;
+
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, NULL, &o) == 0);
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	upmc_zone_begin(NULL); /* refused */
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	upmc_zone_end();
+	for (k = 0; k < 200; k++) { /* 3 words each: the buffer fills */
+		upmc_zone_begin(&frame_loc);
+		upmc_zone_end();
+	}
+	upmc_zone_begin(&frame_loc); /* dropped */
+	ASSERT(upmc_profile_collect(p) > 0);
+	upmc_zone_begin(&collide_loc);
+	upmc_zone_end();
+	upmc_zone_end();
+	upmc_zone_begin(&render_loc); /* open at the export */
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT(st.refused == 1 && st.dropped >= 1 && st.open == 1);
+	d = parsed(p, UPMC_FORMAT_SPEEDSCOPE);
+	ASSERT(d);
+	profiles = jdoc_get(d, "profiles");
+	ASSERT(profiles && profiles->n == 1);
+	check_evented(jdoc_at(profiles, 0), frames_of(d)->n, &zones);
+	EXPECT_EQ(zones, (int)st.zones);
+	jdoc_free(d);
+	upmc_zone_end();
+	upmc_profile_close(p);
+}
+
 /* ---- aggregates ---- */
 
 TEST(aggregate, json_totals_per_name)
@@ -480,6 +529,34 @@ TEST(aggregate, the_table)
 	upmc_profile_close(p);
 }
 
+/* Names reach a terminal with their control bytes written as \xNN: no
+ * escape sequence, carriage return or delete gets through (thread names:
+ * tests/linux_zone_test.c). */
+TEST(aggregate, the_table_escapes_control_bytes)
+{
+	static const struct upmc_zone_loc odd_loc = {"red\x1b[31m \x01\x7f\rname", "f", "x.c", 1};
+	struct upmc_profile *p = NULL;
+	const unsigned char *c;
+	char *text;
+
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, "instructions", NULL) == 0);
+	upmc_zone_begin(&odd_loc);
+	upmc_zone_end();
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	text = written(p, UPMC_FORMAT_TABLE);
+	ASSERT(text);
+	for (c = (const unsigned char *)text; *c; c++)
+		EXPECT_MSG(*c == '\n' || (*c >= 0x20 && *c != 0x7f), "byte 0x%02x at %zu", *c,
+		           (size_t)(c - (const unsigned char *)text));
+	EXPECT_CONTAINS(text, "\nred\\x1b[31m \\x01\\x7f\\x0dname ");
+	/* the columns line up: the escaped name sets the width */
+	EXPECT_CONTAINS(text, "\nphysics                         ");
+	free(text);
+	upmc_profile_close(p);
+}
+
 TEST(write, bad_input_and_files)
 {
 	struct upmc_profile *p = record(NULL);
@@ -513,5 +590,101 @@ TEST(write, bad_input_and_files)
 	EXPECT_CONTAINS(text, "\"traceEvents\"");
 	free(text);
 	EXPECT(upmc_profile_print(p, stdout) == 0);
+	upmc_profile_close(p);
+}
+
+/* The whole of a file ("" when there is none). */
+static char *contents(const char *path)
+{
+	FILE *f = fopen(path, "rb");
+	char *text = calloc(1, 1 << 16);
+
+	if (f && text && fread(text, 1, (1 << 16) - 1, f) == 0)
+		text[0] = '\0';
+	if (f)
+		fclose(f);
+	return text;
+}
+
+/* The names in dir, as "a b c " in the order readdir gives them. */
+static void entries(const char *dir, char *out, size_t size)
+{
+	DIR *d = opendir(dir);
+	struct dirent *e;
+	size_t n = 0;
+
+	out[0] = '\0';
+	while (d && (e = readdir(d)) && n < size)
+		if (e->d_name[0] != '.')
+			n += (size_t)snprintf(out + n, size - n, "%s ", e->d_name);
+	if (d)
+		closedir(d);
+}
+
+/* A save runs out of room (the file-size limit stands in for a full
+ * disk, which the sandbox cannot have): the previous export stays whole,
+ * and nothing else is left in the directory. */
+static int save_without_room(struct upmc_profile *p, const char *path)
+{
+	struct rlimit old, tight;
+	void (*was)(int);
+	int err;
+
+	if (getrlimit(RLIMIT_FSIZE, &old) != 0)
+		return -errno;
+	tight = old;
+	tight.rlim_cur = 512;
+	fflush(stdout); /* nothing else may write a file meanwhile */
+	fflush(stderr);
+	was = signal(SIGXFSZ, SIG_IGN);
+	if (setrlimit(RLIMIT_FSIZE, &tight) != 0)
+		return -errno;
+	err = upmc_profile_save(p, UPMC_FORMAT_CHROME, path);
+	setrlimit(RLIMIT_FSIZE, &old);
+	signal(SIGXFSZ, was);
+	return err;
+}
+
+TEST(write, a_failed_save_keeps_the_previous_file)
+{
+	struct upmc_profile *p = record("instructions,cycles");
+	char dir[256], path[300], sub[300], names[512], *before, *after;
+	FILE *full;
+	int err;
+
+	ASSERT(p);
+	snprintf(dir, sizeof(dir), "%s/save.%d",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid());
+	ASSERT(mkdir(dir, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	ASSERT(upmc_profile_save(p, UPMC_FORMAT_JSON, path) == 0);
+	before = contents(path);
+	ASSERT(before && strstr(before, "\"zones\""));
+	err = save_without_room(p, path);
+	EXPECT_MSG(err == -EFBIG, "%d: %s", err, upmc_last_error());
+	EXPECT_CONTAINS(upmc_last_error(), path);
+	after = contents(path);
+	EXPECT_MSG(after && !strcmp(after, before), "the file changed: %.80s", after);
+	entries(dir, names, sizeof(names));
+	EXPECT_MSG(!strcmp(names, "trace.json "), "%s holds %s", dir, names);
+	free(after);
+	/* a target that cannot be replaced (a directory): nothing left behind */
+	snprintf(sub, sizeof(sub), "%s/sub", dir);
+	ASSERT(mkdir(sub, 0700) == 0);
+	EXPECT(upmc_profile_save(p, UPMC_FORMAT_JSON, sub) < 0);
+	EXPECT_CONTAINS(upmc_last_error(), sub);
+	entries(dir, names, sizeof(names));
+	EXPECT_MSG(strlen(names) == strlen("trace.json sub "), "%s holds %s", dir, names);
+	/* a stream that fails says why */
+	full = fopen("/dev/full", "w");
+	if (full) {
+		EXPECT_EQ(upmc_profile_write(p, UPMC_FORMAT_CHROME, full), -ENOSPC);
+		EXPECT_CONTAINS(upmc_last_error(), "No space left on device");
+		fclose(full);
+	}
+	free(before);
+	rmdir(sub);
+	unlink(path);
+	rmdir(dir);
 	upmc_profile_close(p);
 }

@@ -409,3 +409,101 @@ TEST(perfetto, uncounted_values_and_time_only_threads)
 	free_node(tree);
 	upmc_profile_close(p);
 }
+
+/* A zone whose parent is not exported (refused, still open): its slice
+ * still begins and ends in time order, nested in the thread's others. */
+TEST(perfetto, slices_nest_when_a_parent_is_not_exported)
+{
+	struct upmc_profile *p = NULL;
+	unsigned long long last_ts = 0;
+	struct node *tree;
+	char why[512];
+	int unknown, sp = 0, begins = 0;
+	size_t i;
+
+	if (!have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
+	upmc_zone_begin(&frame_loc);
+	upmc_zone_end();
+	upmc_zone_begin(NULL); /* refused */
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	upmc_zone_end();
+	upmc_zone_begin(&render_loc); /* open at the export */
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	tree = decoded(p, &unknown, why, sizeof(why));
+	upmc_zone_end();
+	ASSERT_MSG(tree, "%s", why);
+	for (i = 0; i < tree->n; i++) {
+		const struct node *ev = get(tree->kid[i], "track_event");
+		unsigned long long ts = num(tree->kid[i], "timestamp");
+		const char *type = str(ev, "type");
+		if (!ev || num(ev, "track_uuid") == 1)
+			continue;
+		EXPECT_MSG(ts >= last_ts, "slice event %zu at %llu before %llu", i, ts, last_ts);
+		last_ts = ts;
+		if (!strcmp(type, "TYPE_SLICE_BEGIN")) {
+			sp++;
+			begins++;
+		} else if (!strcmp(type, "TYPE_SLICE_END")) {
+			EXPECT(sp > 0);
+			sp--;
+		}
+	}
+	EXPECT_EQ(begins, 3);
+	EXPECT_EQ(sp, 0);
+	free_node(tree);
+	upmc_profile_close(p);
+}
+
+/* The name of the first track event named with prefix, or NULL. */
+static const char *event_named(const struct node *tree, const char *key, const char *prefix)
+{
+	size_t i;
+
+	for (i = 0; i < tree->n; i++) {
+		const struct node *ev = get(tree->kid[i], "track_event");
+		const struct node *td = get(tree->kid[i], "track_descriptor");
+		const char *name = ev ? str(ev, key) : td ? str(get(td, "thread"), key) : "";
+		if (!strncmp(name, prefix, strlen(prefix)))
+			return name;
+	}
+	return NULL;
+}
+
+/* Protobuf strings are UTF-8: a byte of no well-formed sequence becomes the
+ * code point of the same number, as the JSON writers write it (\u00XX). */
+TEST(perfetto, names_are_utf8)
+{
+	static const struct upmc_zone_loc latin1_loc = {"caf\xe9 \xff!", "f", "x.c", 1};
+	static const struct upmc_zone_loc utf8_loc = {"na\xc3\xafve \xe2\x82\xac", "f", "x.c", 2};
+	struct upmc_profile *p = NULL;
+	const char *name;
+	struct node *tree;
+	char why[512];
+	int unknown;
+
+	if (!have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
+	ASSERT(upmc_profile_thread("th\xe9\xe2tre \xe2\x82") == 0);
+	upmc_zone_begin(&latin1_loc);
+	upmc_zone_end();
+	upmc_zone_begin(&utf8_loc);
+	upmc_zone_end();
+	tree = decoded(p, &unknown, why, sizeof(why));
+	ASSERT_MSG(tree, "%s", why);
+	name = event_named(tree, "name", "caf");
+	EXPECT_MSG(name && !strcmp(name, "caf\xc3\xa9 \xc3\xbf!"), "%s", name ? name : "none");
+	name = event_named(tree, "name", "na");
+	EXPECT_MSG(name && !strcmp(name, utf8_loc.name), "%s", name ? name : "none");
+	name = event_named(tree, "thread_name", "th");
+	EXPECT_MSG(name && !strcmp(name, "th\xc3\xa9\xc3\xa2tre \xc3\xa2\xc2\x82"), "%s",
+	           name ? name : "none");
+	free_node(tree);
+	upmc_profile_close(p);
+}

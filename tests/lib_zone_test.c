@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
@@ -171,6 +172,23 @@ TEST(zone, a_counter_that_did_not_count_is_not_zero)
 	upmc_profile_close(p);
 }
 
+static void *collect_here(void *arg)
+{
+	return (void *)(intptr_t)upmc_profile_collect(arg);
+}
+
+/* upmc_profile_collect(p) on a thread of its own. */
+static int collect_elsewhere(struct upmc_profile *p)
+{
+	pthread_t t;
+	void *got;
+
+	if (pthread_create(&t, NULL, collect_here, p) != 0)
+		return -EAGAIN;
+	pthread_join(t, &got);
+	return (int)(intptr_t)got;
+}
+
 TEST(zone, the_last_record_waits_for_its_counters)
 {
 	struct upmc_profile *p = open_sim("instructions", NULL);
@@ -180,16 +198,20 @@ TEST(zone, the_last_record_waits_for_its_counters)
 	upmc_zone_begin(&physics_loc);
 	upmc_zone_end();
 	/* the end's counters could still be being written by its thread */
-	EXPECT_EQ(upmc_profile_collect(p), 0);
+	EXPECT_EQ(collect_elsewhere(p), 0);
 	upmc_zone_flush();
-	EXPECT_EQ(upmc_profile_collect(p), 1);
+	EXPECT_EQ(collect_elsewhere(p), 1);
 	/* a frame mark makes everything before it collectable too */
 	upmc_zone_begin(&render_loc);
 	upmc_zone_end();
 	upmc_frame_mark();
+	EXPECT_EQ(collect_elsewhere(p), 1);
+	/* on the recording thread itself, the last record is whole */
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
 	EXPECT_EQ(upmc_profile_collect(p), 1);
 	ASSERT(upmc_profile_stats(p, &st) == 0);
-	EXPECT(st.zones == 2 && st.frames == 1);
+	EXPECT(st.zones == 3 && st.frames == 1 && st.open == 0);
 	upmc_profile_clear(p);
 	ASSERT(upmc_profile_stats(p, &st) == 0);
 	EXPECT(st.zones == 0 && st.frames == 0);
@@ -234,10 +256,9 @@ TEST(zone, a_full_buffer_drops_and_counts)
 		upmc_zone_end();
 		upmc_frame_mark();
 	}
-	/* the drops are written down when the thread finds room again */
 	ASSERT(upmc_profile_stats(p, &st) == 0);
 	EXPECT_MSG(st.zones < 1000, "%llu zones", (unsigned long long)st.zones);
-	/* the collect made room: the drops first, then the zones go on */
+	/* the collect made room: the lost record first, then the zones go on */
 	for (k = 0; k < 10; k++) {
 		upmc_zone_begin(&frame_loc);
 		upmc_zone_begin(&physics_loc);
@@ -254,6 +275,119 @@ TEST(zone, a_full_buffer_drops_and_counts)
 	for (i = 0; i < s.n; i++)
 		EXPECT(s.z[i].depth == (s.z[i].loc != &frame_loc));
 	free(s.z);
+	upmc_profile_close(p);
+}
+
+/* The number after "key": in an export, or -1. */
+static long long exported(struct upmc_profile *p, enum upmc_format format, const char *key)
+{
+	char *text = NULL, *at;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
+	long long n = -1;
+
+	if (!f)
+		return -1;
+	if (upmc_profile_write(p, format, f) == 0) {
+		fflush(f);
+		at = strstr(text, key);
+		if (at)
+			n = strtoll(at + strlen(key), NULL, 10);
+	}
+	fclose(f);
+	free(text);
+	return n;
+}
+
+/* A buffer that stays full: what it drops is counted at every collect and
+ * export, without another record from the thread (4 KiB: 512 words; a zone
+ * takes 3 time only, 5 with a counter). */
+TEST(zone, drops_count_while_the_buffer_stays_full)
+{
+	static const char *const specs[] = {NULL, "instructions,cycles"};
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile_stats st;
+	unsigned s;
+	int k;
+
+	for (s = 0; s < 2; s++) {
+		struct upmc_profile *p = open_sim(specs[s], &o);
+		ASSERT(p);
+		for (k = 0; k < 1000; k++) {
+			upmc_zone_begin(&physics_loc);
+			upmc_zone_end();
+		}
+		upmc_zone_flush(); /* finds no room */
+		ASSERT(upmc_profile_stats(p, &st) == 0);
+		EXPECT_MSG(st.dropped > 500, "%s: %llu dropped", specs[s] ? specs[s] : "time only",
+		           (unsigned long long)st.dropped);
+		EXPECT_EQ_U64(st.zones + st.dropped, 1000);
+		EXPECT_EQ(st.open, 0);
+		EXPECT_EQ(st.unbalanced, 0);
+		EXPECT_EQ(exported(p, UPMC_FORMAT_JSON, "\"dropped_zones\":"),
+		          (long long)st.dropped);
+		EXPECT_EQ(exported(p, UPMC_FORMAT_CHROME, "\"dropped_zones\":"),
+		          (long long)st.dropped);
+		upmc_profile_close(p);
+	}
+}
+
+/* 10^6 zones into the default 1 MiB: every one is collected or counted. */
+TEST(zone, a_flood_of_zones_is_counted)
+{
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	int k;
+
+	ASSERT(p);
+	for (k = 0; k < 1000000; k++) {
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+	}
+	for (k = 0; k < 100; k++)
+		upmc_frame_mark();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones + st.dropped, 1000000);
+	EXPECT_EQ_U64(st.frames + st.dropped_frames, 100);
+	EXPECT(st.dropped > 900000);
+	upmc_profile_close(p);
+}
+
+/* Drops shown before a clear are forgotten with it, and not counted again
+ * when the thread writes them down later. */
+TEST(zone, a_clear_forgets_the_drops_it_showed)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile *p = open_sim("instructions", &o);
+	struct upmc_profile_stats st;
+	int k;
+
+	ASSERT(p);
+	upmc_zone_begin(&frame_loc); /* recorded; its end is dropped */
+	for (k = 0; k < 1000; k++) {
+		upmc_zone_begin(&physics_loc);
+		upmc_zone_end();
+		upmc_frame_mark();
+	}
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones + st.dropped, 1001);
+	EXPECT(st.dropped_frames > 0);
+	EXPECT_EQ_U64(st.frames + st.dropped_frames, 1000);
+	EXPECT_EQ(st.open, 0); /* frame's end was dropped: it is not open */
+	upmc_profile_clear(p);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT(st.zones == 0 && st.dropped == 0 && st.dropped_frames == 0 && st.open == 0);
+	/* room again: the drops are written down, then this zone */
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	upmc_zone_flush();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 1);
+	EXPECT_EQ(st.dropped, 0);
+	EXPECT_EQ(st.dropped_frames, 0);
+	EXPECT_EQ(st.open, 0);
+	EXPECT_EQ(st.unbalanced, 0);
 	upmc_profile_close(p);
 }
 
@@ -550,6 +684,99 @@ TEST(zone, threads_that_exit_keep_their_zones)
 	EXPECT_EQ(st.dropped, 0);
 	EXPECT_EQ(st.threads, THREADS + 1);
 	upmc_profile_close(p);
+}
+
+/* Threads that exited are freed once what they left is collected and
+ * cleared: a job system that makes its pool again and again keeps no
+ * state of the threads gone. Their names and zones stay until the clear. */
+TEST(zone, threads_that_exited_are_freed_once_cleared)
+{
+	enum { ROUNDS = 50, THREADS = 4 };
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	struct worker w[THREADS];
+	struct seen s;
+	unsigned round, k;
+	size_t i, named;
+
+	ASSERT(p);
+	for (round = 0; round < ROUNDS; round++) {
+		for (k = 0; k < THREADS; k++) {
+			w[k].index = 1; /* names itself */
+			w[k].frames = 10;
+			snprintf(w[k].name, sizeof(w[k].name), "worker %u", k);
+			ASSERT(pthread_create(&w[k].thread, NULL, record_frames, &w[k]) == 0);
+		}
+		for (k = 0; k < THREADS; k++)
+			pthread_join(w[k].thread, NULL);
+		ASSERT(upmc_profile_stats(p, &st) == 0);
+		EXPECT_EQ(st.threads, THREADS + 1);
+		EXPECT_EQ_U64(st.zones, THREADS * 10 * 4);
+		ASSERT(zones_of(p, &s) == (int)st.zones);
+		for (i = named = 0; i < s.n; i++)
+			named += !strncmp(s.z[i].thread, "worker ", 7);
+		EXPECT_EQ(named, s.n);
+		free(s.z);
+		upmc_profile_clear(p);
+		ASSERT(upmc_profile_stats(p, &st) == 0);
+		EXPECT_MSG(st.threads == 1, "round %u: %u threads", round, st.threads);
+	}
+	upmc_profile_close(p);
+}
+
+struct clearing {
+	struct upmc_profile *p;
+	uint64_t zones; /* every zone collected before a clear */
+	unsigned clears;
+};
+
+static void *collect_and_clear_all_along(void *arg)
+{
+	struct clearing *c = arg;
+	struct upmc_profile_stats st;
+
+	while (__atomic_load_n(&collecting, __ATOMIC_RELAXED)) {
+		if (upmc_profile_stats(c->p, &st) == 0)
+			c->zones += st.zones;
+		upmc_profile_clear(c->p);
+		c->clears++;
+	}
+	return NULL;
+}
+
+/* Threads join, exit and are freed while another thread collects and
+ * clears: each zone is counted once, and no exited thread stays. */
+TEST(zone, a_pool_made_again_while_collecting)
+{
+	enum { ROUNDS = 40, THREADS = 4, FRAMES = 50 };
+	struct clearing c = {open_sim(NULL, NULL), 0, 0};
+	struct upmc_profile_stats st;
+	struct worker w[THREADS];
+	pthread_t collector;
+	unsigned round, k;
+
+	ASSERT(c.p);
+	__atomic_store_n(&collecting, 1, __ATOMIC_RELAXED);
+	ASSERT(pthread_create(&collector, NULL, collect_and_clear_all_along, &c) == 0);
+	for (round = 0; round < ROUNDS; round++) {
+		for (k = 0; k < THREADS; k++) {
+			w[k].index = k;
+			w[k].frames = FRAMES;
+			snprintf(w[k].name, sizeof(w[k].name), "worker %u", k);
+			ASSERT(pthread_create(&w[k].thread, NULL, record_frames, &w[k]) == 0);
+		}
+		for (k = 0; k < THREADS; k++)
+			pthread_join(w[k].thread, NULL);
+	}
+	__atomic_store_n(&collecting, 0, __ATOMIC_RELAXED);
+	pthread_join(collector, NULL);
+	ASSERT(upmc_profile_stats(c.p, &st) == 0);
+	EXPECT_EQ_U64(c.zones + st.zones, ROUNDS * THREADS * FRAMES * 4);
+	EXPECT_EQ(st.dropped, 0);
+	upmc_profile_clear(c.p);
+	ASSERT(upmc_profile_stats(c.p, &st) == 0);
+	EXPECT_EQ(st.threads, 1);
+	upmc_profile_close(c.p);
 }
 
 struct waiter {
@@ -856,6 +1083,37 @@ TEST(zone, a_name_changes_between_exports)
 	EXPECT_EQ(seen.torn, 0);
 	if (seen.changes < 100)
 		SKIP("the name changed %u times only in %u exports", seen.changes, k);
+}
+
+/* A name longer than 63 bytes is cut there, or before a UTF-8 character
+ * that would not fit whole. */
+TEST(zone, a_long_thread_name_is_cut_at_a_character)
+{
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	char name[80], want[64];
+	struct seen s;
+
+	ASSERT(p);
+	memset(name, 'a', 62);
+	snprintf(name + 62, sizeof(name) - 62, "\xc3\xa9 and more");
+	ASSERT(upmc_profile_thread(name) == 0);
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	ASSERT(zones_of(p, &s) == 1);
+	memset(want, 'a', 62);
+	want[62] = '\0';
+	EXPECT_MSG(!strcmp(s.z[0].thread, want), "%zu bytes", strlen(s.z[0].thread));
+	free(s.z);
+	upmc_profile_clear(p);
+	memset(name, 'b', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	ASSERT(upmc_profile_thread(name) == 0);
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	ASSERT(zones_of(p, &s) == 1);
+	EXPECT_EQ(strlen(s.z[0].thread), 63);
+	free(s.z);
+	upmc_profile_close(p);
 }
 
 TEST(zone, bad_input)

@@ -129,10 +129,16 @@ TEST(zone, a_machine_without_counters_says_so)
 	struct upmc_profile_stats st;
 	struct sums s = {UINT64_MAX, 0, 0, 0, 0};
 	struct worker w = {0, 1, 3};
+	char *text = NULL;
+	size_t size = 0;
+	FILE *f = open_memstream(&text, &size);
 
 	/* cycles fails without a PMU, and opens time-only with the option */
 	if (upmc_profile_open(&p, "cycles", NULL) == 0) {
 		upmc_profile_close(p);
+		if (f)
+			fclose(f);
+		free(text);
 		SKIP("this machine counts cycles");
 	}
 	ASSERT_MSG(upmc_profile_open(&p, "cycles", &o) == 0, "%s", upmc_last_error());
@@ -143,6 +149,58 @@ TEST(zone, a_machine_without_counters_says_so)
 	EXPECT_EQ(st.counters, 1);
 	EXPECT_EQ(upmc_profile_zones(p, sum, &s), 3);
 	EXPECT_EQ(s.not_counted, 3);
+	/* the table says which threads, their names' control bytes escaped */
+	ASSERT(upmc_profile_thread("main\x1b]0;title\x07") == 0);
+	ASSERT(f && upmc_profile_print(p, f) == 0);
+	fflush(f);
+	EXPECT_CONTAINS(text, "not counted on main\\x1b]0;title\\x07, toucher: ");
+	EXPECT(!strchr(text, '\x1b') && !strchr(text, '\x07'));
+	fclose(f);
+	free(text);
+	upmc_profile_close(p);
+}
+
+static void *one_zone(void *arg)
+{
+	(void)arg;
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	return NULL;
+}
+
+static int all_counted(const struct upmc_zone_info *z, void *arg)
+{
+	unsigned i;
+
+	for (i = 0; i < z->n; i++)
+		*(unsigned *)arg += z->delta[i] == UPMC_NOT_COUNTED;
+	return 0;
+}
+
+/* Any spec upmc_open() takes opens a profile, and every thread's set. */
+TEST(zone, a_long_spec_opens_on_every_thread)
+{
+	char spec[32 * 16] = "";
+	struct upmc_profile_stats st;
+	struct upmc_profile *p;
+	unsigned not_counted = 0;
+	struct upmc_set *set;
+	pthread_t t;
+	int k;
+
+	for (k = 0; k < 25; k++)
+		strcat(spec, k ? ",task-clock:u" : "task-clock:u");
+	ASSERT_MSG(upmc_open(&set, spec, NULL) == 0, "%s", upmc_last_error());
+	upmc_close(set);
+	ASSERT_MSG(upmc_profile_open(&p, spec, NULL) == 0, "%zu bytes: %s", strlen(spec),
+	           upmc_last_error());
+	ASSERT(pthread_create(&t, NULL, one_zone, NULL) == 0);
+	pthread_join(t, NULL);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.counters, 25);
+	EXPECT_EQ(st.zones, 1);
+	EXPECT_EQ(upmc_profile_zones(p, all_counted, &not_counted), 1);
+	EXPECT_EQ(not_counted, 0);
 	upmc_profile_close(p);
 }
 
@@ -350,6 +408,45 @@ TEST(zone, a_forked_child_records_nothing_into_the_parents_profile)
 	EXPECT_EQ(st.zones, 4);
 	EXPECT_EQ(st.threads, 2);
 	upmc_profile_close(f.p);
+}
+
+static const char *end_and_close_in_the_child(void *arg)
+{
+	struct upmc_profile *p = arg;
+	struct upmc_profile_stats st;
+
+	upmc_zone_end(); /* not recorded: the profile counts the parent */
+	CHILD_CHECK(upmc_profile_stats(p, &st) == 0);
+	CHILD_CHECK(st.zones == 0 && st.open == 1);
+	upmc_profile_close(p);
+	return NULL;
+}
+
+/* A zone open across fork() with a counter: the parent ends it, and its
+ * own collect has it, counted, with no flush; the child's close changes
+ * nothing in the parent, which goes on recording. */
+TEST(zone, a_zone_open_across_fork_stays_in_the_parents_profile)
+{
+	struct sums s = {UINT64_MAX, 0, 0, 0, 0};
+	struct upmc_profile_stats st;
+	struct upmc_profile *p;
+	char why[256];
+
+	ASSERT_MSG(upmc_profile_open(&p, "task-clock", NULL) == 0, "%s", upmc_last_error());
+	upmc_zone_begin(&idle_loc);
+	run_in_child(end_and_close_in_the_child, p, why, sizeof(why));
+	EXPECT_MSG(!why[0], "in the child: %s", why);
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 1);
+	EXPECT_EQ(st.open, 0);
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ(st.zones, 2);
+	EXPECT_EQ(upmc_profile_zones(p, sum, &s), 2);
+	EXPECT_EQ(s.not_counted, 0);
+	upmc_profile_close(p);
 }
 
 /* In the child: ends it once the forking thread has exited (with _exit(),

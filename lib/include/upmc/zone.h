@@ -17,8 +17,14 @@
  *
  * A zone records raw values (a timestamp and the thread's counters) at its
  * begin and end into a buffer of the calling thread: no lock, no
- * allocation, no system call. Each thread gets its own set of the
- * profile's counters at its first zone, since counters count one thread.
+ * allocation. No system call either where every counter of the thread's
+ * set reads in user space (hardware events: rdpmc, mrs) or it records time
+ * only; but each begin and each end is a read(2) where a counter reads by
+ * system call (a software event such as task-clock, UPMC_OPT_FORCE_SYSCALL,
+ * a machine without user-space reads), several with UPMC_OPT_MULTIPLEX or
+ * on a hybrid CPU (docs/zones.md says when). Each thread gets its own set
+ * of the profile's counters at its first zone, since counters count one
+ * thread.
  * upmc_profile_collect(), from any thread, takes the finished records
  * out; statistics and exports are computed from them. docs/zones.md has
  * the details, the buffer's ordering and the formats.
@@ -88,8 +94,10 @@ UPMC_API int upmc_profile_open(struct upmc_profile **profile, const char *spec,
 UPMC_API void upmc_profile_close(struct upmc_profile *profile);
 
 /* Opens the calling thread's set now rather than at its first zone, and
- * names the thread in exports (name may be NULL: "thread <id>"). Returns
- * 0, -ENOENT when no profile is open, or -errno (the set's or -ENOMEM). */
+ * names the thread in exports (name may be NULL: "thread <id>"). A name
+ * is kept to 63 bytes: a longer one is cut before the first UTF-8
+ * character that does not fit whole. Returns 0, -ENOENT when no profile
+ * is open, or -errno (the set's or -ENOMEM). */
 UPMC_API int upmc_profile_thread(const char *name);
 
 /*
@@ -105,9 +113,10 @@ UPMC_API void upmc_frame_mark(void);
 
 /*
  * Makes the calling thread's records up to now collectable. With counters,
- * a collect leaves each running thread's last record for later (its
- * counters may still be being written) until the thread records again,
- * marks a frame, exits or calls this.
+ * a collect on another thread leaves each running thread's last record for
+ * later (its counters may still be being written) until the thread records
+ * again, marks a frame, exits or calls this, or drops a record to a full
+ * buffer. A collect on the recording thread itself takes all of its records.
  */
 UPMC_API void upmc_zone_flush(void);
 
@@ -129,7 +138,7 @@ struct upmc_profile_stats {
 	uint64_t unbalanced; /* ends without a begin */
 	uint64_t refused;    /* zones with a NULL location, a NULL name or one too long */
 	uint64_t open;       /* begun and not ended by the last collect */
-	unsigned threads;
+	unsigned threads;    /* live ones, and those that exited with something left */
 	unsigned counters;
 };
 UPMC_API int upmc_profile_stats(struct upmc_profile *profile, struct upmc_profile_stats *stats);
@@ -169,7 +178,11 @@ enum upmc_format {
 	UPMC_FORMAT_SPEEDSCOPE = 5, /* speedscope JSON */
 };
 
-/* Writes the collected zones (collects first). Returns 0, or -errno. */
+/* Writes the collected zones (collects first). Returns 0, or -errno: a
+ * write that failed gives its error (-ENOSPC for a full disk). A save
+ * writes a new file beside path (path.upmc-<pid>-<n>.tmp) and renames it
+ * to path once whole: a save that fails leaves the file at path as it
+ * was, and removes its own. */
 UPMC_API int upmc_profile_write(struct upmc_profile *profile, enum upmc_format format, FILE *out);
 UPMC_API int upmc_profile_save(struct upmc_profile *profile, enum upmc_format format,
                                const char *path);

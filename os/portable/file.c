@@ -1,0 +1,29 @@
+/* SPDX-License-Identifier: MIT */
+/* Files, for every OS layer: a finished file put in the place of another. */
+#ifdef _WIN32
+#include <windows.h>
+#endif
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "lib/os.h"
+
+int upmc_os_replace_file(const char *from, const char *to)
+{
+#ifdef _WIN32
+	if (MoveFileExA(from, to, MOVEFILE_REPLACE_EXISTING))
+		return 0;
+	return upmc_fail(-EIO, "cannot put '%s' in the place of '%s': Windows error %lu", from, to,
+	                 (unsigned long)GetLastError());
+#else
+	int err;
+
+	/* The name moves to the new file in one step: no reader finds it
+	 * missing or half written. */
+	if (rename(from, to) == 0)
+		return 0;
+	err = errno;
+	return upmc_fail(-err, "cannot rename '%s' to '%s': %s", from, to, strerror(err));
+#endif
+}
