@@ -124,6 +124,12 @@ void upmc_printable(char *out, size_t size, const char *s);
 /* snprintf that never overflows and always terminates. */
 void upmc_format(char *buf, size_t size, const char *fmt, ...) UPMC_PRINTF(3, 4);
 
+/* upmc_interval() of n counters whose snapshots are those of a set
+ * multiplexed or not (lib/interval.c): for layers that keep snapshots
+ * after the set is gone (zones). */
+void upmc_interval_of(int multiplexed, unsigned n, const uint64_t *before, const uint64_t *after,
+                      uint64_t *counts, double *ratios);
+
 /* count * enabled / running without overflow (saturating below
  * UPMC_NOT_COUNTED); UPMC_NOT_COUNTED when running is 0. */
 uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running);

@@ -42,17 +42,14 @@ static uint64_t scaled_interval(uint64_t c0, uint64_t c1, uint64_t e0, uint64_t 
 	return upmc_scale(c1 - c0, e1 - e0, r1 - r0);
 }
 
-UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
-                           const uint64_t *after, uint64_t *counts, double *ratios)
+void upmc_interval_of(int multiplexed, unsigned n, const uint64_t *before, const uint64_t *after,
+                      uint64_t *counts, double *ratios)
 {
-	const unsigned n = set ? set->n : 0;
 	unsigned i;
 
-	if (!set || !before || !after || !counts)
-		return upmc_fail(-EINVAL, "upmc_interval: the set, a snapshot or counts is NULL");
 	for (i = 0; i < n; i++) {
 		double ratio = 1;
-		if (set->state->multiplexed)
+		if (multiplexed)
 			counts[i] =
 			        scaled_interval(before[i], after[i], before[n + i], after[n + i],
 			                        before[2 * n + i], after[2 * n + i], &ratio);
@@ -63,7 +60,15 @@ UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
 		if (ratios)
 			ratios[i] = counts[i] == UPMC_NOT_COUNTED ? 0 : ratio;
 	}
-	return (int)n;
+}
+
+UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
+                           const uint64_t *after, uint64_t *counts, double *ratios)
+{
+	if (!set || !before || !after || !counts)
+		return upmc_fail(-EINVAL, "upmc_interval: the set, a snapshot or counts is NULL");
+	upmc_interval_of(set->state->multiplexed, set->n, before, after, counts, ratios);
+	return (int)set->n;
 }
 
 uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running)

@@ -106,7 +106,7 @@ static void set_limit(struct upmc_zone_thread *t)
 
 	t->limit = 0;
 	if (!t->serialized && !t->lost.pending)
-		t->limit = (uintptr_t)stop - zone_begin_words(t->k) * sizeof(uint64_t);
+		t->limit = (uintptr_t)stop - zone_begin_words(t->w) * sizeof(uint64_t);
 }
 
 void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
@@ -184,8 +184,10 @@ static void take_set(struct upmc_profile *p, struct upmc_zone_thread *t, struct 
 	}
 	t->set = set;
 	t->k = p->n;
-	t->read = set->read;
-	t->value_bytes = zone_value_words(t->k) * sizeof(uint64_t);
+	t->w = (unsigned)upmc_snapshot_words(set);
+	t->multiplexed = set->state->multiplexed;
+	t->read = set->state->snapshot;
+	t->value_bytes = t->w * sizeof(uint64_t);
 }
 
 static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_set *set)
@@ -386,14 +388,14 @@ static UPMC_COLD void begin_slow(const struct upmc_zone_loc *loc)
 
 	if (!t)
 		return;
-	w = reserve(t, zone_begin_words(t->k));
+	w = reserve(t, zone_begin_words(t->w));
 	if (!w) {
 		lose(t, 1);
 		return;
 	}
 	w[0] = (uintptr_t)loc;
 	w[1] = t->serialized ? upmc_timestamp_serialized() : upmc_timestamp();
-	publish(t, w + zone_begin_words(t->k));
+	publish(t, w + zone_begin_words(t->w));
 	t->read(t->set, w + 2);
 }
 
@@ -407,13 +409,13 @@ static UPMC_COLD void end_slow(uint64_t ts)
 		return;
 	if (t->serialized)
 		ts = upmc_timestamp_after();
-	w = reserve(t, zone_end_words(t->k));
+	w = reserve(t, zone_end_words(t->w));
 	if (!w) {
 		lose(t, -1);
 		return;
 	}
 	w[0] = ~ts;
-	publish(t, w + zone_end_words(t->k));
+	publish(t, w + zone_end_words(t->w));
 	t->read(t->set, w + 1);
 }
 
@@ -757,7 +759,7 @@ static void release_thread(struct upmc_zone_thread *t)
 	free(t->base);
 	t->base = t->end = NULL;
 	t->read = read_nothing;
-	t->k = 0;
+	t->k = t->w = 0;
 	t->value_bytes = 0;
 	t->next = no_words;
 	t->limit = 0;
@@ -881,7 +883,7 @@ UPMC_API const char *upmc_profile_counter_name(const struct upmc_profile *p, uns
 UPMC_API int upmc_profile_zones(struct upmc_profile *p,
                                 int (*fn)(const struct upmc_zone_info *zone, void *arg), void *arg)
 {
-	uint64_t buf[2 * UPMC_MAX_COUNTERS];
+	struct zone_counts buf;
 	struct upmc_zone_info info;
 	struct upmc_zone_thread *t;
 	int visited = 0, err;
@@ -896,7 +898,7 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
 		upmc_zone_sort(t);
 		for (i = 0; i < t->n_zones; i++) {
-			upmc_zone_info(p, t, &t->zones[i], buf, &info);
+			upmc_zone_info(p, t, &t->zones[i], &buf, &info);
 			visited++;
 			if (fn(&info, arg))
 				goto out;

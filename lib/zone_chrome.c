@@ -78,7 +78,7 @@ static void counter_event(const struct upmc_profile *p, const struct upmc_zone_t
 
 static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread *t, FILE *out)
 {
-	uint64_t buf[2 * UPMC_MAX_COUNTERS];
+	struct zone_counts buf;
 	char label[ZONE_THREAD_NAME + 16];
 	struct upmc_zone_info z;
 	size_t i;
@@ -92,7 +92,7 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 	fprintf(out, "}}");
 	upmc_zone_sort(t);
 	for (i = 0; i < t->n_zones; i++) {
-		upmc_zone_info(p, t, &t->zones[i], buf, &z);
+		upmc_zone_info(p, t, &t->zones[i], &buf, &z);
 		zone_event(p, t, &z, out);
 		if (z.depth == 0 && p->n)
 			counter_event(p, t, label, &z, out);

@@ -39,10 +39,10 @@ static int is_zone_record(uint64_t w0)
 	return w0 != ZONE_TAG_FRAME && w0 != ZONE_TAG_LOST && w0 != ZONE_TAG_FLUSH;
 }
 
-static size_t record_words(uint64_t w0, unsigned k)
+static size_t record_words(uint64_t w0, unsigned w)
 {
 	if (w0 & ZONE_END_BIT)
-		return zone_end_words(k);
+		return zone_end_words(w);
 	switch (w0) {
 	case ZONE_TAG_FRAME:
 		return 2;
@@ -51,7 +51,7 @@ static size_t record_words(uint64_t w0, unsigned k)
 	case ZONE_TAG_FLUSH:
 		return 1;
 	default:
-		return zone_begin_words(k);
+		return zone_begin_words(w);
 	}
 }
 
@@ -77,20 +77,27 @@ static int valid_loc(uint64_t w0)
 	return len <= UPMC_ZONE_NAME_MAX;
 }
 
-static int push(struct upmc_zone_thread *t, const struct upmc_zone_loc *loc, uint64_t t0,
-                const uint64_t *v0)
+/* Words of an open zone's entry in stack_values: its snapshot at begin,
+ * then the counts of the zones directly inside it. */
+static size_t open_words(const struct upmc_zone_thread *t)
 {
+	return (size_t)t->w + t->k;
+}
+
+static int push(struct upmc_zone_thread *t, const struct upmc_zone_loc *loc, uint64_t t0,
+                const uint64_t *s0)
+{
+	const size_t words = open_words(t);
 	struct zone_open *o;
-	unsigned k = t->k;
 
 	/* Each array has its own capacity: one that grew stays grown when the
 	 * other fails, and a retry finds both as they are. */
 	if (GROW(t->stack, t->stack_cap, t->depth, 1) < 0 ||
-	    GROW(t->stack_values, t->stack_values_cap, t->depth * 2 * k, 2 * k) < 0)
+	    GROW(t->stack_values, t->stack_values_cap, t->depth * words, words) < 0)
 		return -ENOMEM;
-	if (k) {
-		memcpy(t->stack_values + t->depth * 2 * k, v0, k * sizeof(uint64_t));
-		memset(t->stack_values + t->depth * 2 * k + k, 0, k * sizeof(uint64_t));
+	if (t->k) {
+		memcpy(t->stack_values + t->depth * words, s0, t->w * sizeof(uint64_t));
+		memset(t->stack_values + t->depth * words + t->w, 0, t->k * sizeof(uint64_t));
 	}
 	o = &t->stack[t->depth++];
 	o->loc = loc;
@@ -100,32 +107,29 @@ static int push(struct upmc_zone_thread *t, const struct upmc_zone_loc *loc, uin
 	return 0;
 }
 
-static uint64_t delta(uint64_t v0, uint64_t v1)
+/* The counters of the zone ending on top of the stack, at snapshot s1:
+ * its count goes to its parent's, and a zone kept keeps [s0, s1, counts
+ * inside] (finish() made room for them). */
+static void keep_values(struct upmc_zone_thread *t, const uint64_t *s1, int keep)
 {
-	return v0 == UPMC_NOT_COUNTED || v1 == UPMC_NOT_COUNTED ? UPMC_NOT_COUNTED : v1 - v0;
-}
-
-/* The counters of the zone ending on top of the stack, at v1: its count
- * goes to its parent's, and a zone kept keeps [v0, v1, counts inside]
- * (finish() made room for them). */
-static void keep_values(struct upmc_zone_thread *t, const uint64_t *v1, int keep)
-{
-	const unsigned k = t->k;
-	const uint64_t *sv = t->stack_values + t->depth * 2 * k;
+	const unsigned k = t->k, w = t->w;
+	const uint64_t *s0 = t->stack_values + t->depth * open_words(t);
+	uint64_t counts[UPMC_MAX_COUNTERS];
 	unsigned i;
 
 	if (t->depth) {
-		uint64_t *parent = t->stack_values + (t->depth - 1) * 2 * k + k;
+		uint64_t *parent = t->stack_values + (t->depth - 1) * open_words(t) + w;
+		upmc_interval_of(t->multiplexed, k, s0, s1, counts, NULL);
 		for (i = 0; i < k; i++)
-			if (delta(sv[i], v1[i]) != UPMC_NOT_COUNTED)
-				parent[i] += delta(sv[i], v1[i]);
+			if (counts[i] != UPMC_NOT_COUNTED)
+				parent[i] += counts[i];
 	}
 	if (!keep)
 		return;
-	memcpy(t->values + t->n_values, sv, k * sizeof(uint64_t));
-	memcpy(t->values + t->n_values + k, v1, k * sizeof(uint64_t));
-	memcpy(t->values + t->n_values + 2 * k, sv + k, k * sizeof(uint64_t));
-	t->n_values += 3 * k;
+	memcpy(t->values + t->n_values, s0, w * sizeof(uint64_t));
+	memcpy(t->values + t->n_values + w, s1, w * sizeof(uint64_t));
+	memcpy(t->values + t->n_values + 2 * w, s0 + w, k * sizeof(uint64_t));
+	t->n_values += 2 * w + k;
 }
 
 /* The zone on top of the stack ends at t1 with counters v1: kept, and its
@@ -139,7 +143,7 @@ static int finish(struct upmc_zone_thread *t, uint64_t t1, const uint64_t *v1)
 	size_t v = t->n_values;
 
 	if (o->loc && (GROW(t->zones, t->zones_cap, t->n_zones, 1) < 0 ||
-	               GROW(t->values, t->values_cap, t->n_values, 3 * t->k) < 0))
+	               GROW(t->values, t->values_cap, t->n_values, 2 * t->w + t->k) < 0))
 		return -ENOMEM;
 	t->depth--;
 	if (t->depth)
@@ -166,12 +170,12 @@ static int finish(struct upmc_zone_thread *t, uint64_t t1, const uint64_t *v1)
  * first, so that a failure changes nothing. */
 static int take_lost(struct upmc_zone_thread *t, uint64_t ends, uint64_t opened)
 {
-	uint64_t unknown[UPMC_MAX_COUNTERS], i;
-	const size_t k = t->k;
+	uint64_t unknown[UPMC_SNAPSHOT_MAX], i;
+	const size_t words = open_words(t);
 
-	if (opened > SIZE_MAX / (2 * UPMC_MAX_COUNTERS) ||
+	if (opened > SIZE_MAX / (4 * UPMC_MAX_COUNTERS) ||
 	    GROW(t->stack, t->stack_cap, t->depth, opened) < 0 ||
-	    GROW(t->stack_values, t->stack_values_cap, t->depth * 2 * k, opened * 2 * k) < 0)
+	    GROW(t->stack_values, t->stack_values_cap, t->depth * words, opened * words) < 0)
 		return upmc_fail(-ENOMEM, "out of memory collecting zones");
 	memset(unknown, 0xff, sizeof(unknown)); /* UPMC_NOT_COUNTED */
 	for (i = 0; i < ends; i++) {
@@ -292,7 +296,7 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own)
 			pos = t->base;
 			continue;
 		}
-		size = record_words(pos[0], t->k);
+		size = record_words(pos[0], t->w);
 		if (size > (size_t)(t->end - pos))
 			break; /* not a record: the ring was written over (misuse) */
 		/* The last record's counters may still be being written. */
@@ -370,17 +374,28 @@ uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks)
 	return ticks <= p->t_open ? 0 : upmc_zone_duration_ns(p, ticks - p->t_open);
 }
 
-void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
-                    const struct zone_done *z, uint64_t *buf, struct upmc_zone_info *info)
+void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                      const struct zone_done *z, struct zone_counts *c)
 {
-	const uint64_t *v = t->k ? t->values + z->v : NULL;
-	unsigned i, k = t->k;
+	const uint64_t *s0 = t->values + z->v, *inside = s0 + 2 * t->w;
+	unsigned i;
 
 	for (i = 0; i < p->n; i++) {
-		uint64_t d = k ? delta(v[i], v[k + i]) : UPMC_NOT_COUNTED;
-		buf[i] = d;
-		buf[p->n + i] = d == UPMC_NOT_COUNTED ? d : d > v[2 * k + i] ? d - v[2 * k + i] : 0;
+		c->delta[i] = c->self[i] = UPMC_NOT_COUNTED;
+		c->ratio[i] = 0;
 	}
+	if (!t->k)
+		return;
+	upmc_interval_of(t->multiplexed, t->k, s0, s0 + t->w, c->delta, c->ratio);
+	for (i = 0; i < t->k; i++)
+		if (c->delta[i] != UPMC_NOT_COUNTED)
+			c->self[i] = c->delta[i] > inside[i] ? c->delta[i] - inside[i] : 0;
+}
+
+void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                    const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info)
+{
+	upmc_zone_counts(p, t, z, c);
 	info->loc = z->loc;
 	info->thread = t->name;
 	info->thread_id = t->tid;
@@ -388,8 +403,9 @@ void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread 
 	info->end_ns = upmc_zone_ns(p, z->t1);
 	info->depth = z->depth;
 	info->n = p->n;
-	info->delta = buf;
-	info->self = buf + p->n;
+	info->delta = c->delta;
+	info->self = c->self;
+	info->ratio = c->ratio;
 }
 
 /* A thread's share of the totals: the drops not written down yet included. */

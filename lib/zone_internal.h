@@ -33,21 +33,17 @@
 #define ZONE_LOST_WORDS  3
 #define ZONE_THREAD_NAME 64
 
-/* The words of the counter values of one reading, and so of each record:
- * computed here alone. */
-static inline size_t zone_value_words(unsigned k)
+/* The words of a record, computed here alone: w is the words of the
+ * thread's snapshot of its counters (upmc_snapshot(): k, or 3k for a
+ * multiplexed set, 0 for a thread that records no counter). */
+static inline size_t zone_begin_words(unsigned w)
 {
-	return k;
+	return 2 + w;
 }
 
-static inline size_t zone_begin_words(unsigned k)
+static inline size_t zone_end_words(unsigned w)
 {
-	return 2 + zone_value_words(k);
-}
-
-static inline size_t zone_end_words(unsigned k)
-{
-	return 1 + zone_value_words(k);
+	return 1 + w;
 }
 
 /*
@@ -79,8 +75,9 @@ struct zone_open {
 	uint64_t t0, child_ticks, seq;
 };
 
-/* A collected zone; its counters are values[v .. v + 3k): at begin, at end,
- * and the sum of the counts of the zones directly inside it. */
+/* A collected zone; its counters are values[v .. v + 2w + k): the
+ * snapshots at begin and at end, and the sum of the counts of the zones
+ * directly inside it. */
 struct zone_done {
 	const struct upmc_zone_loc *loc;
 	uint64_t t0, t1, child_ticks, seq;
@@ -96,10 +93,12 @@ struct upmc_zone_thread {
 	uintptr_t limit;      /* a begin record fits at or below it; 0: always out of line */
 	upmc_reader read;     /* the set's reader, or one that reads nothing */
 	struct upmc_set *set; /* NULL when the thread records no counter */
-	size_t value_bytes;   /* 8 per counter recorded */
+	size_t value_bytes;   /* 8 per word of a snapshot of the set */
 	/* The recording thread's own (out of line) */
 	uint64_t *base, *end; /* the ring: records end before end - 1, leaving a wrap word */
 	unsigned k;           /* counters recorded: 0 or the profile's */
+	unsigned w;           /* words of their snapshot: k, or 3k when multiplexed */
+	int multiplexed;      /* the set's: snapshots hold counts and their times */
 	int serialized;       /* fenced timestamps */
 	struct zone_lost lost;
 	/* Shared */
@@ -174,9 +173,19 @@ struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t)
 void upmc_zone_sort(struct upmc_zone_thread *t);
 uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks); /* since open */
 uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
-/* A collected zone as the public struct; delta and self point into buf (2 * n). */
+/* A collected zone's counts: its interval (lib/interval.c's rule), what of
+ * it is its own (less the zones directly inside it), and the share of it
+ * each counter ran. */
+struct zone_counts {
+	uint64_t delta[UPMC_MAX_COUNTERS], self[UPMC_MAX_COUNTERS];
+	double ratio[UPMC_MAX_COUNTERS];
+};
+void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                      const struct zone_done *z, struct zone_counts *c);
+
+/* A collected zone as the public struct, its counts in c. */
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
-                    const struct zone_done *z, uint64_t *buf, struct upmc_zone_info *info);
+                    const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info);
 void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *stats);
 
 /* The thread's name in exports, made unique with " #<n>" where another has it. */

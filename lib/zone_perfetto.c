@@ -11,6 +11,10 @@
  *   tracks (extra_counter_track_uuids/values). An instructions counter's
  *   track is the builtin COUNTER_THREAD_INSTRUCTION_COUNT, so that the
  *   trace processor fills a slice's thread_instruction_count and _delta.
+ *   A multiplexed counter has no running total a track could show (each is
+ *   scaled by its own share of the time since open): its thread's slices
+ *   end with the zone's count, scaled by the zone's own times, and the
+ *   share it ran, as debug annotations ("<counter>", "<counter> ran").
  * - A frame mark is a TYPE_INSTANT named "frame".
  */
 #include <errno.h>
@@ -47,6 +51,7 @@ enum {
 	EVENT_NAME = 23,
 	EVENT_EXTRA_COUNTER_TRACK_UUIDS = 31,
 	ANNOTATION_UINT_VALUE = 3,
+	ANNOTATION_DOUBLE_VALUE = 5,
 	ANNOTATION_NAME = 10,
 };
 
@@ -112,6 +117,19 @@ static void field_uint(struct pb *b, unsigned field, uint64_t v)
 {
 	put_varint(b, (uint64_t)field << 3); /* wire type 0: varint */
 	put_varint(b, v);
+}
+
+static void field_double(struct pb *b, unsigned field, double v)
+{
+	uint8_t bytes[8];
+	uint64_t bits;
+	unsigned i;
+
+	memcpy(&bits, &v, sizeof(bits));
+	for (i = 0; i < 8; i++) /* little-endian, whatever the host */
+		bytes[i] = (uint8_t)(bits >> 8 * i);
+	put_varint(b, (uint64_t)field << 3 | 1); /* wire type 1: 64-bit */
+	put(b, bytes, sizeof(bytes));
 }
 
 /* Protobuf strings are UTF-8 (protoc and Perfetto refuse others): a byte of
@@ -202,6 +220,14 @@ static void annotation(struct pb *b, const char *name, uint64_t value)
 	end_message(b);
 }
 
+static void double_annotation(struct pb *b, const char *name, double value)
+{
+	begin_message(b, EVENT_DEBUG_ANNOTATIONS);
+	field_string(b, ANNOTATION_NAME, name);
+	field_double(b, ANNOTATION_DOUBLE_VALUE, value);
+	end_message(b);
+}
+
 /* The process track, and what was lost as an instant event on it. */
 static void process_packets(const struct upmc_profile *p, struct pb *b, FILE *out)
 {
@@ -255,7 +281,7 @@ static void thread_packets(const struct upmc_profile *p, const struct upmc_zone_
 	end_message(b);
 	end_message(b);
 	flush_packet(b, out);
-	for (i = 0; i < t->k; i++) {
+	for (i = 0; i < t->k && !t->multiplexed; i++) {
 		packet_head(b, sequence_of(t), 0);
 		begin_message(b, PACKET_TRACK_DESCRIPTOR);
 		field_uint(b, TRACK_UUID, thread_uuid(t) + 1 + i);
@@ -296,14 +322,53 @@ static void frame_packets(struct slices *s, uint64_t until)
 	}
 }
 
+static int slice_done(const struct slices *s)
+{
+	return s->b->failed ? upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace") : 0;
+}
+
+/* A slice of a multiplexed thread: its counts as annotations of its end. */
+static int multiplexed_slice_packet(struct slices *s, const struct zone_done *z, int begin)
+{
+	const struct upmc_zone_thread *t = s->t;
+	uint64_t when = begin ? z->t0 : z->t1;
+	struct zone_counts c;
+	char name[UPMC_NAME_MAX + 8];
+	unsigned i;
+
+	frame_packets(s, when);
+	packet_head(s->b, sequence_of(t), 0);
+	field_uint(s->b, PACKET_TIMESTAMP, upmc_zone_ns(s->p, when));
+	begin_message(s->b, PACKET_TRACK_EVENT);
+	field_uint(s->b, EVENT_TYPE, begin ? SLICE_BEGIN : SLICE_END);
+	field_uint(s->b, EVENT_TRACK_UUID, thread_uuid(t));
+	if (begin) {
+		field_string(s->b, EVENT_NAME, z->loc->name);
+	} else {
+		upmc_zone_counts(s->p, t, z, &c);
+		for (i = 0; i < t->k; i++) {
+			if (c.delta[i] == UPMC_NOT_COUNTED)
+				continue;
+			annotation(s->b, s->p->counter[i], c.delta[i]);
+			upmc_format(name, sizeof(name), "%s ran", s->p->counter[i]);
+			double_annotation(s->b, name, c.ratio[i]);
+		}
+	}
+	end_message(s->b);
+	flush_packet(s->b, s->out);
+	return slice_done(s);
+}
+
 static int slice_packet(void *arg, const struct zone_done *z, int begin, unsigned depth)
 {
 	struct slices *s = arg;
 	const struct upmc_zone_thread *t = s->t;
-	const uint64_t *v = t->k ? t->values + z->v + (begin ? 0 : t->k) : NULL;
+	const uint64_t *v = t->k ? t->values + z->v + (begin ? 0 : t->w) : NULL;
 	uint64_t when = begin ? z->t0 : z->t1;
 	unsigned i;
 
+	if (t->multiplexed)
+		return multiplexed_slice_packet(s, z, begin);
 	(void)depth;
 	frame_packets(s, when);
 	packet_head(s->b, sequence_of(t), 0);
@@ -321,7 +386,7 @@ static int slice_packet(void *arg, const struct zone_done *z, int begin, unsigne
 			field_uint(s->b, EVENT_EXTRA_COUNTER_VALUES, v[i]);
 	end_message(s->b);
 	flush_packet(s->b, s->out);
-	return s->b->failed ? upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace") : 0;
+	return slice_done(s);
 }
 
 int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out)

@@ -162,10 +162,10 @@ static void time_profile(const struct upmc_profile *p, struct upmc_zone_thread *
 /* The zone's own count of the walk's counter; UPMC_NOT_COUNTED when none. */
 static uint64_t self_count(const struct walk *w, const struct zone_done *z)
 {
-	uint64_t buf[2 * UPMC_MAX_COUNTERS];
+	struct zone_counts buf;
 	struct upmc_zone_info info;
 
-	upmc_zone_info(w->p, w->t, z, buf, &info);
+	upmc_zone_info(w->p, w->t, z, &buf, &info);
 	return info.self[w->counter];
 }
 
@@ -226,13 +226,13 @@ static int count_pass(struct walk *w, const struct upmc_profile *p)
 static int counted(const struct upmc_profile *p, unsigned i)
 {
 	const struct upmc_zone_thread *t;
-	uint64_t buf[2 * UPMC_MAX_COUNTERS];
+	struct zone_counts buf;
 	struct upmc_zone_info info;
 	size_t k;
 
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
 		for (k = 0; k < t->n_zones && t->k; k++) {
-			upmc_zone_info(p, t, &t->zones[k], buf, &info);
+			upmc_zone_info(p, t, &t->zones[k], &buf, &info);
 			if (info.delta[i] != UPMC_NOT_COUNTED)
 				return 1;
 		}

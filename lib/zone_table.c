@@ -116,11 +116,11 @@ static void free_totals(struct totals *t)
 static void add_zone(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                      const struct zone_done *z, struct name_total *nt)
 {
-	uint64_t buf[2 * UPMC_MAX_COUNTERS];
+	struct zone_counts buf;
 	struct upmc_zone_info info;
 	unsigned i;
 
-	upmc_zone_info(p, t, z, buf, &info);
+	upmc_zone_info(p, t, z, &buf, &info);
 	nt->count++;
 	nt->total_ticks += z->t1 - z->t0;
 	nt->self_ticks += z->t1 - z->t0 - z->child_ticks;

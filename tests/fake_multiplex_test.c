@@ -12,7 +12,9 @@
 #include <string.h>
 
 #include "tests/fake/fake_kernel.h"
+#include "tests/perfetto/decode.h"
 #include "tests/upmc_test.h"
+#include <upmc/zone.h>
 
 static const struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
 
@@ -22,8 +24,19 @@ static void take_all(int taken)
 	fake_take_counters(0, taken ? fake.pmu[0].gp : 0);
 }
 
-/* branch-misses on a general counter: 10 per ns for 1 us, then off the PMU
- * for 99 us (scaled total 10^6), then back on, counting 1 per ns. */
+/* 10 per ns for 1 us, then off the PMU for 99 us (a scaled total of
+ * 10^6), then back on, counting 1 per ns. */
+static void fast_then_taken(void)
+{
+	fake.pmu[0].rate = 10;
+	fake_run(1000);
+	take_all(1);
+	fake_run(99000);
+	take_all(0);
+	fake.pmu[0].rate = 1;
+}
+
+/* branch-misses on a general counter, counted so. */
 static struct upmc_set *counted_fast_then_taken(void)
 {
 	struct upmc_set *set;
@@ -32,12 +45,7 @@ static struct upmc_set *counted_fast_then_taken(void)
 	fake.syscall_ns = 0;
 	if (upmc_open(&set, "branch-misses", &mux) < 0)
 		return NULL;
-	fake.pmu[0].rate = 10;
-	fake_run(1000);
-	take_all(1);
-	fake_run(99000);
-	take_all(0);
-	fake.pmu[0].rate = 1;
+	fast_then_taken();
 	return set;
 }
 
@@ -180,4 +188,122 @@ TEST(multiplex, a_failed_snapshot_counts_nothing)
 	set->thread = ~set->thread;
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* The zones of a profile, by name. */
+struct seen {
+	uint64_t outer, outer_self, inner, idle;
+	double outer_ratio, idle_ratio;
+	unsigned zones;
+};
+
+static int see(const struct upmc_zone_info *z, void *arg)
+{
+	struct seen *s = arg;
+
+	s->zones++;
+	if (!strcmp(z->loc->name, "outer")) {
+		s->outer = z->delta[0];
+		s->outer_self = z->self[0];
+		s->outer_ratio = z->ratio[0];
+	} else if (!strcmp(z->loc->name, "inner")) {
+		s->inner = z->delta[0];
+	} else {
+		s->idle = z->delta[0];
+		s->idle_ratio = z->ratio[0];
+	}
+	return 0;
+}
+
+TEST(multiplex, zones_count_their_own_interval)
+{
+	static const struct upmc_zone_loc outer = {"outer", NULL, NULL, 0},
+	                                  inner = {"inner", NULL, NULL, 0},
+	                                  idle = {"idle", NULL, NULL, 0};
+	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_MULTIPLEX, 0, 0};
+	struct upmc_profile *p;
+	struct seen seen = {0};
+
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT_MSG(upmc_profile_open(&p, "branch-misses", &opts) == 0, "%s", upmc_last_error());
+	fast_then_taken();
+	upmc_zone_begin(&outer);
+	fake_run(2000);
+	upmc_zone_begin(&inner);
+	fake_run(9000);
+	upmc_zone_end();
+	fake_run(3000);
+	take_all(1);
+	fake_run(14000); /* off the PMU for half the outer zone */
+	take_all(0);
+	upmc_zone_end();
+	take_all(1);
+	upmc_zone_begin(&idle);
+	fake_run(5000);
+	upmc_zone_end();
+	take_all(0);
+	ASSERT(upmc_profile_zones(p, see, &seen) == 3);
+	EXPECT_EQ_U64(seen.inner, 9000);
+	EXPECT_EQ_U64(seen.outer, 28000); /* 14000 counted in half its time */
+	EXPECT(seen.outer_ratio == 0.5);
+	EXPECT_EQ_U64(seen.outer_self, 28000 - 9000);
+	EXPECT_EQ_U64(seen.idle, UPMC_NOT_COUNTED);
+	EXPECT(seen.idle_ratio == 0);
+	upmc_profile_close(p);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* A counter track needs a running total, which a multiplexed counter does
+ * not have: its slices end with the zone's count and the share it ran. */
+TEST(multiplex, perfetto_slices_carry_the_zones_counts)
+{
+	static const struct upmc_zone_loc work = {"work", NULL, NULL, 0};
+	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_MULTIPLEX, 0, 0};
+	const struct pb_node *ev;
+	struct upmc_profile *p;
+	struct pb_node *trace;
+	char why[512], path[256];
+	int unknown = 0, tracks = 0, ends = 0, annotations = 0;
+	size_t i, j;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: protobuf-compiler)");
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT_MSG(upmc_profile_open(&p, "branch-misses", &opts) == 0, "%s", upmc_last_error());
+	fast_then_taken();
+	upmc_zone_begin(&work);
+	fake_run(9000);
+	upmc_zone_end();
+	pb_trace_path(path, sizeof(path));
+	ASSERT_MSG(upmc_profile_save(p, UPMC_FORMAT_PERFETTO, path) == 0, "%s", upmc_last_error());
+	trace = pb_decode_file(path, &unknown, why, sizeof(why));
+	ASSERT_MSG(trace, "%s", why);
+	EXPECT_EQ(unknown, 0);
+	for (i = 0; i < trace->n; i++) {
+		const struct pb_node *packet = trace->kid[i];
+		tracks += pb_get(pb_get(packet, "track_descriptor"), "counter") != NULL;
+		ev = pb_get(packet, "track_event");
+		if (!ev || strcmp(pb_str(ev, "type"), "TYPE_SLICE_END"))
+			continue;
+		ends++;
+		EXPECT(!pb_get(ev, "extra_counter_values"));
+		for (j = 0; j < ev->n; j++) {
+			const struct pb_node *a = ev->kid[j];
+			if (strcmp(a->key, "debug_annotations"))
+				continue;
+			annotations++;
+			if (!strcmp(pb_str(a, "name"), "branch-misses"))
+				EXPECT_EQ_U64(pb_num(a, "uint_value"), 9000);
+			else
+				EXPECT(!strcmp(pb_str(a, "name"), "branch-misses ran") &&
+				       !strcmp(pb_str(a, "double_value"), "1"));
+		}
+	}
+	EXPECT_EQ(tracks, 0);
+	EXPECT_EQ(ends, 1);
+	EXPECT_EQ(annotations, 2);
+	pb_free(trace);
+	upmc_profile_close(p);
 }

@@ -17,166 +17,22 @@
 
 #include <upmc/zone.h>
 
+#include "tests/perfetto/decode.h"
 #include "tests/upmc_test.h"
 
 #define READ_COST 5
-#define PROTO_DIR "tests/perfetto"
 
-/* protoc's text format as a tree: "key: value" leaves and "key { ... }" nodes. */
-struct node {
-	char key[64];
-	char *value; /* NULL for a message; strings unquoted */
-	struct node **kid;
-	size_t n, cap;
-};
-
-static void free_node(struct node *n)
+/* The profile saved as a .pftrace and decoded (NULL, and why, when not). */
+static struct pb_node *decoded(struct upmc_profile *p, int *unknown, char *why, size_t size)
 {
-	size_t i;
+	char path[256];
 
-	for (i = 0; n && i < n->n; i++)
-		free_node(n->kid[i]);
-	if (n) {
-		free(n->kid);
-		free(n->value);
-		free(n);
-	}
-}
-
-static struct node *add_kid(struct node *parent, const char *key, size_t len)
-{
-	struct node *n = calloc(1, sizeof(*n));
-
-	if (parent->n == parent->cap) {
-		parent->cap = parent->cap ? 2 * parent->cap : 8;
-		parent->kid = realloc(parent->kid, parent->cap * sizeof(*parent->kid));
-	}
-	parent->kid[parent->n++] = n;
-	snprintf(n->key, sizeof(n->key), "%.*s", (int)len, key);
-	return n;
-}
-
-/* A text-format scalar: a quoted string (C escapes), or the word as printed. */
-static char *scalar(const char *s)
-{
-	char *out = malloc(strlen(s) + 1), *o = out;
-
-	if (*s != '"') {
-		strcpy(out, s);
-		return out;
-	}
-	for (s++; *s && *s != '"'; s++) {
-		if (*s != '\\') {
-			*o++ = *s;
-		} else if (s[1] >= '0' && s[1] <= '7') {
-			*o++ = (char)strtol((char[4]){s[1], s[2], s[3], 0}, NULL, 8);
-			s += 3;
-		} else {
-			s++;
-			*o++ = *s == 'n' ? '\n' : *s == 't' ? '\t' : *s;
-		}
-	}
-	*o = '\0';
-	return out;
-}
-
-static struct node *parse_text(char *text, int *unknown)
-{
-	struct node *root = calloc(1, sizeof(*root)), *stack[16];
-	char *line, *save = NULL;
-	int depth = 0;
-
-	stack[0] = root;
-	for (line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
-		size_t len;
-		char *colon;
-		while (*line == ' ')
-			line++;
-		len = strlen(line);
-		if (!strcmp(line, "}")) {
-			if (depth)
-				depth--;
-			continue;
-		}
-		/* protoc prints fields the .proto lacks by number */
-		if (*line >= '0' && *line <= '9')
-			(*unknown)++;
-		if (len > 2 && !strcmp(line + len - 2, " {") && depth < 15) {
-			struct node *n = add_kid(stack[depth], line, len - 2);
-			stack[++depth] = n;
-		} else if ((colon = strstr(line, ": "))) {
-			struct node *n = add_kid(stack[depth], line, (size_t)(colon - line));
-			n->value = scalar(colon + 2);
-		}
-	}
-	return root;
-}
-
-static const struct node *get(const struct node *n, const char *key)
-{
-	size_t i;
-
-	for (i = 0; n && i < n->n; i++)
-		if (!strcmp(n->kid[i]->key, key))
-			return n->kid[i];
-	return NULL;
-}
-
-static unsigned long long num(const struct node *n, const char *key)
-{
-	const struct node *k = get(n, key);
-
-	return k && k->value ? strtoull(k->value, NULL, 10) : ~0ull;
-}
-
-static const char *str(const struct node *n, const char *key)
-{
-	const struct node *k = get(n, key);
-
-	return k && k->value ? k->value : "";
-}
-
-/* Writes the profile as a .pftrace and decodes it with protoc; NULL (and
- * why) when protoc cannot. */
-static struct node *decoded(struct upmc_profile *p, int *unknown, char *why, size_t size)
-{
-	char path[256], cmd[768], *text = NULL;
-	size_t len = 0, got;
-	struct node *tree;
-	FILE *f;
-	int status;
-
-	snprintf(path, sizeof(path), "%s/zones.%d.pftrace",
-	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid());
+	pb_trace_path(path, sizeof(path));
 	if (upmc_profile_save(p, UPMC_FORMAT_PERFETTO, path) < 0) {
 		snprintf(why, size, "save: %s", upmc_last_error());
 		return NULL;
 	}
-	snprintf(cmd, sizeof(cmd),
-	         "protoc --decode=perfetto.protos.Trace --proto_path=" PROTO_DIR " " PROTO_DIR
-	         "/trace_subset.proto < %s 2>&1",
-	         path);
-	f = popen(cmd, "r");
-	text = malloc(1 << 20);
-	while (f && text && (got = fread(text + len, 1, (1 << 20) - 1 - len, f)) > 0)
-		len += got;
-	status = f ? pclose(f) : -1;
-	unlink(path);
-	if (!text || status != 0) {
-		snprintf(why, size, "protoc failed (status %d): %.300s", status, text ? text : "");
-		free(text);
-		return NULL;
-	}
-	text[len] = '\0';
-	*unknown = 0;
-	tree = parse_text(text, unknown);
-	free(text);
-	return tree;
-}
-
-static int have_protoc(void)
-{
-	return system("protoc --version >/dev/null 2>&1") == 0;
+	return pb_decode_file(path, unknown, why, size);
 }
 
 struct zones {
@@ -236,7 +92,7 @@ struct slice {
 
 /* The counter values of an event, by counter track (uuid - first): the
  * n-th value belongs to the n-th uuid (protoc prints fields by number). */
-static void values_of(const struct node *ev, unsigned long long first, unsigned long long *v,
+static void values_of(const struct pb_node *ev, unsigned long long first, unsigned long long *v,
                       int *counted)
 {
 	unsigned long long uuid[2], value[2];
@@ -263,12 +119,12 @@ TEST(perfetto, protoc_reads_back_every_zone)
 	struct slice slices[32], *open[8];
 	struct zones zs = {.n = 0};
 	char why[512];
-	struct node *tree;
+	struct pb_node *tree;
 	int unknown, n = 0, sp = 0, frames = 0, counters = 0, annotations = 0, k;
 	size_t i;
 
 	ASSERT(p);
-	if (!have_protoc()) {
+	if (!pb_have_protoc()) {
 		upmc_profile_close(p);
 		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
 	}
@@ -277,55 +133,58 @@ TEST(perfetto, protoc_reads_back_every_zone)
 	ASSERT_MSG(tree, "%s", why);
 	EXPECT_EQ(unknown, 0);
 	for (i = 0; i < tree->n; i++) {
-		const struct node *pk = tree->kid[i], *td = get(pk, "track_descriptor");
-		const struct node *ev = get(pk, "track_event");
+		const struct pb_node *pk = tree->kid[i], *td = pb_get(pk, "track_descriptor");
+		const struct pb_node *ev = pb_get(pk, "track_event");
 		ASSERT(!strcmp(pk->key, "packet"));
-		EXPECT(num(pk, "trusted_packet_sequence_id") != ~0ull);
-		if (td && get(td, "process")) {
-			EXPECT(num(td, "uuid") == 1);
-			EXPECT(num(get(td, "process"), "pid") == (unsigned long long)getpid());
-			EXPECT(!strcmp(str(get(td, "process"), "process_name"), "upmc profile"));
-			EXPECT(num(pk, "sequence_flags") == 1);
-		} else if (td && get(td, "thread")) {
-			thread_track = num(td, "uuid");
-			EXPECT(num(get(td, "thread"), "tid") == zs.z[0].thread_id);
-			EXPECT(!strcmp(str(get(td, "thread"), "thread_name"), "main loop"));
-			EXPECT(num(pk, "sequence_flags") == 1);
+		EXPECT(pb_num(pk, "trusted_packet_sequence_id") != ~0ull);
+		if (td && pb_get(td, "process")) {
+			EXPECT(pb_num(td, "uuid") == 1);
+			EXPECT(pb_num(pb_get(td, "process"), "pid") ==
+			       (unsigned long long)getpid());
+			EXPECT(!strcmp(pb_str(pb_get(td, "process"), "process_name"),
+			               "upmc profile"));
+			EXPECT(pb_num(pk, "sequence_flags") == 1);
+		} else if (td && pb_get(td, "thread")) {
+			thread_track = pb_num(td, "uuid");
+			EXPECT(pb_num(pb_get(td, "thread"), "tid") == zs.z[0].thread_id);
+			EXPECT(!strcmp(pb_str(pb_get(td, "thread"), "thread_name"), "main loop"));
+			EXPECT(pb_num(pk, "sequence_flags") == 1);
 		} else if (td) {
-			const struct node *c = get(td, "counter");
+			const struct pb_node *c = pb_get(td, "counter");
 			ASSERT(c);
-			EXPECT(num(td, "parent_uuid") == thread_track);
-			if (!strcmp(str(td, "name"), "instructions")) {
+			EXPECT(pb_num(td, "parent_uuid") == thread_track);
+			if (!strcmp(pb_str(td, "name"), "instructions")) {
 				/* the builtin type: the slice table's thread_instruction_delta */
-				EXPECT(!strcmp(str(c, "type"), "COUNTER_THREAD_INSTRUCTION_COUNT"));
-				instr_track = num(td, "uuid");
+				EXPECT(!strcmp(pb_str(c, "type"),
+				               "COUNTER_THREAD_INSTRUCTION_COUNT"));
+				instr_track = pb_num(td, "uuid");
 			} else {
-				EXPECT(!strcmp(str(td, "name"), "cycles"));
-				EXPECT(!strcmp(str(c, "unit"), "UNIT_COUNT"));
+				EXPECT(!strcmp(pb_str(td, "name"), "cycles"));
+				EXPECT(!strcmp(pb_str(c, "unit"), "UNIT_COUNT"));
 			}
 			counters++;
-		} else if (ev && num(ev, "track_uuid") == 1) {
-			const struct node *a;
+		} else if (ev && pb_num(ev, "track_uuid") == 1) {
+			const struct pb_node *a;
 			size_t j;
 			for (j = 0; j < ev->n; j++)
 				if (!strcmp((a = ev->kid[j])->key, "debug_annotations")) {
 					annotations++;
-					EXPECT(num(a, "uint_value") == 0);
+					EXPECT(pb_num(a, "uint_value") == 0);
 				}
-			EXPECT(!strcmp(str(ev, "name"), "upmc"));
+			EXPECT(!strcmp(pb_str(ev, "name"), "upmc"));
 		} else if (ev) {
-			const char *type = str(ev, "type");
-			unsigned long long ts = num(pk, "timestamp");
-			EXPECT(num(ev, "track_uuid") == thread_track);
+			const char *type = pb_str(ev, "type");
+			unsigned long long ts = pb_num(pk, "timestamp");
+			EXPECT(pb_num(ev, "track_uuid") == thread_track);
 			EXPECT_MSG(ts >= last_ts, "packets of a thread in time order");
 			last_ts = ts;
 			if (!strcmp(type, "TYPE_INSTANT")) {
-				EXPECT(!strcmp(str(ev, "name"), "frame"));
+				EXPECT(!strcmp(pb_str(ev, "name"), "frame"));
 				frames++;
 			} else if (!strcmp(type, "TYPE_SLICE_BEGIN")) {
 				ASSERT(n < 32 && sp < 8);
 				open[sp++] = &slices[n];
-				slices[n].name = str(ev, "name");
+				slices[n].name = pb_str(ev, "name");
 				slices[n].begin = ts;
 				values_of(ev, instr_track, slices[n].v0, slices[n].counted);
 				n++;
@@ -353,7 +212,7 @@ TEST(perfetto, protoc_reads_back_every_zone)
 	}
 	/* the second frame's physics: its work and its end read */
 	EXPECT_EQ_U64(zs.delta[4][0], 2000 + READ_COST);
-	free_node(tree);
+	pb_free(tree);
 	upmc_profile_close(p);
 }
 
@@ -362,11 +221,11 @@ TEST(perfetto, uncounted_values_and_time_only_threads)
 	struct upmc_profile *p = NULL;
 	struct zones zs = {.n = 0};
 	char why[512];
-	struct node *tree;
+	struct pb_node *tree;
 	int unknown, slices = 0, values = 0, tracks = 0;
 	size_t i;
 
-	if (!have_protoc())
+	if (!pb_have_protoc())
 		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
 	sim_reset(48);
 	ASSERT(upmc_profile_open(&p, "instructions", NULL) == 0);
@@ -381,10 +240,10 @@ TEST(perfetto, uncounted_values_and_time_only_threads)
 	tree = decoded(p, &unknown, why, sizeof(why));
 	ASSERT_MSG(tree, "%s", why);
 	for (i = 0; i < tree->n; i++) {
-		const struct node *ev = get(tree->kid[i], "track_event");
+		const struct pb_node *ev = pb_get(tree->kid[i], "track_event");
 		size_t j;
-		tracks += get(tree->kid[i], "track_descriptor") != NULL;
-		if (!ev || num(ev, "track_uuid") == 1)
+		tracks += pb_get(tree->kid[i], "track_descriptor") != NULL;
+		if (!ev || pb_num(ev, "track_uuid") == 1)
 			continue;
 		slices++;
 		for (j = 0; j < ev->n; j++)
@@ -394,7 +253,7 @@ TEST(perfetto, uncounted_values_and_time_only_threads)
 	EXPECT_EQ(slices, 2);
 	EXPECT_EQ(values, 0);
 	EXPECT_EQ(tracks, 3);
-	free_node(tree);
+	pb_free(tree);
 	upmc_profile_close(p);
 
 	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
@@ -404,9 +263,9 @@ TEST(perfetto, uncounted_values_and_time_only_threads)
 	ASSERT_MSG(tree, "%s", why);
 	tracks = 0;
 	for (i = 0; i < tree->n; i++)
-		tracks += get(tree->kid[i], "track_descriptor") != NULL;
+		tracks += pb_get(tree->kid[i], "track_descriptor") != NULL;
 	EXPECT_EQ(tracks, 2); /* the process and the thread: no counter track */
-	free_node(tree);
+	pb_free(tree);
 	upmc_profile_close(p);
 }
 
@@ -416,12 +275,12 @@ TEST(perfetto, slices_nest_when_a_parent_is_not_exported)
 {
 	struct upmc_profile *p = NULL;
 	unsigned long long last_ts = 0;
-	struct node *tree;
+	struct pb_node *tree;
 	char why[512];
 	int unknown, sp = 0, begins = 0;
 	size_t i;
 
-	if (!have_protoc())
+	if (!pb_have_protoc())
 		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
 	sim_reset(48);
 	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
@@ -438,10 +297,10 @@ TEST(perfetto, slices_nest_when_a_parent_is_not_exported)
 	upmc_zone_end();
 	ASSERT_MSG(tree, "%s", why);
 	for (i = 0; i < tree->n; i++) {
-		const struct node *ev = get(tree->kid[i], "track_event");
-		unsigned long long ts = num(tree->kid[i], "timestamp");
-		const char *type = str(ev, "type");
-		if (!ev || num(ev, "track_uuid") == 1)
+		const struct pb_node *ev = pb_get(tree->kid[i], "track_event");
+		unsigned long long ts = pb_num(tree->kid[i], "timestamp");
+		const char *type = pb_str(ev, "type");
+		if (!ev || pb_num(ev, "track_uuid") == 1)
 			continue;
 		EXPECT_MSG(ts >= last_ts, "slice event %zu at %llu before %llu", i, ts, last_ts);
 		last_ts = ts;
@@ -455,19 +314,21 @@ TEST(perfetto, slices_nest_when_a_parent_is_not_exported)
 	}
 	EXPECT_EQ(begins, 3);
 	EXPECT_EQ(sp, 0);
-	free_node(tree);
+	pb_free(tree);
 	upmc_profile_close(p);
 }
 
 /* The name of the first track event named with prefix, or NULL. */
-static const char *event_named(const struct node *tree, const char *key, const char *prefix)
+static const char *event_named(const struct pb_node *tree, const char *key, const char *prefix)
 {
 	size_t i;
 
 	for (i = 0; i < tree->n; i++) {
-		const struct node *ev = get(tree->kid[i], "track_event");
-		const struct node *td = get(tree->kid[i], "track_descriptor");
-		const char *name = ev ? str(ev, key) : td ? str(get(td, "thread"), key) : "";
+		const struct pb_node *ev = pb_get(tree->kid[i], "track_event");
+		const struct pb_node *td = pb_get(tree->kid[i], "track_descriptor");
+		const char *name = ev   ? pb_str(ev, key)
+		                   : td ? pb_str(pb_get(td, "thread"), key)
+		                        : "";
 		if (!strncmp(name, prefix, strlen(prefix)))
 			return name;
 	}
@@ -482,11 +343,11 @@ TEST(perfetto, names_are_utf8)
 	static const struct upmc_zone_loc utf8_loc = {"na\xc3\xafve \xe2\x82\xac", "f", "x.c", 2};
 	struct upmc_profile *p = NULL;
 	const char *name;
-	struct node *tree;
+	struct pb_node *tree;
 	char why[512];
 	int unknown;
 
-	if (!have_protoc())
+	if (!pb_have_protoc())
 		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
 	sim_reset(48);
 	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
@@ -504,6 +365,6 @@ TEST(perfetto, names_are_utf8)
 	name = event_named(tree, "thread_name", "th");
 	EXPECT_MSG(name && !strcmp(name, "th\xc3\xa9\xc3\xa2tre \xc3\xa2\xc2\x82"), "%s",
 	           name ? name : "none");
-	free_node(tree);
+	pb_free(tree);
 	upmc_profile_close(p);
 }

@@ -155,9 +155,14 @@ struct upmc_zone_info {
 	uint64_t end_ns;
 	unsigned depth; /* 0 for a zone inside no other */
 	unsigned n;     /* counters */
-	/* counter i's count in the zone; UPMC_NOT_COUNTED where it did not count */
+	/* counter i's count in the zone; UPMC_NOT_COUNTED where it did not
+	 * count. Multiplexed: the zone's interval scaled by its own times
+	 * (upmc_interval()). */
 	const uint64_t *delta;
 	const uint64_t *self; /* the same less the zones directly inside it */
+	/* the share of the zone counter i ran: 1 unless multiplexed, 0 where
+	 * it did not count */
+	const double *ratio;
 };
 
 /* Calls fn for every collected zone, thread by thread in the order they
