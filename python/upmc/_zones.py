@@ -172,8 +172,9 @@ def frame_mark():
 
 
 def flush():
-    """Makes the calling thread's zones up to now collectable (a thread that
-    goes on running keeps its last one otherwise: see Profile.collect)."""
+    """Makes the calling thread's zones up to now collectable by another
+    thread (a thread that goes on running keeps its last one from them
+    otherwise: see Profile.collect)."""
     lib.upmc_zone_flush()
 
 
@@ -257,9 +258,10 @@ class Profile:
 
     def collect(self):
         """Takes the finished zones out of every thread's buffer; returns
-        how many it finished. With counters, a thread's last zone stays
-        until the thread records again, marks a frame, exits or calls
-        upmc.flush()."""
+        how many it finished. With counters, a collect on another thread
+        leaves a running thread's last zone until that thread records
+        again, marks a frame, exits or calls upmc.flush(); a collect on the
+        recording thread takes it."""
         with _collector:
             n = nogil.upmc_profile_collect(self._open())
         if n < 0:
