@@ -1,31 +1,50 @@
-"""The portable core's files: //lib:core, and the simulated-kernel build of
-the same files in //tests:core_sim."""
+"""The portable library's files by layer (docs/hacking.md): each layer's
+package builds its own; the simulated-kernel build of all of them is
+//tests:core_sim."""
 
+# Sets, reads, intervals, the clock, events, errors: lib/core.
 CORE_SRCS = [
-    "bench.c",
-    "call.c",
     "clock.c",
     "error.c",
     "events.c",
     "interval.c",
     "json.c",
-    "prof.c",
     "read.c",
-    "region.c",
     "set.c",
     "stats.c",
-    "stats.h",
-    "zone.c",
-    "zone_chrome.c",
-    "zone_collect.c",
-    "zone_internal.h",
-    "zone_perfetto.c",
-    "zone_speedscope.c",
-    "zone_table.c",
-    "zone_write.c",
 ]
 
 CORE_HDRS = [
     "internal.h",
     "os.h",
+    "stats.h",
 ]
+
+# Regions, bench, UPMC_PROF, upmc_measure_call's shared part: lib/measure.
+MEASURE_SRCS = [
+    "bench.c",
+    "call.c",
+    "prof.c",
+    "region.c",
+]
+
+MEASURE_HDRS = ["measure.h"]
+
+# Zones: recording, collection, the view the writers read, the writers.
+ZONE_SRCS = [
+    "chrome.c",
+    "collect.c",
+    "perfetto.c",
+    "record.c",
+    "speedscope.c",
+    "table.c",
+    "write.c",
+]
+
+ZONE_HDRS = ["zone_internal.h"]
+
+def portable_files():
+    """Every file of the three layers, as labels."""
+    return (["//lib/core:" + f for f in CORE_SRCS + CORE_HDRS] +
+            ["//lib/measure:" + f for f in MEASURE_SRCS + MEASURE_HDRS] +
+            ["//lib/zone:" + f for f in ZONE_SRCS + ZONE_HDRS])

@@ -12,7 +12,7 @@
 #include <string.h>
 
 #include "tests/fake/fake_kernel.h" /* first: the counter read seam */
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "tests/upmc_test.h"
 
 #define SEVEN "cycles,instructions,branches,branch-misses,cache-references,cache-misses,bus-cycles"

@@ -14,7 +14,7 @@
 #include <string.h>
 
 #include "tests/fake/fake_kernel.h" /* first: the counter read seam */
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "tests/upmc_test.h"
 
 static unsigned atom;

@@ -9,7 +9,7 @@
 #include <string.h>
 
 #include "tests/fake/fake_kernel.h"
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "tests/upmc_test.h"
 #include "tools/stat.h"
 

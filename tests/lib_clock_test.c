@@ -11,7 +11,7 @@
 
 #include <upmc/upmc.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "tests/linux_util.h"
 #include "tests/upmc_test.h"
 

@@ -15,7 +15,7 @@
 
 #include <upmc/prof.h>
 
-#include "lib/stats.h"
+#include "lib/core/stats.h"
 #include "tests/upmc_test.h"
 
 static struct upmc_set *open_sim(const char *spec, uint64_t read_cost)

@@ -3,7 +3,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "tests/upmc_test.h"
 
 static struct upmc_event ev[UPMC_MAX_COUNTERS];

@@ -418,7 +418,7 @@ TEST(zone, drops_in_the_middle_of_nesting)
 	upmc_profile_close(p);
 }
 
-/* The collector allocates through upmc_zone_realloc (lib/zone_internal.h):
+/* The collector allocates through upmc_zone_realloc (lib/zone/zone_internal.h):
  * this one fails the n-th allocation after it is put in place. */
 extern void *(*upmc_zone_realloc)(void *items, size_t bytes);
 static long allocs, failing_alloc;

@@ -11,7 +11,7 @@
 #include <sys/mman.h>
 #include <unistd.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "os/linux/probe.h"
 #include "tests/linux_util.h"
 #include "tests/upmc_test.h"

@@ -10,7 +10,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "os/linux/probe.h"
 #include "tests/upmc_test.h"
 

@@ -24,7 +24,7 @@ mkdir -p "$out" "$cache"
 # ---- Windows -------------------------------------------------------------
 win_flags=(-std=c11 -Wall -Wextra -Werror -Werror=implicit-function-declaration
 	-D__USE_MINGW_ANSI_STDIO=1 -Ilib/include -I.)
-win_srcs=(lib/*.c os/windows/*.c os/portable/*.c tests/windows/windows_test.c)
+win_srcs=(lib/{core,measure,zone}/*.c os/windows/*.c os/portable/*.c tests/windows/windows_test.c)
 clang_mingw=(clang --target=x86_64-w64-mingw32 --sysroot=/usr/x86_64-w64-mingw32)
 
 build_gcc() {
@@ -86,7 +86,7 @@ fi
 # has no perf_event_open, so that run takes the time-only paths. The
 # simulated-kernel tests for i686, run the same way. The Windows test program
 # for i686, built only (no 32-bit Wine here).
-cli_srcs=(tools/*.c bench/cases.c bench/overhead.c bench/report.c lib/*.c os/linux/*.c
+cli_srcs=(tools/*.c bench/cases.c bench/overhead.c bench/report.c lib/{core,measure,zone}/*.c os/linux/*.c
 	os/portable/thread.c)
 
 build_i686_linux() {
@@ -116,7 +116,7 @@ build_i686_sim() {
 	local cc=(i686-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror -O2 -I. -Ilib/include -Iarch/x86)
 	local obj=$out/i686-sim src
 	mkdir -p "$obj"
-	for src in lib/*.c; do
+	for src in lib/{core,measure,zone}/*.c; do
 		"${cc[@]}" -include tests/sim/sim_seam.h -c "$src" -o "$obj/lib-$(basename "$src" .c).o" ||
 			return 1
 	done
@@ -166,7 +166,7 @@ build_macos() {
 	local target=$1 arch=$2 cputype=$3 exe=$out/macos_main-$1
 	ZIG_GLOBAL_CACHE_DIR=$cache/zig-cache ZIG_LOCAL_CACHE_DIR=$cache/zig-cache \
 		"$zig" cc -target "$target" -O2 -std=c11 -Wall -Wextra -Werror -fvisibility=hidden \
-		-Ilib/include -I"arch/$arch" -I. lib/*.c os/macos/*.c os/portable/*.c tests/macos/macos_main.c \
+		-Ilib/include -I"arch/$arch" -I. lib/{core,measure,zone}/*.c os/macos/*.c os/portable/*.c tests/macos/macos_main.c \
 		-o "$exe" || return 1
 	[ "$(od -A n -t x4 -N 8 "$exe" | tr -s ' ')" = " feedfacf $cputype" ]
 }

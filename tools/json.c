@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #include <math.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "tools/json.h"
 
 void json_start(struct json *j, FILE *out)

@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 
 #define STAT_DEFAULT_SPEC \
 	"task-clock,context-switches,page-faults,cycles,instructions,branches,branch-misses"

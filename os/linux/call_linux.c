@@ -12,7 +12,8 @@
 
 #include <upmc/call.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
+#include "lib/measure/measure.h"
 
 static const struct upmc_options call_time_only = {sizeof(struct upmc_options), UPMC_OPT_TIME_ONLY};
 

@@ -11,7 +11,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
 #include "os/linux/probe.h"
 
 #ifdef UPMC_HAVE_LIBPFM

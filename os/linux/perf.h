@@ -9,7 +9,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
 #include "os/linux/probe.h"
 
 #define MAX_EVENTS (UPMC_MAX_COUNTERS * UPMC_LINUX_MAX_CORE_PMUS)

@@ -183,7 +183,7 @@ static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned fl
 
 		set->page[i] = &upmc_no_page;
 		if (c->path == UPMC_PATH_UNAVAILABLE)
-			continue; /* its PMU is not here (lib/set.c) */
+			continue; /* its PMU is not here (lib/core/set.c) */
 		err = open_counter(set, ls, i, flags, probe);
 		if (!err) {
 			c->path = UPMC_PATH_SYSCALL;

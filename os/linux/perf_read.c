@@ -215,7 +215,7 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 /*
  * A multiplexed set has one event per group (group_for()), read(2) each:
  * its count as the kernel has it, however little it ran, and its times.
- * The library scales (lib/interval.c): an interval's scale is the
+ * The library scales (lib/core/interval.c): an interval's scale is the
  * interval's own, never a difference of two scaled totals.
  */
 int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot)

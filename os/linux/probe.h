@@ -9,7 +9,7 @@
 
 #include <stddef.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 
 #define UPMC_LINUX_MAX_CORE_PMUS 4
 

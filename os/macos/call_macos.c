@@ -10,6 +10,7 @@
 
 #include <upmc/call.h>
 
+#include "lib/measure/measure.h"
 #include "os/macos/kpc.h"
 
 static int check_args(void (*fn)(void *), struct upmc_call_result *out)

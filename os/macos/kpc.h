@@ -14,7 +14,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 
 /* kpc counter classes (xnu's KPC_CLASS_*_MASK). */
 #define UPMC_KPC_CLASS_FIXED        (1u << 0)

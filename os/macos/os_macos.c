@@ -1,12 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/os.h for macOS: the kpc logic (kpc.c) over the frameworks that
+ * lib/core/os.h for macOS: the kpc logic (kpc.c) over the frameworks that
  * upmc_macos_api() loads. Compiles anywhere; tests supply a fake table.
  */
 #include <errno.h>
 #include <stdlib.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
 #include "os/macos/kpc.h"
 
 int upmc_os_open(struct upmc_set *set, unsigned flags)

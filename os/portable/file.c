@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
 
 int upmc_os_replace_file(const char *from, const char *to)
 {

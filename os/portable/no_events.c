@@ -7,7 +7,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
 
 int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *ev)
 {

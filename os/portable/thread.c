@@ -11,7 +11,7 @@
 #include <errno.h>
 #include <stdatomic.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
 
 /* The thread-exit call: the first caller's, for the process (lib/zone.c
  * passes one function); a store by every caller would race the calls. */

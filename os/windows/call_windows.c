@@ -13,7 +13,7 @@
 
 #include <upmc/call.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
 #include "os/windows/etw.h"
 
 /* perf's generic events to the names of Windows profile sources. */

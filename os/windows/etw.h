@@ -14,7 +14,7 @@
 #include <stdint.h>
 #include <windows.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 
 struct upmc_etw;
 

@@ -1,6 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * lib/os.h for Windows. Windows gives a program no way to read the counter
+ * lib/core/os.h for Windows. Windows gives a program no way to read the counter
  * registers (no rdpmc permission, no per-thread counter page): sets are
  * time only, and upmc_measure_call() counts whole calls through ETW.
  * Timestamps (rdtsc, CNTVCT) are calibrated against QueryPerformanceCounter.
@@ -9,7 +9,7 @@
 #include <stdlib.h>
 #include <windows.h>
 
-#include "lib/os.h"
+#include "lib/core/os.h"
 
 static const char no_user_counters[] =
         "Windows gives programs no access to the counter registers; time only. "

@@ -14,7 +14,7 @@ from ._lib import NS, Error, Stat, fail, lib, thread_token, unchecked
 # Statistics of one series, per call: samples, min, max, median, mean.
 Stats = namedtuple("Stats", "count min max median mean")
 
-# upmc_bench's limits (lib/bench.c), which measure() follows: batches grow
+# upmc_bench's limits (lib/measure/bench.c), which measure() follows: batches grow
 # tenfold up to this many calls, and a sizing batch whose read failed is
 # run again, SIZING_FAILURES times in all at most.
 MAX_REPEATS = 10**9

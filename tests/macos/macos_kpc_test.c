@@ -12,7 +12,7 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "lib/internal.h"
+#include "lib/core/internal.h"
 #include "tests/macos/fake_kpc.h"
 #include "tests/upmc_test.h"
 

@@ -7,7 +7,7 @@
 #include <time.h>
 
 #include "tests/sim/sim_kernel.h"
-#include "lib/os.h"
+#include "lib/core/os.h"
 
 struct sim_machine sim;
 
@@ -137,7 +137,7 @@ void sim_start(unsigned i, unsigned counter)
 	end_update(e);
 }
 
-/* ---- the OS layer (lib/os.h) over the simulated machine ---- */
+/* ---- the OS layer (lib/core/os.h) over the simulated machine ---- */
 
 int upmc_os_open(struct upmc_set *set, unsigned flags)
 {
@@ -190,7 +190,7 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 	if (sim.read_fails) {
 		int err = upmc_fail(-EBUSY, "simulated: the pinned group is in an error state");
 
-		return upmc_failed_read(set, values, err); /* every value: lib/os.h */
+		return upmc_failed_read(set, values, err); /* every value: lib/core/os.h */
 	}
 	sim.in_syscall = 1;
 	COMPILER_BARRIER();

@@ -3,7 +3,7 @@
  * (the Linux and macOS implementations share this part). */
 #include <upmc/call.h>
 
-#include "internal.h"
+#include "lib/measure/measure.h"
 
 void upmc_call_fill(struct upmc_call_result *out, struct upmc_set *set, const uint64_t *before,
                     const uint64_t *after, int read_err)

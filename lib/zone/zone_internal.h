@@ -7,7 +7,7 @@
 #include <stdio.h>
 #include <upmc/zone.h>
 
-#include "internal.h"
+#include "lib/core/internal.h"
 
 /*
  * A thread's buffer is a ring of 64-bit words holding records, each begun

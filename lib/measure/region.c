@@ -13,8 +13,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "internal.h"
-#include "stats.h"
+#include "lib/core/internal.h"
+#include "lib/core/stats.h"
 
 #define SERIES  (UPMC_MAX_COUNTERS + 1) /* counters, then ns (UPMC_NS) */
 #define PENDING 1024                    /* records folded at a time */

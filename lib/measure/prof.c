@@ -5,7 +5,7 @@
 #include <string.h>
 #include <upmc/prof.h>
 
-#include "internal.h"
+#include "lib/core/internal.h"
 
 static const struct upmc_options time_only = {sizeof(struct upmc_options), UPMC_OPT_TIME_ONLY};
 

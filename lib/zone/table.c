@@ -8,7 +8,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "stats.h"
+#include "lib/core/stats.h"
 #include "zone_internal.h"
 
 struct name_total {

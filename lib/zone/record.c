@@ -30,7 +30,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "os.h"
+#include "lib/core/os.h"
 #include "zone_internal.h"
 
 #define DEFAULT_BUFFER (1u << 20)

@@ -134,12 +134,6 @@ void upmc_interval_of(int multiplexed, unsigned n, const uint64_t *before, const
  * UPMC_NOT_COUNTED); UPMC_NOT_COUNTED when running is 0. */
 uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running);
 
-/* upmc_measure_call()'s result from snapshots before and after the call,
- * and its summary line ("<k> of <n> counters <how>"). */
-struct upmc_call_result;
-void upmc_call_fill(struct upmc_call_result *out, struct upmc_set *set, const uint64_t *before,
-                    const uint64_t *after, int read_err);
-void upmc_call_summarize(struct upmc_call_result *out, const char *how);
 
 /* At open, once the OS layer has set the pages and paths: which pages
  * the inline reader takes (set->page[], set->user_n), and the reader of

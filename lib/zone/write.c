@@ -4,7 +4,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "os.h"
+#include "lib/core/os.h"
 #include "zone_internal.h"
 
 void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,

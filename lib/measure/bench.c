@@ -6,7 +6,7 @@
 #include <errno.h>
 #include <string.h>
 
-#include "internal.h"
+#include "lib/core/internal.h"
 
 static int read_bench_options(const struct upmc_bench_options *opts, struct upmc_bench_options *o)
 {
