@@ -87,7 +87,7 @@ fi
 # simulated-kernel tests for i686, run the same way. The Windows test program
 # for i686, built only (no 32-bit Wine here).
 cli_srcs=(tools/*.c bench/cases.c bench/overhead.c bench/report.c lib/{core,measure,zone}/*.c os/linux/*.c
-	os/portable/thread.c)
+	os/portable/{file,thread}.c)
 
 build_i686_linux() {
 	i686-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror -O2 -static -fvisibility=hidden \
@@ -120,7 +120,7 @@ build_i686_sim() {
 		"${cc[@]}" -include tests/sim/sim_seam.h -c "$src" -o "$obj/lib-$(basename "$src" .c).o" ||
 			return 1
 	done
-	for src in os/portable/no_events.c os/portable/thread.c tests/sim/*.c tests/shim_plain.c \
+	for src in os/portable/{no_events,file,thread}.c tests/sim/*.c tests/shim_plain.c \
 		tests/linux_util.c "${sim_tests[@]}"; do
 		"${cc[@]}" -c "$src" -o "$obj/$(basename "$src" .c).o" || return 1
 	done

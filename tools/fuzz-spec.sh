@@ -18,7 +18,7 @@ done
 # not ours to fuzz); the perf layer only links, it is never called.
 if ! clang -g -O1 -std=c11 -D_GNU_SOURCE -fsanitize=fuzzer,address,undefined \
 	-fno-sanitize-recover=undefined -I. -Ilib/include -Iarch/x86 -Iarch/arm64 -Iarch/generic \
-	lib/{core,measure,zone}/*.c os/linux/*.c os/portable/thread.c \
+	lib/{core,measure,zone}/*.c os/linux/*.c os/portable/{file,thread}.c \
 	tests/fuzz/spec_fuzz.c -lpthread -o "$work/spec_fuzz" 2> "$work/build.log"; then
 	cat "$work/build.log" >&2
 	echo "FAIL fuzz-spec: the fuzz target did not build"
