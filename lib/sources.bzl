@@ -38,6 +38,7 @@ ZONE_SRCS = [
     "record.c",
     "speedscope.c",
     "table.c",
+    "view.c",
     "write.c",
 ]
 

@@ -112,11 +112,22 @@ int upmc_check_struct_size(const void *s, size_t size, size_t known, const char 
  * from, for the sentence); 0, or -EINVAL after upmc_fail(). */
 int upmc_check_open_flags(unsigned flags, const char *what);
 
-/* fork(): lib/set.c's handlers (upmc_fork_*) call lib/zone.c's part: its
- * locks, and the child's view of the profile. */
-void upmc_zone_fork_prepare(void);
-void upmc_zone_fork_parent(void);
-void upmc_zone_fork_child(void);
+/*
+ * What a layer above the core does around fork(), called from the core's
+ * handlers (lib/core/set.c, registered once upmc_os_watch_fork() was):
+ * prepare before it, taking the layer's locks, in the order the hooks were
+ * added; parent and child after it, in the opposite order. child runs in
+ * the child with the forking thread alone: stores only.
+ */
+struct upmc_fork_hook {
+	void (*prepare)(void);
+	void (*parent)(void);
+	void (*child)(void);
+};
+
+/* Adds hook (static: never freed) once; adding it again does nothing.
+ * 0, or -ENOSPC when the core holds no more. */
+int upmc_fork_hook_add(const struct upmc_fork_hook *hook);
 
 /* s with control bytes written as \xNN, for sentences that quote input. */
 void upmc_printable(char *out, size_t size, const char *s);
@@ -133,7 +144,6 @@ void upmc_interval_of(int multiplexed, unsigned n, const uint64_t *before, const
 /* count * enabled / running without overflow (saturating below
  * UPMC_NOT_COUNTED); UPMC_NOT_COUNTED when running is 0. */
 uint64_t upmc_scale(uint64_t count, uint64_t enabled, uint64_t running);
-
 
 /* At open, once the OS layer has set the pages and paths: which pages
  * the inline reader takes (set->page[], set->user_n), and the reader of

@@ -60,6 +60,18 @@ static upmc_reader straight_line_reader(const struct upmc_set *set)
 	return set->user_n <= UPMC_INLINE_COUNTERS ? by_size[set->user_n] : NULL;
 }
 
+const struct upmc_perf_page upmc_no_page;
+
+int upmc_check_index(const struct upmc_set *set, unsigned i, const char *what)
+{
+	if (!set)
+		return upmc_fail(-EINVAL, "%s: the set is NULL", what);
+	if (i >= set->n)
+		return upmc_fail(-EINVAL, "%s: counter %u does not exist (the set has %u)", what, i,
+		                 set->n);
+	return 0;
+}
+
 /*
  * The calling thread's token, given at its first call from a process-wide
  * count: a new thread may get the static TLS block (and so the addresses)

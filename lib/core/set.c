@@ -47,8 +47,6 @@ int upmc_check_open_flags(unsigned flags, const char *what)
 	return 0;
 }
 
-const struct upmc_perf_page upmc_no_page;
-
 /*
  * fork(): the kernel does not copy perf pages into the child (VM_DONTCOPY),
  * and the child's copies of the descriptors are its own to close and reuse.
@@ -72,17 +70,52 @@ static void unlock_registry(void)
 	atomic_flag_clear_explicit(&registry_lock, memory_order_release);
 }
 
-/* The zones' locks nest outside the registry's: taken first, released last. */
+/*
+ * The layers above the core that act around fork() (zones), each once, in
+ * the order they came. A fork() sees those registered before its prepare
+ * handler ran: the count is taken then, so that a layer registered by
+ * another thread meanwhile gets no parent or child call without its
+ * prepare. Their locks nest outside the registry's: taken first, released
+ * last.
+ */
+#define FORK_HOOKS 4
+static const struct upmc_fork_hook *_Atomic fork_hooks[FORK_HOOKS];
+static _Atomic unsigned fork_hooks_n;
+static unsigned fork_hooks_prepared;
+
+int upmc_fork_hook_add(const struct upmc_fork_hook *hook)
+{
+	unsigned i, n;
+
+	lock_registry(); /* one registration at a time; fork() waits for it */
+	n = atomic_load(&fork_hooks_n);
+	for (i = 0; i < n && fork_hooks[i] != hook; i++)
+		;
+	if (i == n && n < FORK_HOOKS) {
+		fork_hooks[n] = hook;
+		atomic_store(&fork_hooks_n, n + 1);
+	}
+	unlock_registry();
+	return i < FORK_HOOKS ? 0 : upmc_fail(-ENOSPC, "more than %d fork hooks", FORK_HOOKS);
+}
+
 void upmc_fork_prepare(void)
 {
-	upmc_zone_fork_prepare();
+	unsigned i;
+
+	fork_hooks_prepared = atomic_load(&fork_hooks_n);
+	for (i = 0; i < fork_hooks_prepared; i++)
+		fork_hooks[i]->prepare();
 	lock_registry();
 }
 
 void upmc_fork_parent(void)
 {
+	unsigned i = fork_hooks_prepared;
+
 	unlock_registry();
-	upmc_zone_fork_parent();
+	while (i--)
+		fork_hooks[i]->parent();
 }
 
 /* In the child: every set is the parent's. Stores only (async-signal-safe). */
@@ -104,7 +137,8 @@ void upmc_fork_child(void)
 			set->state->snapshot = upmc_read_slow;
 	}
 	unlock_registry();
-	upmc_zone_fork_child();
+	for (i = fork_hooks_prepared; i--;)
+		fork_hooks[i]->child();
 }
 
 static void enter(struct upmc_set *set)
@@ -280,16 +314,6 @@ UPMC_API void upmc_close(struct upmc_set *set)
 			upmc_os_close(set);
 	}
 	free(set); /* the whole struct set_block */
-}
-
-int upmc_check_index(const struct upmc_set *set, unsigned i, const char *what)
-{
-	if (!set)
-		return upmc_fail(-EINVAL, "%s: the set is NULL", what);
-	if (i >= set->n)
-		return upmc_fail(-EINVAL, "%s: counter %u does not exist (the set has %u)", what, i,
-		                 set->n);
-	return 0;
 }
 
 UPMC_API const char *upmc_counter_name(const struct upmc_set *set, unsigned i)

@@ -11,6 +11,8 @@
 
 #include "zone_internal.h"
 
+void *(*upmc_zone_realloc)(void *items, size_t bytes) = realloc;
+
 /* Makes room for `more` items in *items (capacity *cap); 0, or -ENOMEM. */
 static int grow(void **items, size_t *cap, size_t used, size_t more, size_t size)
 {
@@ -325,20 +327,6 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own)
 	return err < 0 ? err : done;
 }
 
-static int by_seq(const void *a, const void *b)
-{
-	const struct zone_done *x = a, *y = b;
-
-	return (x->seq > y->seq) - (x->seq < y->seq);
-}
-
-void upmc_zone_sort(struct upmc_zone_thread *t)
-{
-	if (!t->sorted && t->n_zones > 1)
-		qsort(t->zones, t->n_zones, sizeof(*t->zones), by_seq);
-	t->sorted = 1;
-}
-
 /* The drops shown so far are forgotten too: those the thread has not
  * written down yet are not counted again when it does. */
 void upmc_zone_forget(struct upmc_zone_thread *t)
@@ -362,98 +350,4 @@ void upmc_zone_free_store(struct upmc_zone_thread *t)
 	t->zones = NULL;
 	t->depth = t->stack_cap = t->stack_values_cap = t->n_zones = t->zones_cap = 0;
 	t->n_values = t->values_cap = t->n_frames = t->frames_cap = 0;
-}
-
-uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks)
-{
-	return upmc_mul_shift(ticks, p->timer->clock.mult, p->timer->clock.shift);
-}
-
-uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks)
-{
-	return ticks <= p->t_open ? 0 : upmc_zone_duration_ns(p, ticks - p->t_open);
-}
-
-void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
-                      const struct zone_done *z, struct zone_counts *c)
-{
-	const uint64_t *s0 = t->values + z->v, *inside = s0 + 2 * t->w;
-	unsigned i;
-
-	for (i = 0; i < p->n; i++) {
-		c->delta[i] = c->self[i] = UPMC_NOT_COUNTED;
-		c->ratio[i] = 0;
-	}
-	if (!t->k)
-		return;
-	upmc_interval_of(t->multiplexed, t->k, s0, s0 + t->w, c->delta, c->ratio);
-	for (i = 0; i < t->k; i++)
-		if (c->delta[i] != UPMC_NOT_COUNTED)
-			c->self[i] = c->delta[i] > inside[i] ? c->delta[i] - inside[i] : 0;
-}
-
-void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
-                    const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info)
-{
-	upmc_zone_counts(p, t, z, c);
-	info->loc = z->loc;
-	info->thread = t->name;
-	info->thread_id = t->tid;
-	info->begin_ns = upmc_zone_ns(p, z->t0);
-	info->end_ns = upmc_zone_ns(p, z->t1);
-	info->depth = z->depth;
-	info->n = p->n;
-	info->delta = c->delta;
-	info->self = c->self;
-	info->ratio = c->ratio;
-}
-
-/* A thread's share of the totals: the drops not written down yet included. */
-static void thread_totals(const struct upmc_zone_thread *t, struct upmc_profile_stats *s)
-{
-	size_t closed = t->pending_ends < t->depth ? (size_t)t->pending_ends : t->depth, i;
-	uint64_t end;
-
-	s->zones += t->n_zones;
-	s->frames += t->n_frames;
-	s->dropped += t->dropped + (t->seen.begins - t->begins_base);
-	s->dropped_frames += t->seen.frames - t->frames_base;
-	s->unbalanced += t->unbalanced;
-	s->refused += t->refused;
-	/* The pending ends close the stack's top zones, the first (forgotten
-	 * by a clear) uncounted; an end beyond the stack's bottom had no begin. */
-	for (end = t->ends_forgotten; end < t->pending_ends; end++) {
-		if (end < t->depth)
-			s->dropped += t->stack[t->depth - 1 - end].loc != NULL;
-		else
-			s->unbalanced++;
-	}
-	for (i = 0; i < t->depth - closed; i++)
-		s->open += t->stack[i].loc != NULL;
-}
-
-/* Exited, read to the end, and nothing of it left to export or count:
- * zones, frames, drops, refusals or open zones. */
-int upmc_zone_retired(const struct upmc_zone_thread *t)
-{
-	struct upmc_profile_stats s;
-
-	if (t->base) /* freed once the thread exited and was read to the end */
-		return 0;
-	memset(&s, 0, sizeof(s));
-	thread_totals(t, &s);
-	return !s.zones && !s.frames && !s.dropped && !s.dropped_frames && !s.unbalanced &&
-	       !s.refused && !s.open;
-}
-
-void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s)
-{
-	const struct upmc_zone_thread *t;
-
-	memset(s, 0, sizeof(*s));
-	s->counters = p->n;
-	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
-		s->threads++;
-		thread_totals(t, s);
-	}
 }

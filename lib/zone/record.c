@@ -37,8 +37,6 @@
 #define MIN_BUFFER     4096u
 #define MAX_BUFFER     (1ull << 30)
 
-void *(*upmc_zone_realloc)(void *items, size_t bytes) = realloc;
-
 static int read_nothing(struct upmc_set *set, uint64_t *values)
 {
 	(void)set;
@@ -107,14 +105,6 @@ static void set_limit(struct upmc_zone_thread *t)
 	t->limit = 0;
 	if (!t->serialized && !t->lost.pending)
 		t->limit = (uintptr_t)stop - zone_begin_words(t->w) * sizeof(uint64_t);
-}
-
-void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
-{
-	w[0] = ZONE_TAG_LOST;
-	w[1] = (uint64_t)-lost->min_depth;
-	w[2] = (uint64_t)(lost->depth - lost->min_depth);
-	memset(lost, 0, sizeof(*lost));
 }
 
 /* A place for a record of `words` words (after a lost record, if a drop
@@ -327,7 +317,7 @@ static void zone_thread_exit(void *arg)
 	enum zone_state state;
 
 	/* The call registered is for zone_self, except in a forked child,
-	 * where the state went to the parent's profile (upmc_zone_fork_child). */
+	 * where the state went to the parent's profile (fork_child()). */
 	if (t != zone_self)
 		return;
 	zone_lock();
@@ -497,6 +487,56 @@ UPMC_API void upmc_zone_flush(void)
 	publish(t, w + 1);
 }
 
+/* ---- fork() ---- */
+
+/*
+ * fork() (the core's handlers call these, once a profile has opened): the
+ * locks are taken before it, in the order they nest (the collector's, then
+ * the zone lock), so that no thread the child does not have holds one there.
+ */
+static void fork_prepare(void)
+{
+	upmc_zone_collector_lock();
+	zone_lock();
+}
+
+static void fork_parent(void)
+{
+	zone_unlock();
+	upmc_zone_collector_unlock();
+}
+
+/*
+ * In the child, with the forking thread alone: the profile is the parent's
+ * (its counters count the parent), so no zone is recorded into it. Every
+ * thread it has is gone from the child, as if it had exited: the child can
+ * still collect, export and close what the parent recorded. No profile is
+ * open in the child, which may open its own; the forking thread joins that
+ * one as a new thread. Stores only.
+ */
+static void fork_child(void)
+{
+	int recording = zone_self->state == ZONE_ATTACHED;
+	struct upmc_zone_thread *t;
+
+	if (zone_profile) {
+		for (t = upmc_zone_threads(zone_profile); t; t = t->link) {
+			if (t->state != ZONE_ATTACHED)
+				continue;
+			t->state = ZONE_FINISHED;
+			t->finished = 1;
+		}
+		set_profile(NULL);
+	}
+	if (recording)
+		zone_self = &no_thread;
+	zone_join_failed = 0;
+	zone_unlock();
+	upmc_zone_collector_unlock();
+}
+
+static const struct upmc_fork_hook zone_fork_hook = {fork_prepare, fork_parent, fork_child};
+
 /* ---- the profile ---- */
 
 static int read_profile_options(const struct upmc_profile_options *opts, struct upmc_profile *p)
@@ -598,6 +638,9 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	if (err == 0) {
 		p->pid = upmc_os_process_id();
 		p->t_open = upmc_timestamp();
+		err = upmc_fork_hook_add(&zone_fork_hook);
+	}
+	if (err == 0) {
 		upmc_os_watch_fork(); /* a time-only profile opens no set that would */
 		err = prepare_thread(p, set, &t);
 	}
@@ -639,52 +682,6 @@ void upmc_zone_collector_lock(void)
 void upmc_zone_collector_unlock(void)
 {
 	upmc_os_collector_unlock();
-}
-
-/*
- * fork() (lib/set.c's handlers call these): the locks are taken before it,
- * in the order they nest (the collector's, then the zone lock), so that no
- * thread the child does not have holds one there.
- */
-void upmc_zone_fork_prepare(void)
-{
-	upmc_zone_collector_lock();
-	zone_lock();
-}
-
-void upmc_zone_fork_parent(void)
-{
-	zone_unlock();
-	upmc_zone_collector_unlock();
-}
-
-/*
- * In the child, with the forking thread alone: the profile is the parent's
- * (its counters count the parent), so no zone is recorded into it. Every
- * thread it has is gone from the child, as if it had exited: the child can
- * still collect, export and close what the parent recorded. No profile is
- * open in the child, which may open its own; the forking thread joins that
- * one as a new thread. Stores only.
- */
-void upmc_zone_fork_child(void)
-{
-	int recording = zone_self->state == ZONE_ATTACHED;
-	struct upmc_zone_thread *t;
-
-	if (zone_profile) {
-		for (t = upmc_zone_threads(zone_profile); t; t = t->link) {
-			if (t->state != ZONE_ATTACHED)
-				continue;
-			t->state = ZONE_FINISHED;
-			t->finished = 1;
-		}
-		set_profile(NULL);
-	}
-	if (recording)
-		zone_self = &no_thread;
-	zone_join_failed = 0;
-	zone_unlock();
-	upmc_zone_collector_unlock();
 }
 
 /*
@@ -844,16 +841,6 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 		upmc_zone_forget(t);
 	retire_threads(p);
 	upmc_zone_collector_unlock();
-}
-
-struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p)
-{
-	return __atomic_load_n(&p->first, __ATOMIC_ACQUIRE);
-}
-
-struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t)
-{
-	return __atomic_load_n(&t->link, __ATOMIC_ACQUIRE);
 }
 
 UPMC_API int upmc_profile_stats(struct upmc_profile *p, struct upmc_profile_stats *stats)

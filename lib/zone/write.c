@@ -7,64 +7,6 @@
 #include "lib/core/os.h"
 #include "zone_internal.h"
 
-void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
-                     size_t size)
-{
-	const struct upmc_zone_thread *u;
-
-	for (u = upmc_zone_threads(p); u != t; u = upmc_zone_thread_next(u))
-		if (!strcmp(u->name, t->name)) {
-			upmc_format(buf, size, "%s #%u", t->name, t->index + 1);
-			return;
-		}
-	upmc_format(buf, size, "%s", t->name);
-}
-
-/*
- * Whether z, begun after o, is inside it. The depth alone cannot say when a
- * zone between them is not exported (refused, dropped, still open): o may
- * then be z's uncle. A zone of no smaller depth, or one that ends before z
- * does, is not z's ancestor, and so ended before z began (timestamps never
- * go back on a thread): its close comes before z's open. Any other holds z
- * in time, so z's events nest inside its own either way.
- */
-static int holds(const struct zone_done *o, const struct zone_done *z)
-{
-	return o->depth < z->depth && o->t1 >= z->t1;
-}
-
-int upmc_zone_walk(struct upmc_zone_thread *t,
-                   int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
-                   void *arg)
-{
-	const struct zone_done **open = NULL;
-	size_t i, sp = 0, cap = 0;
-	int err = 0;
-
-	upmc_zone_sort(t);
-	for (i = 0; i < t->n_zones && !err; i++) {
-		const struct zone_done *z = &t->zones[i];
-		for (; sp && !holds(open[sp - 1], z) && !err; sp--)
-			err = fn(arg, open[sp - 1], 0, (unsigned)(sp - 1));
-		if (sp == cap) {
-			const struct zone_done **bigger =
-			        realloc(open, (cap = 2 * cap + 16) * sizeof(*open));
-			if (!bigger) {
-				err = upmc_fail(-ENOMEM, "out of memory writing zones");
-				break;
-			}
-			open = bigger;
-		}
-		if (!err)
-			err = fn(arg, z, 1, (unsigned)sp);
-		open[sp++] = z;
-	}
-	for (; sp && !err; sp--)
-		err = fn(arg, open[sp - 1], 0, (unsigned)(sp - 1));
-	free(open);
-	return err;
-}
-
 static int check_format(enum upmc_format format, const char *fn)
 {
 	if (format < UPMC_FORMAT_TABLE || format > UPMC_FORMAT_SPEEDSCOPE)

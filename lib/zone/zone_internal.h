@@ -5,6 +5,7 @@
 
 #include <stdint.h>
 #include <stdio.h>
+#include <string.h>
 #include <upmc/zone.h>
 
 #include "lib/core/internal.h"
@@ -147,35 +148,55 @@ struct upmc_profile {
 	unsigned n_threads;
 };
 
-/* Allocates threads' buffers and the collector's arrays: realloc, unless a
- * test makes allocations fail on purpose. */
-extern void *(*upmc_zone_realloc)(void *items, size_t bytes);
+/* Writes the drop period as a lost record (ZONE_LOST_WORDS) and ends it:
+ * the recording thread, and the collector for a period never written. */
+static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
+{
+	w[0] = ZONE_TAG_LOST;
+	w[1] = (uint64_t)-lost->min_depth;
+	w[2] = (uint64_t)(lost->depth - lost->min_depth);
+	memset(lost, 0, sizeof(*lost));
+}
 
-/* Writes the drop period as a lost record (ZONE_LOST_WORDS) and ends it. */
-void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w);
+/*
+ * The files and who calls whom: record.c (recording, the threads and the
+ * profile's life, its functions but the exports) calls collect.c and
+ * view.c; write.c (the exports) calls record.c's collection, view.c and
+ * the writers; the writers call view.c. collect.c and view.c call no other.
+ */
+
+/* ---- record.c ---- */
 
 /* Collects every thread's records (final: the threads are quiescent);
- * the lock keeps one collector at a time (lib/zone.c). */
+ * the lock keeps one collector at a time. */
 int upmc_zone_collect(struct upmc_profile *p, int final);
 void upmc_zone_collector_lock(void);
 void upmc_zone_collector_unlock(void);
 
-/* The collector (lib/zone_collect.c). final: t records no more; own: t
- * is the calling thread's, whose records are all whole. */
+/* ---- collect.c: one thread's records taken out of its ring ---- */
+
+/* Allocates threads' buffers and the collector's arrays: realloc, unless a
+ * test makes allocations fail on purpose. */
+extern void *(*upmc_zone_realloc)(void *items, size_t bytes);
+
+/* final: t records no more; own: t is the calling thread's, whose records
+ * are all whole. */
 int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own);
 void upmc_zone_forget(struct upmc_zone_thread *t);
-int upmc_zone_retired(const struct upmc_zone_thread *t); /* may be freed: lib/zone.c */
 void upmc_zone_free_store(struct upmc_zone_thread *t);
 
-/* For the writers: threads in the order they came, zones in the order they began. */
+/* ---- view.c: what was collected, as the writers read it ---- */
+
+/* Threads in the order they came, zones in the order they began. */
 struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p);
 struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t);
 void upmc_zone_sort(struct upmc_zone_thread *t);
 uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks); /* since open */
 uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
-/* A collected zone's counts: its interval (lib/interval.c's rule), what of
- * it is its own (less the zones directly inside it), and the share of it
- * each counter ran. */
+
+/* A collected zone's counts: its interval (lib/core/interval.c's rule),
+ * what of it is its own (less the zones directly inside it), and the share
+ * of it each counter ran. */
 struct zone_counts {
 	uint64_t delta[UPMC_MAX_COUNTERS], self[UPMC_MAX_COUNTERS];
 	double ratio[UPMC_MAX_COUNTERS];
@@ -187,6 +208,10 @@ void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_threa
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                     const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info);
 void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *stats);
+
+/* A thread that exited with nothing left to export or count: record.c
+ * may free it. */
+int upmc_zone_retired(const struct upmc_zone_thread *t);
 
 /* The thread's name in exports, made unique with " #<n>" where another has it. */
 void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
@@ -200,7 +225,7 @@ int upmc_zone_walk(struct upmc_zone_thread *t,
                    int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
                    void *arg);
 
-/* The writers, each in its own file. */
+/* ---- the writers, each in its own file ---- */
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out);
 int upmc_zone_write_speedscope(struct upmc_profile *p, FILE *out);
 int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out);

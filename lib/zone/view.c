@@ -1,0 +1,188 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zones: the view of what was collected that the writers, the statistics
+ * and upmc_profile_zones() read: the threads in the order they came, the
+ * zones in the order they began, their times and counts, the threads'
+ * names, and a walk over each thread's zones in time order.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "zone_internal.h"
+
+static int by_seq(const void *a, const void *b)
+{
+	const struct zone_done *x = a, *y = b;
+
+	return (x->seq > y->seq) - (x->seq < y->seq);
+}
+
+void upmc_zone_sort(struct upmc_zone_thread *t)
+{
+	if (!t->sorted && t->n_zones > 1)
+		qsort(t->zones, t->n_zones, sizeof(*t->zones), by_seq);
+	t->sorted = 1;
+}
+
+uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks)
+{
+	return upmc_mul_shift(ticks, p->timer->clock.mult, p->timer->clock.shift);
+}
+
+uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks)
+{
+	return ticks <= p->t_open ? 0 : upmc_zone_duration_ns(p, ticks - p->t_open);
+}
+
+void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                      const struct zone_done *z, struct zone_counts *c)
+{
+	const uint64_t *s0 = t->values + z->v, *inside = s0 + 2 * t->w;
+	unsigned i;
+
+	for (i = 0; i < p->n; i++) {
+		c->delta[i] = c->self[i] = UPMC_NOT_COUNTED;
+		c->ratio[i] = 0;
+	}
+	if (!t->k)
+		return;
+	upmc_interval_of(t->multiplexed, t->k, s0, s0 + t->w, c->delta, c->ratio);
+	for (i = 0; i < t->k; i++)
+		if (c->delta[i] != UPMC_NOT_COUNTED)
+			c->self[i] = c->delta[i] > inside[i] ? c->delta[i] - inside[i] : 0;
+}
+
+void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                    const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info)
+{
+	upmc_zone_counts(p, t, z, c);
+	info->loc = z->loc;
+	info->thread = t->name;
+	info->thread_id = t->tid;
+	info->begin_ns = upmc_zone_ns(p, z->t0);
+	info->end_ns = upmc_zone_ns(p, z->t1);
+	info->depth = z->depth;
+	info->n = p->n;
+	info->delta = c->delta;
+	info->self = c->self;
+	info->ratio = c->ratio;
+}
+
+/* A thread's share of the totals: the drops not written down yet included. */
+static void thread_totals(const struct upmc_zone_thread *t, struct upmc_profile_stats *s)
+{
+	size_t closed = t->pending_ends < t->depth ? (size_t)t->pending_ends : t->depth, i;
+	uint64_t end;
+
+	s->zones += t->n_zones;
+	s->frames += t->n_frames;
+	s->dropped += t->dropped + (t->seen.begins - t->begins_base);
+	s->dropped_frames += t->seen.frames - t->frames_base;
+	s->unbalanced += t->unbalanced;
+	s->refused += t->refused;
+	/* The pending ends close the stack's top zones, the first (forgotten
+	 * by a clear) uncounted; an end beyond the stack's bottom had no begin. */
+	for (end = t->ends_forgotten; end < t->pending_ends; end++) {
+		if (end < t->depth)
+			s->dropped += t->stack[t->depth - 1 - end].loc != NULL;
+		else
+			s->unbalanced++;
+	}
+	for (i = 0; i < t->depth - closed; i++)
+		s->open += t->stack[i].loc != NULL;
+}
+
+/* Exited, read to the end, and nothing of it left to export or count:
+ * zones, frames, drops, refusals or open zones. */
+int upmc_zone_retired(const struct upmc_zone_thread *t)
+{
+	struct upmc_profile_stats s;
+
+	if (t->base) /* freed once the thread exited and was read to the end */
+		return 0;
+	memset(&s, 0, sizeof(s));
+	thread_totals(t, &s);
+	return !s.zones && !s.frames && !s.dropped && !s.dropped_frames && !s.unbalanced &&
+	       !s.refused && !s.open;
+}
+
+void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s)
+{
+	const struct upmc_zone_thread *t;
+
+	memset(s, 0, sizeof(*s));
+	s->counters = p->n;
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
+		s->threads++;
+		thread_totals(t, s);
+	}
+}
+
+void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
+                     size_t size)
+{
+	const struct upmc_zone_thread *u;
+
+	for (u = upmc_zone_threads(p); u != t; u = upmc_zone_thread_next(u))
+		if (!strcmp(u->name, t->name)) {
+			upmc_format(buf, size, "%s #%u", t->name, t->index + 1);
+			return;
+		}
+	upmc_format(buf, size, "%s", t->name);
+}
+
+/*
+ * Whether z, begun after o, is inside it. The depth alone cannot say when a
+ * zone between them is not exported (refused, dropped, still open): o may
+ * then be z's uncle. A zone of no smaller depth, or one that ends before z
+ * does, is not z's ancestor, and so ended before z began (timestamps never
+ * go back on a thread): its close comes before z's open. Any other holds z
+ * in time, so z's events nest inside its own either way.
+ */
+static int holds(const struct zone_done *o, const struct zone_done *z)
+{
+	return o->depth < z->depth && o->t1 >= z->t1;
+}
+
+int upmc_zone_walk(struct upmc_zone_thread *t,
+                   int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
+                   void *arg)
+{
+	const struct zone_done **open = NULL;
+	size_t i, sp = 0, cap = 0;
+	int err = 0;
+
+	upmc_zone_sort(t);
+	for (i = 0; i < t->n_zones && !err; i++) {
+		const struct zone_done *z = &t->zones[i];
+		for (; sp && !holds(open[sp - 1], z) && !err; sp--)
+			err = fn(arg, open[sp - 1], 0, (unsigned)(sp - 1));
+		if (sp == cap) {
+			const struct zone_done **bigger =
+			        realloc(open, (cap = 2 * cap + 16) * sizeof(*open));
+			if (!bigger) {
+				err = upmc_fail(-ENOMEM, "out of memory writing zones");
+				break;
+			}
+			open = bigger;
+		}
+		if (!err)
+			err = fn(arg, z, 1, (unsigned)sp);
+		open[sp++] = z;
+	}
+	for (; sp && !err; sp--)
+		err = fn(arg, open[sp - 1], 0, (unsigned)(sp - 1));
+	free(open);
+	return err;
+}
+
+struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p)
+{
+	return __atomic_load_n(&p->first, __ATOMIC_ACQUIRE);
+}
+
+struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t)
+{
+	return __atomic_load_n(&t->link, __ATOMIC_ACQUIRE);
+}
