@@ -645,6 +645,34 @@ static int save_without_room(struct upmc_profile *p, const char *path)
 	return err;
 }
 
+/* What is not a regular file is written in place: a rename over it would
+ * put a plain file where the link or the device was. */
+TEST(write, a_link_or_a_device_is_written_in_place)
+{
+	struct upmc_profile *p = record("instructions,cycles");
+	char dir[256], path[300], link[300], *text;
+	struct stat st;
+
+	ASSERT(p);
+	snprintf(dir, sizeof(dir), "%s/inplace.%d",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid());
+	ASSERT(mkdir(dir, 0700) == 0);
+	snprintf(path, sizeof(path), "%s/trace.json", dir);
+	snprintf(link, sizeof(link), "%s/link.json", dir);
+	ASSERT(symlink("trace.json", link) == 0);
+	ASSERT_MSG(upmc_profile_save(p, UPMC_FORMAT_JSON, link) == 0, "%s", upmc_last_error());
+	EXPECT(lstat(link, &st) == 0 && S_ISLNK(st.st_mode));
+	text = contents(path);
+	EXPECT(text && strstr(text, "\"zones\""));
+	free(text);
+	EXPECT_EQ(upmc_profile_save(p, UPMC_FORMAT_CHROME, "/dev/null"), 0);
+	EXPECT(stat("/dev/null", &st) == 0 && S_ISCHR(st.st_mode));
+	unlink(link);
+	unlink(path);
+	rmdir(dir);
+	upmc_profile_close(p);
+}
+
 TEST(write, a_failed_save_keeps_the_previous_file)
 {
 	struct upmc_profile *p = record("instructions,cycles");

@@ -104,4 +104,10 @@ uint64_t upmc_os_thread_id(void);
  * (os/portable/file.c) */
 int upmc_os_replace_file(const char *from, const char *to);
 
+/* Whether a file saved at path should be written beside it and put in its
+ * place: 1 when nothing is there or a regular file is; 0 for what is
+ * written in place (a FIFO, a device, a symbolic link: renaming over it
+ * would replace the link or the special file with a plain one). */
+int upmc_os_replaceable(const char *path);
+
 #endif /* UPMC_OS_H */

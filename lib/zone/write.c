@@ -106,10 +106,28 @@ static int save_failed(int err, const char *path)
 	return upmc_fail(err, "upmc_profile_save: '%s' is as it was, not replaced: %s", path, why);
 }
 
+/* A FIFO, a device or a symbolic link at path: written in place. */
+static int save_in_place(struct upmc_profile *p, enum upmc_format format, const char *path)
+{
+	FILE *f = fopen(path, "wb");
+	int err;
+
+	if (!f)
+		return upmc_fail(-errno, "upmc_profile_save: cannot open '%s': %s", path,
+		                 strerror(errno));
+	err = upmc_profile_write(p, format, f);
+	errno = 0;
+	if (fclose(f) != 0 && err == 0)
+		err = upmc_fail(errno ? -errno : -EIO, "upmc_profile_save: closing '%s' failed: %s",
+		                path, strerror(errno ? errno : EIO));
+	return err;
+}
+
 /*
  * The export goes to a new file beside path, which takes path's place only
  * once it is whole: a save that fails (a full disk, no memory) leaves the
- * previous file as it was, and removes its own. Every write, the flush
+ * previous file as it was, and removes its own. What is not a regular file
+ * (a FIFO, a device, a symbolic link) is written in place. Every write, the flush
  * and the close are checked. No fsync: a save promises that a failure the
  * process is told of keeps the old file, and a full disk is told by
  * write(2) (by close(2) over NFS); surviving a power cut just after a save
@@ -125,6 +143,8 @@ UPMC_API int upmc_profile_save(struct upmc_profile *p, enum upmc_format format, 
 	if (!p || !path)
 		return upmc_fail(-EINVAL, "upmc_profile_save: the profile or path is NULL");
 	err = check_format(format, "upmc_profile_save");
+	if (err == 0 && !upmc_os_replaceable(path))
+		return save_in_place(p, format, path);
 	if (err == 0)
 		err = create_beside(path, &tmp, &f);
 	if (err < 0)

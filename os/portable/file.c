@@ -1,11 +1,15 @@
 /* SPDX-License-Identifier: MIT */
 /* Files, for every OS layer: a finished file put in the place of another. */
+#define _POSIX_C_SOURCE 200809L /* lstat */
 #ifdef _WIN32
 #include <windows.h>
 #endif
 #include <errno.h>
 #include <stdio.h>
 #include <string.h>
+#ifndef _WIN32
+#include <sys/stat.h>
+#endif
 
 #include "lib/core/os.h"
 
@@ -25,5 +29,17 @@ int upmc_os_replace_file(const char *from, const char *to)
 		return 0;
 	err = errno;
 	return upmc_fail(-err, "cannot rename '%s' to '%s': %s", from, to, strerror(err));
+#endif
+}
+
+int upmc_os_replaceable(const char *path)
+{
+#ifdef _WIN32
+	(void)path;
+	return 1;
+#else
+	struct stat st;
+
+	return lstat(path, &st) != 0 || S_ISREG(st.st_mode);
 #endif
 }
