@@ -13,7 +13,7 @@
 
 #include "lib/core/os.h"
 
-/* The thread-exit call: the first caller's, for the process (lib/zone.c
+/* The thread-exit call: the first caller's, for the process (lib/zone/record.c
  * passes one function); a store by every caller would race the calls. */
 static _Atomic(void (*)(void *)) exit_fn;
 
