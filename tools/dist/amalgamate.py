@@ -59,14 +59,39 @@ C_PRELUDE = """#ifndef _GNU_SOURCE
 """
 
 
+# A file-scope static's name: the first word followed by (, [, = or ; on a
+# line that starts with "static" (clang-format keeps declarations whole).
+STATIC = re.compile(r"static\b[^(\[=;]*?\b([A-Za-z_][A-Za-z_0-9]*)\s*[(\[=;]")
+
+RULE = ("the single-file build compiles the library as one translation unit, "
+        "so every .c file's name and every file-scope static name must be unique "
+        "across it (docs/hacking.md)")
+
+
 def by_name(paths):
     table = {}
     for p in paths:
         name = os.path.basename(p)
         if name in table:
-            sys.exit("amalgamate: two files named %s: %s and %s" % (name, table[name], p))
+            sys.exit("amalgamate: two files named %s: %s and %s; %s" % (name, table[name], p, RULE))
         table[name] = p
     return table
+
+
+def check_statics(sources):
+    """Exits, naming both files, when two of sources define the same
+    file-scope static name."""
+    seen = {}
+    for path in sources:
+        for line in open(path):
+            m = line.startswith("static") and STATIC.match(line)
+            if not m:
+                continue
+            name = m.group(1)
+            if name in seen and seen[name] != path:
+                sys.exit("amalgamate: static %s is defined in %s and in %s; %s"
+                         % (name, seen[name], path, RULE))
+            seen[name] = path
 
 
 class Writer:
@@ -140,6 +165,7 @@ def main(argv):
     private = by_name(lists["--private"])
     for _, files in systems:  # each OS's build compiles flat: no two share a name
         by_name(lists["--sources"] + files)
+        check_statics(lists["--sources"] + files)
 
     # upmc.h: the headers users include, upmc.h first; the arch headers come
     # in through read.h.
