@@ -80,7 +80,7 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 		r->dropped++;
 		return;
 	}
-	upmc_interval(r->set, v0, v1, r->last, NULL);
+	upmc_interval_of(r->set->state->multiplexed, r->n, v0, v1, r->last, NULL);
 	for (i = 0; i < r->n; i++)
 		if (r->last[i] != UPMC_NOT_COUNTED)
 			upmc_samples_add(&r->into[i], r->last[i]);
