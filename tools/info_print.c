@@ -6,7 +6,7 @@
 
 #include "tools/cli.h"
 #include "tools/info.h"
-#include "tools/json.h"
+#include "bench/json.h"
 
 #define ROW "  %-22s "
 

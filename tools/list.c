@@ -8,7 +8,7 @@
 
 #include "os/linux/probe.h"
 #include "tools/cli.h"
-#include "tools/json.h"
+#include "bench/json.h"
 
 struct listed {
 	char *name, *pmu, *desc;

@@ -4,7 +4,7 @@
 #include <string.h>
 
 #include "tools/cli.h"
-#include "tools/json.h"
+#include "bench/json.h"
 #include "tools/stat.h"
 
 /* perf's numbering (PERF_COUNT_HW_*, PERF_COUNT_SW_*) of the events a ratio needs. */
