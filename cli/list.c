@@ -6,8 +6,8 @@
 
 #include <upmc/upmc.h>
 
-#include "os/linux/probe.h"
-#include "tools/cli.h"
+#include "os/linux/upmc_linux.h"
+#include "cli/cli.h"
 #include "bench/json.h"
 
 struct listed {
