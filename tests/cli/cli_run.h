@@ -37,9 +37,9 @@ int cli_run_with(struct cli_result *r, const struct cli_how *how, const char *co
 
 /* cli_run() with the arguments listed, asserting that it ran (in a test:
  * ASSERT_MSG comes from tests/upmc_test.h). */
-#define CLI_RUN(r, fs_root, ...)                                                              \
-	do {                                                                                  \
-		const char *const cli_args_[] = {__VA_ARGS__, NULL};                          \
+#define CLI_RUN(r, fs_root, ...)                                                            \
+	do {                                                                                \
+		const char *const cli_args_[] = {__VA_ARGS__, NULL};                        \
 		ASSERT_MSG(cli_run(&(r), fs_root, cli_args_) == 0, "cli/upmc did not run"); \
 	} while (0)
 void cli_result_free(struct cli_result *r);
