@@ -11,7 +11,7 @@
 #include <string.h>
 
 #include "bench/json.h"
-#include "lib/internal.h"
+#include "os/linux/upmc_linux.h" /* upmc_json_string(), of lib's internal header */
 #include "tests/upmc_test.h"
 
 /* What the writer makes of s as a top-level string; to be freed. */

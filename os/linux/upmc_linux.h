@@ -18,13 +18,14 @@
  * `upmc list` marks the CPU's events of a machine with no core PMU
  * (upmc_linux_probe).
  *
- * It includes the headers that declare those: their structs are used by
- * value, and a second declaration here could drift from them.
+ * It includes the headers that declare those, the Linux layer's, and
+ * through probe.h the library's internal header (events, upmc_parse_spec,
+ * upmc_scale): their structs are used by value, and a second declaration
+ * here could drift from them.
  */
 #ifndef UPMC_LINUX_UPMC_LINUX_H
 #define UPMC_LINUX_UPMC_LINUX_H
 
-#include "lib/internal.h"
 #include "os/linux/probe.h"
 #include "os/linux/sys.h"
 
