@@ -5,7 +5,7 @@
 #include <string.h>
 
 #include "bench/overhead.h"
-#include "tools/json.h"
+#include "bench/json.h"
 
 enum verdict { MET, MISSED, NOT_CHECKED, INFO };
 

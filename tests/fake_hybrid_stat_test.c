@@ -11,7 +11,7 @@
 #include "tests/fake/fake_kernel.h"
 #include "lib/core/internal.h"
 #include "tests/upmc_test.h"
-#include "tools/stat.h"
+#include "cli/stat.h"
 
 static struct stat_run run;
 

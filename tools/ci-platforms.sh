@@ -86,8 +86,8 @@ fi
 # has no perf_event_open, so that run takes the time-only paths. The
 # simulated-kernel tests for i686, run the same way. The Windows test program
 # for i686, built only (no 32-bit Wine here).
-cli_srcs=(tools/*.c bench/cases.c bench/overhead.c bench/report.c lib/{core,measure,zone}/*.c os/linux/*.c
-	os/portable/{file,thread}.c)
+cli_srcs=(cli/*.c bench/cases.c bench/json.c bench/overhead.c bench/report.c lib/{core,measure,zone}/*.c
+	os/linux/*.c os/portable/{file,thread}.c)
 
 build_i686_linux() {
 	i686-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror -O2 -static -fvisibility=hidden \

@@ -12,7 +12,7 @@
 
 #include "tests/cli/cli_run.h"
 
-#define PROGRAM "tools/upmc"
+#define PROGRAM "cli/upmc"
 
 void cli_temp_name(char *buf, unsigned long size, const char *stem)
 {
@@ -125,7 +125,7 @@ static void wait_for(pid_t pid, struct cli_result *r)
 	r->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
 	r->status = r->signal ? 128 + r->signal : WEXITSTATUS(status);
 	if (r->signal == SIGALRM)
-		fprintf(stderr, "tools/upmc did not finish in %d s: killed\n", CLI_RUN_TIMEOUT_S);
+		fprintf(stderr, "cli/upmc did not finish in %d s: killed\n", CLI_RUN_TIMEOUT_S);
 }
 
 int cli_run_with(struct cli_result *r, const struct cli_how *how, const char *const *args)

@@ -1,5 +1,5 @@
 /* SPDX-License-Identifier: MIT */
-/* Runs the `upmc` binary (a data dependency: tools/upmc in the runfiles)
+/* Runs the `upmc` binary (a data dependency: cli/upmc in the runfiles)
  * and captures what it prints. */
 #ifndef UPMC_TESTS_CLI_RUN_H
 #define UPMC_TESTS_CLI_RUN_H
@@ -15,7 +15,7 @@ struct cli_result {
 #define CLI_RUN_TIMEOUT_S 30
 
 /*
- * Runs tools/upmc with args (NULL-terminated, without the program's name),
+ * Runs cli/upmc with args (NULL-terminated, without the program's name),
  * stdin from /dev/null, with UPMC_FS_ROOT set to fs_root (unset when NULL).
  * Returns 0, or -errno when it could not be run at all.
  */
@@ -37,10 +37,10 @@ int cli_run_with(struct cli_result *r, const struct cli_how *how, const char *co
 
 /* cli_run() with the arguments listed, asserting that it ran (in a test:
  * ASSERT_MSG comes from tests/upmc_test.h). */
-#define CLI_RUN(r, fs_root, ...)                                                              \
-	do {                                                                                  \
-		const char *const cli_args_[] = {__VA_ARGS__, NULL};                          \
-		ASSERT_MSG(cli_run(&(r), fs_root, cli_args_) == 0, "tools/upmc did not run"); \
+#define CLI_RUN(r, fs_root, ...)                                                            \
+	do {                                                                                \
+		const char *const cli_args_[] = {__VA_ARGS__, NULL};                        \
+		ASSERT_MSG(cli_run(&(r), fs_root, cli_args_) == 0, "cli/upmc did not run"); \
 	} while (0)
 void cli_result_free(struct cli_result *r);
 

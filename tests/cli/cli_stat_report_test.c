@@ -13,8 +13,8 @@
 
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
-#include "tools/cli.h"
-#include "tools/stat.h"
+#include "cli/cli.h"
+#include "cli/stat.h"
 
 #define SPEC                                                                      \
 	"task-clock,cycles,instructions,branches,branch-misses,cache-references," \

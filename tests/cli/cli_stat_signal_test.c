@@ -51,7 +51,7 @@ TEST(cli_stat_signal, sigterm_reaches_the_command)
 	cli_temp_name(pids, sizeof(pids), "pid");
 	cli_temp_name(report, sizeof(report), "report");
 	snprintf(script, sizeof(script),
-	         "tools/upmc stat -e task-clock -- sh -c 'echo $$ > %s; exec sleep 60' 2> %s & "
+	         "cli/upmc stat -e task-clock -- sh -c 'echo $$ > %s; exec sleep 60' 2> %s & "
 	         "u=$!; i=0; "
 	         "while [ ! -s %s ] && [ $i -lt 3000 ]; do sleep 0.01; i=$((i+1)); done; "
 	         "kill -TERM $u; wait $u; echo \"upmc $?\"; c=$(cat %s); "

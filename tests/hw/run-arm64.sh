@@ -55,9 +55,9 @@ build() {
 	"${cc[@]}" -o "$work/rootfs/hwcheck" "$repo/tests/hw/hwcheck.c" \
 		"$repo/tests/seccomp_trap.c" "$repo"/lib/{core,measure,zone}/*.c "$repo"/os/linux/*.c \
 		"$repo"/os/portable/{file,thread}.c -lpthread
-	"${cc[@]}" -o "$work/rootfs/upmc" "$repo"/tools/*.c "$repo"/bench/cases.c \
-		"$repo"/bench/overhead.c "$repo"/bench/report.c "$repo"/lib/{core,measure,zone}/*.c "$repo"/os/portable/{file,thread}.c \
-		"$repo"/os/linux/*.c -lpthread -lm
+	"${cc[@]}" -o "$work/rootfs/upmc" "$repo"/cli/*.c "$repo"/bench/cases.c \
+		"$repo"/bench/json.c "$repo"/bench/overhead.c "$repo"/bench/report.c "$repo"/lib/{core,measure,zone}/*.c \
+		"$repo"/os/portable/{file,thread}.c "$repo"/os/linux/*.c -lpthread -lm
 	dpkg -x "$(ls "$cache/debs/${kernel}"_*.deb)" "$work/kernel"
 	dpkg -x "$(ls "$cache"/debs/busybox-static_*.deb)" "$work/busybox"
 	mkdir -p "$work/rootfs/bin"

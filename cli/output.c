@@ -14,7 +14,7 @@
 #include <sys/stat.h>
 #include <unistd.h>
 
-#include "tools/cli.h"
+#include "cli/cli.h"
 
 /* -errno of the call that just failed (-EIO should it have left none). */
 static int failure(void)

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* The `upmc` command line tool: its subcommands and what they share. */
-#ifndef UPMC_TOOLS_CLI_H
-#define UPMC_TOOLS_CLI_H
+#ifndef UPMC_CLI_CLI_H
+#define UPMC_CLI_CLI_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -19,6 +19,11 @@ int cli_bench(int argc, char **argv);
 /* Prints "upmc: <message>" and the usage to stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
 
+/* snprintf into a fixed buffer, out of line: a sentence longer than its
+ * buffer is cut short, as meant, and gcc cannot take a call for a mistake
+ * (-Wformat-truncation, -Wrestrict) where it sees into the arguments. */
+void cli_format(char *buf, size_t size, const char *fmt, ...) __attribute__((format(printf, 3, 4)));
+
 /* n with a comma between every three digits: 1234567 -> "1,234,567". */
 void cli_thousands(char *buf, size_t size, uint64_t n);
 
@@ -27,7 +32,7 @@ void cli_thousands(char *buf, size_t size, uint64_t n);
  * the sentence when it does not start so. */
 const char *cli_after_quoted_name(const char *reason, const char *name);
 
-/* ---- writing what upmc prints (tools/output.c) ---- */
+/* ---- writing what upmc prints (cli/output.c) ---- */
 
 /* Flushes f: 0 when everything written to it reached its file, or -errno
  * (-EIO when only an earlier write failed, its own errno long gone). */
@@ -60,4 +65,4 @@ int cli_output_commit(struct cli_output *o);
 /* Closes it unwritten: the old file stays, the temporary goes. */
 void cli_output_discard(struct cli_output *o);
 
-#endif /* UPMC_TOOLS_CLI_H */
+#endif /* UPMC_CLI_CLI_H */

@@ -14,8 +14,8 @@
 #include <time.h>
 #include <unistd.h>
 
-#include "tools/cli.h"
-#include "tools/stat.h"
+#include "cli/cli.h"
+#include "cli/stat.h"
 
 /* In the child: wait for the go, then become the command. */
 static void __attribute__((noreturn)) child(int go, int failed, char **argv)
@@ -140,8 +140,10 @@ int stat_run_command(struct stat_run *run)
 	pid_t pid;
 
 	err = make_pipes(go, failed);
-	if (err < 0)
-		return upmc_fail(err, "pipe2 failed: %s", strerror(-err));
+	if (err < 0) {
+		cli_format(run->error, sizeof(run->error), "pipe2 failed: %s", strerror(-err));
+		return err;
+	}
 	fflush(NULL); /* nothing buffered twice */
 	pid = fork();
 	if (pid < 0) {
@@ -150,7 +152,8 @@ int stat_run_command(struct stat_run *run)
 		close(go[1]);
 		close(failed[0]);
 		close(failed[1]);
-		return upmc_fail(err, "fork failed: %s", strerror(-err));
+		cli_format(run->error, sizeof(run->error), "fork failed: %s", strerror(-err));
+		return err;
 	}
 	if (pid == 0) {
 		close(go[1]);
@@ -163,7 +166,10 @@ int stat_run_command(struct stat_run *run)
 	err = run_child(run, pid, go[1], failed[0]);
 	stat_close_counters(run);
 	run->exec_errno = err;
-	if (err)
-		return upmc_fail(-err, "cannot run '%s': %s", run->argv[0], strerror(err));
+	if (err) {
+		cli_format(run->error, sizeof(run->error), "cannot run '%s': %s", run->argv[0],
+		           strerror(err));
+		return -err;
+	}
 	return 0;
 }

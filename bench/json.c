@@ -1,8 +1,80 @@
 /* SPDX-License-Identifier: MIT */
 #include <math.h>
 
-#include "lib/core/internal.h"
-#include "tools/json.h"
+#include "bench/json.h"
+
+/* Bytes of the well-formed UTF-8 sequence at p (RFC 3629); 0 when none
+ * starts there. The lead byte bounds the second: no overlong form, no
+ * surrogate (U+D800..DFFF), nothing above U+10FFFF. */
+static size_t utf8_length(const unsigned char *p)
+{
+	unsigned char low = 0x80, high = 0xbf;
+	size_t n, i;
+
+	if (p[0] < 0x80)
+		return 1;
+	if (p[0] >= 0xc2 && p[0] <= 0xdf)
+		n = 2;
+	else if (p[0] >= 0xe0 && p[0] <= 0xef)
+		n = 3;
+	else if (p[0] >= 0xf0 && p[0] <= 0xf4)
+		n = 4;
+	else
+		return 0;
+	if (p[0] == 0xe0)
+		low = 0xa0;
+	else if (p[0] == 0xed)
+		high = 0x9f;
+	else if (p[0] == 0xf0)
+		low = 0x90;
+	else if (p[0] == 0xf4)
+		high = 0x8f;
+	if (p[1] < low || p[1] > high) /* a NUL ends it here too */
+		return 0;
+	for (i = 2; i < n; i++)
+		if ((p[i] & 0xc0) != 0x80)
+			return 0;
+	return n;
+}
+
+static const char *short_escape(unsigned char c)
+{
+	switch (c) {
+	case '"':
+		return "\\\"";
+	case '\\':
+		return "\\\\";
+	case '\n':
+		return "\\n";
+	case '\t':
+		return "\\t";
+	default:
+		return NULL;
+	}
+}
+
+/* s quoted. JSON text is UTF-8: a byte of no well-formed sequence (Latin-1
+ * text, say) is written as the code point of its number, \u00XX, which keeps
+ * the document valid and Latin-1 readable. */
+static void write_string(FILE *out, const char *s)
+{
+	const unsigned char *p = (const unsigned char *)s;
+
+	fputc('"', out);
+	while (*p) {
+		size_t n = utf8_length(p);
+		const char *escape = short_escape(*p);
+
+		if (escape)
+			fputs(escape, out);
+		else if (*p < 0x20 || !n)
+			fprintf(out, "\\u%04x", *p);
+		else
+			fwrite(p, 1, n, out);
+		p += n ? n : 1;
+	}
+	fputc('"', out);
+}
 
 void json_start(struct json *j, FILE *out)
 {
@@ -28,7 +100,7 @@ static void item(struct json *j, const char *key)
 	}
 	j->has_items[j->depth] = 1;
 	if (key) {
-		upmc_json_string(j->out, key);
+		write_string(j->out, key);
 		fputs(": ", j->out);
 	}
 }
@@ -73,7 +145,7 @@ void json_string(struct json *j, const char *key, const char *value)
 {
 	item(j, key);
 	if (value)
-		upmc_json_string(j->out, value);
+		write_string(j->out, value);
 	else
 		fputs("null", j->out);
 }

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A small JSON writer for the CLI and the benchmark: it keeps track of the
- * commas and indentation, escapes strings, and writes null for numbers
- * that are not finite.
+ * A small JSON writer for the benchmark's reports and the upmc command's:
+ * it keeps track of the commas and indentation, escapes strings (as the
+ * library's own writers do), and writes null for numbers that are not
+ * finite. It needs nothing of the library.
  *
  *   struct json j;
  *   json_start(&j, stdout);
@@ -10,8 +11,8 @@
  *   json_string(&j, "name", "cycles");
  *   json_end(&j);                 (closes the object)
  */
-#ifndef UPMC_TOOLS_JSON_H
-#define UPMC_TOOLS_JSON_H
+#ifndef UPMC_BENCH_JSON_H
+#define UPMC_BENCH_JSON_H
 
 #include <stdint.h>
 #include <stdio.h>
@@ -39,4 +40,4 @@ void json_double(struct json *j, const char *key, double value); /* not finite: 
 void json_bool(struct json *j, const char *key, int value);
 void json_null(struct json *j, const char *key);
 
-#endif /* UPMC_TOOLS_JSON_H */
+#endif /* UPMC_BENCH_JSON_H */

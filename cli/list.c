@@ -6,9 +6,9 @@
 
 #include <upmc/upmc.h>
 
-#include "os/linux/probe.h"
-#include "tools/cli.h"
-#include "tools/json.h"
+#include "os/linux/upmc_linux.h"
+#include "cli/cli.h"
+#include "bench/json.h"
 
 struct listed {
 	char *name, *pmu, *desc;

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/cli.h"
-#include "tools/stat.h"
+#include "cli/cli.h"
+#include "cli/stat.h"
 
 struct stat_args {
 	const char *spec;
@@ -170,7 +170,7 @@ static int stat_command(const struct stat_args *a)
 		return CLI_EXIT_FAILURE;
 	}
 	if (stat_run_command(&run) < 0) {
-		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
+		fprintf(stderr, "upmc stat: %s\n", run.error);
 		cli_output_discard(&out);
 		return exec_failure_status(run.exec_errno);
 	}

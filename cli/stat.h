@@ -5,14 +5,14 @@
  * task (correctness.md, item 8), so the child is counted here through
  * plain perf_event_open(pid = child, inherit) and read(2).
  */
-#ifndef UPMC_TOOLS_STAT_H
-#define UPMC_TOOLS_STAT_H
+#ifndef UPMC_CLI_STAT_H
+#define UPMC_CLI_STAT_H
 
 #include <stdint.h>
 #include <stdio.h>
 #include <sys/types.h>
 
-#include "lib/core/internal.h"
+#include "os/linux/upmc_linux.h"
 
 #define STAT_DEFAULT_SPEC \
 	"task-clock,context-switches,page-faults,cycles,instructions,branches,branch-misses"
@@ -44,23 +44,24 @@ struct stat_run {
 	int signal;      /* 0, or the signal that ended it */
 	int forwarded;   /* 0, or a signal upmc got and passed on to it */
 	uint64_t elapsed_ns, user_ns, sys_ns;
-	int exec_errno; /* the command could not be run: why */
+	int exec_errno;  /* the command could not be run: why */
+	char error[512]; /* the sentence that says so */
 };
 
 /*
  * Runs run->argv with run->counter[0..n-1] counting it (their events set,
  * everything else zero). Returns 0 when the command ran (whatever its exit
- * status), or a negative errno when it could not be started (upmc_last_error()
- * says why).
+ * status), or a negative errno when it could not be started (run->error says
+ * why).
  */
 int stat_run_command(struct stat_run *run);
 
 /* Opens run->counter[0..n-1] for the task pid, to start at its exec
- * (tools/stat_counters.c); then reads and closes them. */
+ * (cli/stat_counters.c); then reads and closes them. */
 void stat_open_counters(struct stat_run *run, pid_t pid);
 void stat_close_counters(struct stat_run *run);
 
 void stat_print_text(FILE *out, const struct stat_run *run);
 void stat_print_json(FILE *out, const struct stat_run *run);
 
-#endif /* UPMC_TOOLS_STAT_H */
+#endif /* UPMC_CLI_STAT_H */

@@ -6,8 +6,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/cli.h"
-#include "tools/info.h"
+#include "cli/cli.h"
+#include "cli/info.h"
 
 const char *info_paranoid_meaning(int level, int readable)
 {
@@ -60,7 +60,7 @@ static void gather_cpu(struct info *in)
 	struct upmc_linux_cpuid c;
 
 	upmc_linux_cpuid(&c);
-	upmc_format(in->vendor, sizeof(in->vendor), "%s", c.vendor);
+	cli_format(in->vendor, sizeof(in->vendor), "%s", c.vendor);
 	in->cpuid_hypervisor = c.hypervisor;
 	in->gp_counters = c.gp_counters;
 	in->fixed_counters = c.fixed_counters;
@@ -124,14 +124,14 @@ static void gather_trial(struct info_trial *t)
 	memset(t, 0, sizeof(*t));
 	t->err = upmc_open(&set, INFO_TRIAL_SPEC, &opts);
 	if (t->err < 0) {
-		upmc_format(t->summary, sizeof(t->summary), "%s", upmc_last_error());
+		cli_format(t->summary, sizeof(t->summary), "%s", upmc_last_error());
 		return;
 	}
-	upmc_format(t->summary, sizeof(t->summary), "%s", upmc_summary(set));
+	cli_format(t->summary, sizeof(t->summary), "%s", upmc_summary(set));
 	for (i = 0; i < INFO_TRIAL_N && i < (unsigned)upmc_count(set); i++) {
-		upmc_format(t->name[i], sizeof(t->name[i]), "%s", upmc_counter_name(set, i));
+		cli_format(t->name[i], sizeof(t->name[i]), "%s", upmc_counter_name(set, i));
 		t->path[i] = upmc_counter_path(set, i);
-		upmc_format(t->reason[i], sizeof(t->reason[i]), "%s", upmc_counter_reason(set, i));
+		cli_format(t->reason[i], sizeof(t->reason[i]), "%s", upmc_counter_reason(set, i));
 	}
 	upmc_close(set);
 }
@@ -151,15 +151,15 @@ static void limit_no_pmu(struct info *in, const struct upmc_event *cycles)
 		return;
 	upmc_linux_explain_open(l->what, sizeof(l->what), cycles, ENOENT, 0, &in->probe);
 	if (in->probe.hypervisor || in->cpuid_hypervisor > 0)
-		upmc_format(
+		cli_format(
 		        l->fix, sizeof(l->fix),
 		        "turn the virtual PMU on in the hypervisor: QEMU/KVM `-cpu host,pmu=on`, "
 		        "libvirt `<pmu state='on'/>`, VMware \"virtualize CPU performance "
 		        "counters\", or a cloud instance type with a PMU; or use bare metal");
 	else
-		upmc_format(l->fix, sizeof(l->fix),
-		            "boot a kernel built with CONFIG_HW_PERF_EVENTS and this CPU's PMU "
-		            "driver");
+		cli_format(l->fix, sizeof(l->fix),
+		           "boot a kernel built with CONFIG_HW_PERF_EVENTS and this CPU's PMU "
+		           "driver");
 }
 
 static void limit_paranoid(struct info *in, const struct upmc_event *cycles)
@@ -174,19 +174,19 @@ static void limit_paranoid(struct info *in, const struct upmc_event *cycles)
 	if (!l)
 		return;
 	if (!in->paranoid_readable) {
-		upmc_format(l->what, sizeof(l->what), "perf_event_paranoid is %s",
-		            info_paranoid_meaning(0, 0));
-		upmc_format(l->fix, sizeof(l->fix), "boot a kernel built with CONFIG_PERF_EVENTS");
+		cli_format(l->what, sizeof(l->what), "perf_event_paranoid is %s",
+		           info_paranoid_meaning(0, 0));
+		cli_format(l->fix, sizeof(l->fix), "boot a kernel built with CONFIG_PERF_EVENTS");
 	} else if (p->paranoid > 2) {
 		upmc_linux_explain_open(l->what, sizeof(l->what), cycles, EACCES, 0, p);
-		upmc_format(l->fix, sizeof(l->fix), "`sysctl kernel.perf_event_paranoid=2`");
+		cli_format(l->fix, sizeof(l->fix), "`sysctl kernel.perf_event_paranoid=2`");
 	} else {
-		upmc_format(l->what, sizeof(l->what),
-		            "perf_event_paranoid is 2: counting kernel mode (':k', "
-		            "context-switches, cpu-migrations) is refused to non-root users");
-		upmc_format(l->fix, sizeof(l->fix),
-		            "`sysctl kernel.perf_event_paranoid=1` (or give the program "
-		            "CAP_PERFMON)");
+		cli_format(l->what, sizeof(l->what),
+		           "perf_event_paranoid is 2: counting kernel mode (':k', "
+		           "context-switches, cpu-migrations) is refused to non-root users");
+		cli_format(l->fix, sizeof(l->fix),
+		           "`sysctl kernel.perf_event_paranoid=1` (or give the program "
+		           "CAP_PERFMON)");
 	}
 }
 
@@ -197,13 +197,13 @@ static void limit_user_read(struct info *in)
 
 	if (p->rdpmc == 0 && (l = add_limit(in))) {
 		upmc_linux_explain_no_user_read(l->what, sizeof(l->what), p);
-		upmc_format(l->fix, sizeof(l->fix),
-		            "`echo 1 > /sys/bus/event_source/devices/%s/rdpmc` (as root)",
-		            p->core[0]);
+		cli_format(l->fix, sizeof(l->fix),
+		           "`echo 1 > /sys/bus/event_source/devices/%s/rdpmc` (as root)",
+		           p->core[0]);
 	}
 	if (p->user_access == 0 && (l = add_limit(in))) {
 		upmc_linux_explain_no_user_read(l->what, sizeof(l->what), p);
-		upmc_format(l->fix, sizeof(l->fix), "`sysctl kernel.perf_user_access=1`");
+		cli_format(l->fix, sizeof(l->fix), "`sysctl kernel.perf_user_access=1`");
 	}
 }
 
@@ -212,19 +212,19 @@ static void limit_counters(struct info *in)
 	struct info_limit *l;
 
 	if (in->probe.n_core && in->probe.nmi_watchdog > 0 && (l = add_limit(in))) {
-		upmc_format(l->what, sizeof(l->what),
-		            "the NMI watchdog holds one counter of the PMU (kernel.nmi_watchdog is "
-		            "%d), one fewer for a set",
-		            in->probe.nmi_watchdog);
-		upmc_format(l->fix, sizeof(l->fix), "`sysctl kernel.nmi_watchdog=0`");
+		cli_format(l->what, sizeof(l->what),
+		           "the NMI watchdog holds one counter of the PMU (kernel.nmi_watchdog is "
+		           "%d), one fewer for a set",
+		           in->probe.nmi_watchdog);
+		cli_format(l->fix, sizeof(l->fix), "`sysctl kernel.nmi_watchdog=0`");
 	}
 	if (in->invariant_tsc == 0 && (l = add_limit(in))) {
-		upmc_format(l->what, sizeof(l->what),
-		            "the TSC is not invariant (cpuid 0x80000007 EDX bit 8 is 0): its rate "
-		            "may follow the core's frequency, so ticks are not a steady time base");
-		upmc_format(l->fix, sizeof(l->fix),
-		            "no command lifts it: use a CPU with an invariant TSC, or time with "
-		            "clock_gettime()");
+		cli_format(l->what, sizeof(l->what),
+		           "the TSC is not invariant (cpuid 0x80000007 EDX bit 8 is 0): its rate "
+		           "may follow the core's frequency, so ticks are not a steady time base");
+		cli_format(l->fix, sizeof(l->fix),
+		           "no command lifts it: use a CPU with an invariant TSC, or time with "
+		           "clock_gettime()");
 	}
 }
 
@@ -257,9 +257,9 @@ static void limit_trial(struct info *in)
 			reason = t->reason[i], name = t->name[i];
 	if (!reason || already_said(in, reason, name) || !(l = add_limit(in)))
 		return;
-	upmc_format(l->what, sizeof(l->what), "%s", reason);
-	upmc_format(l->fix, sizeof(l->fix),
-	            "no command known: the sentence above is what the kernel answered");
+	cli_format(l->what, sizeof(l->what), "%s", reason);
+	cli_format(l->fix, sizeof(l->fix),
+	           "no command known: the sentence above is what the kernel answered");
 }
 
 static void gather_limits(struct info *in)
@@ -267,7 +267,7 @@ static void gather_limits(struct info *in)
 	struct upmc_event cycles;
 
 	memset(&cycles, 0, sizeof(cycles));
-	upmc_format(cycles.name, sizeof(cycles.name), "cycles");
+	cli_format(cycles.name, sizeof(cycles.name), "cycles");
 	cycles.type = UPMC_TYPE_HARDWARE;
 	cycles.exclude_kernel = 1;
 	in->n_limits = 0;

@@ -1,7 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 /* `upmc bench`: the overhead benchmark of //bench:overhead, linked in. */
 #include "bench/overhead.h"
-#include "tools/cli.h"
+#include "cli/cli.h"
 
 int cli_bench(int argc, char **argv)
 {

@@ -11,7 +11,7 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "tools/cli.h"
+#include "cli/cli.h"
 
 static const char usage[] =
         "usage: upmc <command> [options]\n"

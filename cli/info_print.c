@@ -4,9 +4,9 @@
 #include <stdio.h>
 #include <string.h>
 
-#include "tools/cli.h"
-#include "tools/info.h"
-#include "tools/json.h"
+#include "cli/cli.h"
+#include "cli/info.h"
+#include "bench/json.h"
 
 #define ROW "  %-22s "
 

@@ -1,11 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /* `upmc info`: what the machine allows, gathered once, printed as text or JSON. */
-#ifndef UPMC_TOOLS_INFO_H
-#define UPMC_TOOLS_INFO_H
+#ifndef UPMC_CLI_INFO_H
+#define UPMC_CLI_INFO_H
 
 #include <upmc/upmc.h>
 
-#include "os/linux/probe.h"
+#include "os/linux/upmc_linux.h"
 
 #define INFO_MAX_LIMITS 8
 #define INFO_TRIAL_SPEC "cycles,instructions"
@@ -54,4 +54,4 @@ const char *info_clock_meaning(int source);
 void info_print_text(const struct info *in);
 void info_print_json(const struct info *in);
 
-#endif /* UPMC_TOOLS_INFO_H */
+#endif /* UPMC_CLI_INFO_H */

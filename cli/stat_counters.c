@@ -11,10 +11,9 @@
 #include <string.h>
 #include <unistd.h>
 
-#include "os/linux/probe.h"
-#include "os/linux/sys.h"
-#include "tools/cli.h"
-#include "tools/stat.h"
+#include "os/linux/upmc_linux.h"
+#include "cli/cli.h"
+#include "cli/stat.h"
 
 _Static_assert(STAT_MAX_PARTS == UPMC_LINUX_MAX_CORE_PMUS, "one part per core PMU");
 
@@ -100,8 +99,8 @@ static int open_user_only(struct stat_counter *c, pid_t pid, int err,
 	err = open_parts(c, pid, probe);
 	if (err)
 		return err;
-	upmc_format(c->reason, sizeof(c->reason), "'%s' counted user space only: %s", c->event.name,
-	            after_name(why, c->event.name));
+	cli_format(c->reason, sizeof(c->reason), "'%s' counted user space only: %s", c->event.name,
+	           after_name(why, c->event.name));
 	return 0;
 }
 
@@ -140,9 +139,9 @@ static void read_counter(struct stat_counter *c)
 		ssize_t got = upmc_sys_read(c->fd[k], buf, sizeof(buf));
 		if (got != (ssize_t)sizeof(buf)) {
 			c->status = STAT_NOT_COUNTED;
-			upmc_format(c->reason, sizeof(c->reason),
-			            "'%s': read(2) of the counter failed: %s", c->event.name,
-			            got < 0 ? strerror(errno) : "short read");
+			cli_format(c->reason, sizeof(c->reason),
+			           "'%s': read(2) of the counter failed: %s", c->event.name,
+			           got < 0 ? strerror(errno) : "short read");
 			return;
 		}
 		sum += buf[0];
@@ -155,10 +154,10 @@ static void read_counter(struct stat_counter *c)
 		return;
 	if (!c->running) {
 		c->status = STAT_NOT_COUNTED;
-		upmc_format(c->reason, sizeof(c->reason),
-		            "'%s' never got onto a counter while the command ran (enabled %llu ns, "
-		            "running 0): the PMU's counters were all taken",
-		            c->event.name, (unsigned long long)c->enabled);
+		cli_format(c->reason, sizeof(c->reason),
+		           "'%s' never got onto a counter while the command ran (enabled %llu ns, "
+		           "running 0): the PMU's counters were all taken",
+		           c->event.name, (unsigned long long)c->enabled);
 		return;
 	}
 	c->value = upmc_scale(sum, c->enabled, c->running);

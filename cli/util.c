@@ -1,10 +1,22 @@
 /* SPDX-License-Identifier: MIT */
 /* Small helpers the subcommands share. */
+#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
-#include "tools/cli.h"
+#include "cli/cli.h"
+
+void cli_format(char *buf, size_t size, const char *fmt, ...)
+{
+	va_list ap;
+
+	if (!size)
+		return;
+	va_start(ap, fmt);
+	vsnprintf(buf, size, fmt, ap);
+	va_end(ap);
+}
 
 void cli_thousands(char *buf, size_t size, uint64_t n)
 {

@@ -3,9 +3,9 @@
 #define _GNU_SOURCE
 #include <string.h>
 
-#include "tools/cli.h"
-#include "tools/json.h"
-#include "tools/stat.h"
+#include "cli/cli.h"
+#include "bench/json.h"
+#include "cli/stat.h"
 
 /* perf's numbering (PERF_COUNT_HW_*, PERF_COUNT_SW_*) of the events a ratio needs. */
 #define HW_CYCLES       0
@@ -105,7 +105,7 @@ static void command_line(char *buf, size_t size, char **argv)
 
 	buf[0] = '\0';
 	for (; *argv && len + 1 < size; argv++) {
-		upmc_format(buf + len, size - len, "%s%s", len ? " " : "", *argv);
+		cli_format(buf + len, size - len, "%s%s", len ? " " : "", *argv);
 		len = strlen(buf);
 	}
 }
@@ -136,11 +136,11 @@ static void text_row(FILE *out, const struct stat_run *run, const struct stat_co
 	const char *unit = "";
 
 	if (c->status == STAT_NOT_SUPPORTED)
-		upmc_format(value, sizeof(value), "<not supported>");
+		cli_format(value, sizeof(value), "<not supported>");
 	else if (c->status == STAT_NOT_COUNTED)
-		upmc_format(value, sizeof(value), "<not counted>");
+		cli_format(value, sizeof(value), "<not counted>");
 	else if (is_clock(&c->event))
-		upmc_format(value, sizeof(value), "%.2f", (double)c->value / 1e6);
+		cli_format(value, sizeof(value), "%.2f", (double)c->value / 1e6);
 	else
 		cli_thousands(value, sizeof(value), c->value);
 	if (c->status == STAT_COUNTED && is_clock(&c->event))
