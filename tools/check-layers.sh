@@ -18,6 +18,14 @@ forbid() {
 		"^[[:space:]]*#[[:space:]]*include[[:space:]]*[\"<](\.\./)*($pattern)" "$dir")
 }
 
+# The library's layers (docs/hacking.md): the core knows none above it,
+# and the measure and zone layers do not know each other.
+forbid lib/core 'lib/measure|lib/zone|lib/ffi'
+forbid lib/measure 'lib/zone'
+forbid lib/zone 'lib/measure'
+# The bindings and the examples: the public API.
+forbid lib/ffi 'lib/core|lib/measure|lib/zone|os/'
+forbid examples 'lib/|os/'
 # The upmc command: the public API, bench/, and of the library's insides
 # only what the one declared header gives it.
 forbid cli 'lib/'
