@@ -109,8 +109,8 @@ run_i686_linux() {
 # core built with the simulation's seam, as //tests:core_sim is. The ten
 # million reads against the writer run for more than five minutes under
 # qemu-i386: left out.
-sim_tests=(tests/sim_kernel_test.c tests/lib_region_test.c tests/lib_failed_read_test.c
-	tests/sim_fork_test.c tests/sim_thread_test.c)
+sim_tests=(tests/core_read_test.c tests/measure_region_test.c tests/measure_failed_read_test.c
+	tests/core_fork_pages_test.c tests/core_owner_test.c)
 
 build_i686_sim() {
 	local cc=(i686-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror -O2 -I. -Ilib/include -Iarch/x86)

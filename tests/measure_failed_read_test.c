@@ -3,7 +3,7 @@
  * A counter read that fails (a pinned group in error state: another user
  * took the counters) drops the sample, counts it and says so, in upmc_bench
  * and in UPMC_PROF sites, against the simulated kernel, whose read(2) fails
- * with EBUSY on demand. Regions do the same (lib_region_test).
+ * with EBUSY on demand. Regions do the same (measure_region_test).
  */
 #define _GNU_SOURCE
 #include <errno.h>

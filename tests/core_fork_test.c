@@ -5,7 +5,7 @@
  * closes the child's copies of its descriptors and none the child reused
  * (PERF_EVENT_IOC_ID tells), and sets opened in the
  * child, timer sets and UPMC_PROF sites work there. (Pages the child does
- * not get are the simulated kernel's part: sim_fork_test, and the arm64
+ * not get are the simulated kernel's part: core_fork_pages_test, and the arm64
  * harness on a real PMU.)
  */
 #define _GNU_SOURCE

@@ -22,8 +22,8 @@
 
 #define PAGES 512
 
-static const struct upmc_zone_loc touch_loc = {"touch pages", "touch", "linux_zone_test.c", 1};
-static const struct upmc_zone_loc idle_loc = {"idle", "idle", "linux_zone_test.c", 2};
+static const struct upmc_zone_loc touch_loc = {"touch pages", "touch", "zone_threads_test.c", 1};
+static const struct upmc_zone_loc idle_loc = {"idle", "idle", "zone_threads_test.c", 2};
 
 struct worker {
 	pthread_t thread;

@@ -531,7 +531,7 @@ TEST(aggregate, the_table)
 
 /* Names reach a terminal with their control bytes written as \xNN: no
  * escape sequence, carriage return or delete gets through (thread names:
- * tests/linux_zone_test.c). */
+ * tests/zone_threads_test.c). */
 TEST(aggregate, the_table_escapes_control_bytes)
 {
 	static const struct upmc_zone_loc odd_loc = {"red\x1b[31m \x01\x7f\rname", "f", "x.c", 1};

@@ -3,7 +3,7 @@
  * Zones against the simulated kernel: its counters advance by a fixed cost
  * at every read, so a zone's counts are known exactly. Threads record
  * time-only zones here (the simulated PMU is one set at a time);
- * tests/linux_zone_test.c has threads with counters on the real kernel.
+ * tests/zone_threads_test.c has threads with counters on the real kernel.
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -144,7 +144,7 @@ TEST(zone, macros_take_the_call_site)
 	ASSERT(zones_of(p, &s) == 2);
 	EXPECT(!strcmp(s.z[0].loc->name, "scoped") && s.z[0].loc->line == (uint32_t)line);
 	EXPECT(!strcmp(s.z[0].loc->function, "zone_macros_take_the_call_site"));
-	EXPECT_CONTAINS(s.z[0].loc->file, "lib_zone_test.c");
+	EXPECT_CONTAINS(s.z[0].loc->file, "zone_record_test.c");
 	EXPECT(!strcmp(s.z[1].loc->name, "explicit") && s.z[1].depth == 1);
 	/* time only: no counter, so none reads 0 */
 	EXPECT(s.z[0].n == 0);
