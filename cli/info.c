@@ -295,22 +295,3 @@ void info_gather(struct info *in)
 	gather_trial(&in->trial);
 	gather_limits(in); /* after the trial: it may be one */
 }
-
-int cli_info(int argc, char **argv)
-{
-	struct info in;
-	int as_json = 0, i;
-
-	for (i = 0; i < argc; i++) {
-		if (!strcmp(argv[i], "--json"))
-			as_json = 1;
-		else
-			return cli_usage_error("info: unknown option '%s'", argv[i]);
-	}
-	info_gather(&in);
-	if (as_json)
-		info_print_json(&in);
-	else
-		info_print_text(&in);
-	return 0;
-}

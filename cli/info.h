@@ -51,7 +51,4 @@ const char *info_paranoid_meaning(int level, int readable);
 const char *info_rdpmc_meaning(int mode);
 const char *info_clock_meaning(int source);
 
-void info_print_text(const struct info *in);
-void info_print_json(const struct info *in);
-
 #endif /* UPMC_CLI_INFO_H */

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `upmc info`: the report, as text or JSON. */
+/* `upmc info`: the subcommand, and its report as text or JSON (the facts
+ * are gathered by cli/info.c). */
 #include <math.h>
 #include <stdio.h>
 #include <string.h>
@@ -151,7 +152,7 @@ static void text_limits(const struct info *in)
 		printf("  %u. %s\n     lift it: %s\n", i + 1, in->limit[i].what, in->limit[i].fix);
 }
 
-void info_print_text(const struct info *in)
+static void print_text(const struct info *in)
 {
 	printf("upmc info: what this machine allows, and how to lift each limit\n");
 	if (in->fs_root)
@@ -261,7 +262,7 @@ static void json_trial(struct json *j, const struct info_trial *t)
 	json_end(j);
 }
 
-void info_print_json(const struct info *in)
+static void print_json(const struct info *in)
 {
 	struct json j;
 	unsigned i;
@@ -282,4 +283,23 @@ void info_print_json(const struct info *in)
 	}
 	json_end(&j);
 	json_end(&j);
+}
+
+int cli_info(int argc, char **argv)
+{
+	struct info in;
+	int as_json = 0, i;
+
+	for (i = 0; i < argc; i++) {
+		if (!strcmp(argv[i], "--json"))
+			as_json = 1;
+		else
+			return cli_usage_error("info: unknown option '%s'", argv[i]);
+	}
+	info_gather(&in);
+	if (as_json)
+		print_json(&in);
+	else
+		print_text(&in);
+	return 0;
 }
