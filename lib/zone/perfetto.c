@@ -322,53 +322,45 @@ static void frame_packets(struct slices *s, uint64_t until)
 	}
 }
 
-static int slice_done(const struct slices *s)
+/* A multiplexed counter's count in the zone and the share it ran, as
+ * annotations of the slice's end: it has no running total for a track. */
+static void multiplexed_counts(struct slices *s, const struct zone_done *z)
 {
-	return s->b->failed ? upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace") : 0;
-}
-
-/* A slice of a multiplexed thread: its counts as annotations of its end. */
-static int multiplexed_slice_packet(struct slices *s, const struct zone_done *z, int begin)
-{
-	const struct upmc_zone_thread *t = s->t;
-	uint64_t when = begin ? z->t0 : z->t1;
 	struct zone_counts c;
 	char name[UPMC_NAME_MAX + 8];
 	unsigned i;
 
-	frame_packets(s, when);
-	packet_head(s->b, sequence_of(t), 0);
-	field_uint(s->b, PACKET_TIMESTAMP, upmc_zone_ns(s->p, when));
-	begin_message(s->b, PACKET_TRACK_EVENT);
-	field_uint(s->b, EVENT_TYPE, begin ? SLICE_BEGIN : SLICE_END);
-	field_uint(s->b, EVENT_TRACK_UUID, thread_uuid(t));
-	if (begin) {
-		field_string(s->b, EVENT_NAME, z->loc->name);
-	} else {
-		upmc_zone_counts(s->p, t, z, &c);
-		for (i = 0; i < t->k; i++) {
-			if (c.delta[i] == UPMC_NOT_COUNTED)
-				continue;
-			annotation(s->b, s->p->counter[i], c.delta[i]);
-			upmc_format(name, sizeof(name), "%s ran", s->p->counter[i]);
-			double_annotation(s->b, name, c.ratio[i]);
-		}
+	upmc_zone_counts(s->p, s->t, z, &c);
+	for (i = 0; i < s->t->k; i++) {
+		if (c.delta[i] == UPMC_NOT_COUNTED)
+			continue;
+		annotation(s->b, s->p->counter[i], c.delta[i]);
+		upmc_format(name, sizeof(name), "%s ran", s->p->counter[i]);
+		double_annotation(s->b, name, c.ratio[i]);
 	}
-	end_message(s->b);
-	flush_packet(s->b, s->out);
-	return slice_done(s);
+}
+
+/* The thread's counter values at this end of the slice, on their tracks. */
+static void counter_values(struct slices *s, const struct zone_done *z, int begin)
+{
+	const struct upmc_zone_thread *t = s->t;
+	const uint64_t *v = t->values + z->v + (begin ? 0 : t->w);
+	unsigned i;
+
+	for (i = 0; i < t->k; i++)
+		if (v[i] != UPMC_NOT_COUNTED)
+			field_uint(s->b, EVENT_EXTRA_COUNTER_TRACK_UUIDS, thread_uuid(t) + 1 + i);
+	for (i = 0; i < t->k; i++)
+		if (v[i] != UPMC_NOT_COUNTED)
+			field_uint(s->b, EVENT_EXTRA_COUNTER_VALUES, v[i]);
 }
 
 static int slice_packet(void *arg, const struct zone_done *z, int begin, unsigned depth)
 {
 	struct slices *s = arg;
 	const struct upmc_zone_thread *t = s->t;
-	const uint64_t *v = t->k ? t->values + z->v + (begin ? 0 : t->w) : NULL;
 	uint64_t when = begin ? z->t0 : z->t1;
-	unsigned i;
 
-	if (t->multiplexed)
-		return multiplexed_slice_packet(s, z, begin);
 	(void)depth;
 	frame_packets(s, when);
 	packet_head(s->b, sequence_of(t), 0);
@@ -378,15 +370,13 @@ static int slice_packet(void *arg, const struct zone_done *z, int begin, unsigne
 	field_uint(s->b, EVENT_TRACK_UUID, thread_uuid(t));
 	if (begin)
 		field_string(s->b, EVENT_NAME, z->loc->name);
-	for (i = 0; i < t->k; i++)
-		if (v[i] != UPMC_NOT_COUNTED)
-			field_uint(s->b, EVENT_EXTRA_COUNTER_TRACK_UUIDS, thread_uuid(t) + 1 + i);
-	for (i = 0; i < t->k; i++)
-		if (v[i] != UPMC_NOT_COUNTED)
-			field_uint(s->b, EVENT_EXTRA_COUNTER_VALUES, v[i]);
+	if (t->k && !t->multiplexed)
+		counter_values(s, z, begin);
+	else if (t->k && !begin)
+		multiplexed_counts(s, z);
 	end_message(s->b);
 	flush_packet(s->b, s->out);
-	return slice_done(s);
+	return s->b->failed ? upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace") : 0;
 }
 
 int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out)

@@ -106,21 +106,29 @@ static int save_failed(int err, const char *path)
 	return upmc_fail(err, "upmc_profile_save: '%s' is as it was, not replaced: %s", path, why);
 }
 
+/* The export into f, opened at name, then closed: 0 when both went well,
+ * else the first error. */
+static int write_and_close(struct upmc_profile *p, enum upmc_format format, FILE *f,
+                           const char *name)
+{
+	int err = upmc_profile_write(p, format, f);
+
+	errno = 0;
+	if (fclose(f) != 0 && err == 0)
+		err = upmc_fail(errno ? -errno : -EIO, "upmc_profile_save: closing '%s' failed: %s",
+		                name, strerror(errno ? errno : EIO));
+	return err;
+}
+
 /* A FIFO, a device or a symbolic link at path: written in place. */
 static int save_in_place(struct upmc_profile *p, enum upmc_format format, const char *path)
 {
 	FILE *f = fopen(path, "wb");
-	int err;
 
 	if (!f)
 		return upmc_fail(-errno, "upmc_profile_save: cannot open '%s': %s", path,
 		                 strerror(errno));
-	err = upmc_profile_write(p, format, f);
-	errno = 0;
-	if (fclose(f) != 0 && err == 0)
-		err = upmc_fail(errno ? -errno : -EIO, "upmc_profile_save: closing '%s' failed: %s",
-		                path, strerror(errno ? errno : EIO));
-	return err;
+	return write_and_close(p, format, f, path);
 }
 
 /*
@@ -149,11 +157,7 @@ UPMC_API int upmc_profile_save(struct upmc_profile *p, enum upmc_format format, 
 		err = create_beside(path, &tmp, &f);
 	if (err < 0)
 		return err;
-	err = upmc_profile_write(p, format, f);
-	errno = 0;
-	if (fclose(f) != 0 && err == 0)
-		err = upmc_fail(errno ? -errno : -EIO, "upmc_profile_save: closing '%s' failed: %s",
-		                tmp, strerror(errno ? errno : EIO));
+	err = write_and_close(p, format, f, tmp);
 	if (err == 0)
 		err = upmc_os_replace_file(tmp, path);
 	if (err < 0) {
