@@ -258,7 +258,7 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 		return upmc_fail(-ENOMEM, "out of memory allocating a set");
 	/* An event whose PMU is missing is unavailable: the OS layer leaves
 	 * it unopened. */
-	n = upmc_parse_counters(spec, flags, set->state->counter, UPMC_MAX_COUNTERS);
+	n = upmc_parse_counters(spec, flags, set->state);
 	if (n < 0) {
 		free(set);
 		return n;

@@ -288,17 +288,66 @@ static int no_libpfm(const char *item)
 }
 #endif
 
+/*
+ * A bare name a core PMU lists in sysfs (slots, topdown-retiring on Intel,
+ * stall_slot on Arm), with its modifiers: that PMU's event, the first core
+ * PMU that has it (perf takes bare sysfs names too). -ENOENT when none.
+ */
+static int core_sysfs_event(const char *item, unsigned flags, struct upmc_event *ev)
+{
+	struct upmc_linux_probe probe;
+	char name[UPMC_NAME_MAX], path[256], line[64], spec[UPMC_NAME_MAX + 64];
+	const char *mods = strchr(item, ':');
+	unsigned i;
+
+	upmc_format(name, sizeof(name), "%.*s", (int)(mods ? mods - item : (long)strlen(item)),
+	            item);
+	upmc_linux_probe(&probe);
+	for (i = 0; i < probe.n_core; i++) {
+		upmc_format(path, sizeof(path), DEVICES "/%s/events/%s", probe.core[i], name);
+		if (upmc_linux_read_line(path, line, sizeof(line)) < 0)
+			continue;
+		upmc_format(spec, sizeof(spec), "%s/%s/%s", probe.core[i], name,
+		            mods ? mods + 1 : "");
+		return sysfs_event(spec, flags, ev);
+	}
+	return -ENOENT;
+}
+
 int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *ev)
 {
+	int err;
+
 	if (strchr(item, '/'))
 		return sysfs_event(item, flags, ev);
+	err = core_sysfs_event(item, flags, ev);
+	if (err != -ENOENT)
+		return err;
 #ifdef UPMC_HAVE_LIBPFM
 	return libpfm_event(item, flags, ev);
 #else
-	(void)flags;
-	(void)ev;
 	return no_libpfm(item);
 #endif
+}
+
+/* #slots: a core PMU's operations per cycle (Arm's caps/slots, read by
+ * perf's #slots in sbsa.json), the first core PMU that publishes it. */
+int upmc_os_metric_constant(const char *name, double *value)
+{
+	struct upmc_linux_probe probe;
+	char path[256], line[64];
+	unsigned i;
+
+	if (strcmp(name, "slots"))
+		return upmc_fail(-ENOENT, "no constant '#%s' is known", name);
+	upmc_linux_probe(&probe);
+	for (i = 0; i < probe.n_core; i++) {
+		upmc_format(path, sizeof(path), DEVICES "/%s/caps/slots", probe.core[i]);
+		if (upmc_linux_read_line(path, line, sizeof(line)) == 0 &&
+		    (*value = (double)strtoull(line, NULL, 0)) > 0)
+			return 0;
+	}
+	return upmc_fail(-ENOENT, "no core PMU publishes caps/slots in " DEVICES);
 }
 
 int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg,

@@ -26,6 +26,12 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
 	return 0;
 }
 
+int upmc_os_metric_constant(const char *name, double *value)
+{
+	(void)value;
+	return upmc_fail(-ENOENT, "this OS layer publishes no constant '#%s'", name);
+}
+
 int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot)
 {
 	memset(snapshot, 0xff, 3 * set->n * sizeof(*snapshot)); /* UPMC_NOT_COUNTED */
