@@ -17,7 +17,7 @@ static const char usage[] =
         "usage: upmc <command> [options]\n"
         "\n"
         "  info [--json]                   what this machine allows, and how to lift each limit\n"
-        "  list [--json]                   the events upmc knows, grouped by PMU\n"
+        "  list [--metrics] [--json]       the events (or metrics) upmc knows\n"
         "  stat [-e SPEC] [--json] [-o FILE] -- CMD [ARGS...]\n"
         "                                  counts for CMD and its children, then CMD's exit "
         "status\n"
