@@ -30,6 +30,7 @@ struct upmc_metric_def {
 	const char *desc;
 	const char *cpus; /* which CPUs have its events */
 	const char *source;
+	const char *arch; /* the kind of CPU it is defined for (upmc_os_core_kind()); NULL: any */
 };
 
 #define PERF_GENERIC "perf's generic events (tools/perf/util/stat-shadow.c)"
@@ -43,57 +44,60 @@ struct upmc_metric_def {
 static const struct upmc_metric_def catalogue[] = {
         {"IPC", "Default", "instructions,cycles", "instructions / cycles", "insn per cycle", 0,
          "instructions retired per cycle", "any CPU that counts perf's generic events",
-         PERF_GENERIC},
+         PERF_GENERIC, NULL},
         {"CPI", "", "cycles,instructions", "cycles / instructions", "cycles per insn", 0,
          "cycles per instruction retired", "any CPU that counts perf's generic events",
-         PERF_GENERIC},
+         PERF_GENERIC, NULL},
         {"branch-miss-ratio", "Default", "branch-misses,branches", "branch-misses / branches",
          "of all branches", 1, "mispredicted branches per branch retired",
-         "any CPU that counts perf's generic events", PERF_GENERIC},
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
         {"cache-miss-ratio", "", "cache-misses,cache-references", "cache-misses / cache-references",
          "of all cache refs", 1, "last-level cache misses per access (vendor-defined events)",
-         "any CPU that counts perf's generic events", PERF_GENERIC},
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
         {"L1d-load-miss-ratio", "", "L1-dcache-load-misses,L1-dcache-loads",
          "L1-dcache-load-misses / L1-dcache-loads", "of all L1-dcache accesses", 1,
          "L1 data cache load misses per load", "any CPU that counts perf's generic events",
-         PERF_GENERIC},
+         PERF_GENERIC, NULL},
         {"frontend-stall-ratio", "", "stalled-cycles-frontend,cycles",
          "stalled-cycles-frontend / cycles", "frontend cycles idle", 1,
          "cycles the front end issued nothing, per cycle",
-         "any CPU that counts perf's generic events", PERF_GENERIC},
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
         {"backend-stall-ratio", "", "stalled-cycles-backend,cycles",
          "stalled-cycles-backend / cycles", "backend cycles idle", 1,
          "cycles the back end retired nothing, per cycle",
-         "any CPU that counts perf's generic events", PERF_GENERIC},
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
         {"GHz", "", "cycles,task-clock", "cycles / task-clock", "GHz", 0,
          "cycles per nanosecond of the thread's CPU time",
-         "any CPU that counts perf's generic events", PERF_GENERIC},
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
         /* Intel, Ice Lake and later: the PERF_METRICS fractions of slots. */
         {"retiring", "TopdownL1", "slots,topdown-retiring", "topdown-retiring / slots", "retiring",
-         1, "slots that retired an operation", "Intel, Ice Lake and later", INTEL_TOPDOWN},
+         1, "slots that retired an operation", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
         {"bad-speculation", "TopdownL1", "slots,topdown-bad-spec", "topdown-bad-spec / slots",
          "bad speculation", 1, "slots wasted on operations that did not retire",
-         "Intel, Ice Lake and later", INTEL_TOPDOWN},
+         "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
         {"frontend-bound", "TopdownL1", "slots,topdown-fe-bound", "topdown-fe-bound / slots",
          "frontend bound", 1, "slots the front end left empty", "Intel, Ice Lake and later",
-         INTEL_TOPDOWN},
+         INTEL_TOPDOWN, "x86"},
         {"backend-bound", "TopdownL1", "slots,topdown-be-bound", "topdown-be-bound / slots",
          "backend bound", 1, "slots stalled on the back end", "Intel, Ice Lake and later",
-         INTEL_TOPDOWN},
+         INTEL_TOPDOWN, "x86"},
         /* Arm, PMUv3.5 STALL_SLOT events; #slots per cycle from sysfs. */
         {"retiring", "TopdownL1", "op_retired,op_spec,stall_slot,cpu_cycles",
          "op_retired / op_spec * ( 1 - stall_slot / ( #slots * cpu_cycles ) )", "retiring", 1,
-         "slots that retired an operation", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN},
+         "slots that retired an operation", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN,
+         "arm64"},
         {"bad-speculation", "TopdownL1", "op_retired,op_spec,stall_slot,cpu_cycles",
          "( 1 - op_retired / op_spec ) * ( 1 - stall_slot / ( #slots * cpu_cycles ) )",
          "bad speculation", 1, "slots wasted on operations that did not retire",
-         "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN},
+         "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN, "arm64"},
         {"frontend-bound", "TopdownL1", "stall_slot_frontend,cpu_cycles",
          "stall_slot_frontend / ( #slots * cpu_cycles )", "frontend bound", 1,
-         "slots the front end left empty", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN},
+         "slots the front end left empty", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN,
+         "arm64"},
         {"backend-bound", "TopdownL1", "stall_slot_backend,cpu_cycles",
          "stall_slot_backend / ( #slots * cpu_cycles )", "backend bound", 1,
-         "slots stalled on the back end", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN},
+         "slots stalled on the back end", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN,
+         "arm64"},
 };
 #define N_DEFS (sizeof(catalogue) / sizeof(catalogue[0]))
 
@@ -227,13 +231,24 @@ static double evaluate(const struct upmc_metric *m, const uint64_t *counts)
 
 /* ---- a spec's metrics ---- */
 
-/* The definitions item names: a metric or a group of them (all variants). */
+/* Whether def is defined for this machine's kind of CPU (any, when no
+ * core PMU says which). */
+static int for_this_arch(const struct upmc_metric_def *def)
+{
+	const char *kind = upmc_os_core_kind();
+
+	return !def->arch || !*kind || !strcmp(def->arch, kind);
+}
+
+/* The definitions item names: a metric or a group of them (every variant
+ * for this architecture). */
 static unsigned named_by(const char *item, const struct upmc_metric_def **found, unsigned max)
 {
 	unsigned i, n = 0;
 
 	for (i = 0; i < N_DEFS && n < max; i++)
-		if (!strcmp(catalogue[i].name, item) || !strcmp(catalogue[i].group, item))
+		if (for_this_arch(&catalogue[i]) &&
+		    (!strcmp(catalogue[i].name, item) || !strcmp(catalogue[i].group, item)))
 			found[n++] = &catalogue[i];
 	return n;
 }
@@ -276,7 +291,7 @@ static const struct upmc_metric_def *variant(const struct upmc_metric_def *def, 
 	for (i = 0; i < N_DEFS; i++) {
 		const struct upmc_metric_def *v = &catalogue[i];
 		size_t len = strlen(cpus);
-		if (strcmp(v->name, def->name))
+		if (strcmp(v->name, def->name) || !for_this_arch(v))
 			continue;
 		if (resolves(v, flags, why, size))
 			return v;
@@ -468,18 +483,21 @@ UPMC_API int upmc_list_metrics(int (*fn)(const struct upmc_metric_info *info, vo
 {
 	struct upmc_metric_info info;
 	char why[UPMC_REASON_MAX];
-	unsigned i;
+	unsigned i, listed = 0;
 
 	if (!fn)
 		return upmc_fail(-EINVAL, "upmc_list_metrics: fn is NULL");
 	for (i = 0; i < N_DEFS; i++) {
 		const struct upmc_metric_def *d = &catalogue[i];
+		if (!for_this_arch(d))
+			continue;
 		why[0] = '\0';
 		info = (struct upmc_metric_info){d->name, d->group, d->events, d->formula, d->unit,
 		                                 d->desc, d->cpus,  d->source, d->percent, why};
 		computable(d, why, sizeof(why));
+		listed++;
 		if (fn(&info, arg))
-			return (int)i + 1;
+			break;
 	}
-	return (int)N_DEFS;
+	return (int)listed;
 }

@@ -330,6 +330,16 @@ int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *e
 #endif
 }
 
+const char *upmc_os_core_kind(void)
+{
+	struct upmc_linux_probe probe;
+
+	upmc_linux_probe(&probe);
+	if (!probe.n_core)
+		return "";
+	return probe.core_kind[0] == UPMC_LINUX_X86 ? "x86" : "arm64";
+}
+
 /* #slots: a core PMU's operations per cycle (Arm's caps/slots, read by
  * perf's #slots in sbsa.json), the first core PMU that publishes it. */
 int upmc_os_metric_constant(const char *name, double *value)

@@ -26,6 +26,11 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
 	return 0;
 }
 
+const char *upmc_os_core_kind(void)
+{
+	return UPMC_ARCH_NAME; /* what the CPU the library runs on is */
+}
+
 int upmc_os_metric_constant(const char *name, double *value)
 {
 	(void)value;
