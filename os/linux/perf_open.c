@@ -457,11 +457,24 @@ static int pmu_counts(const struct upmc_linux_probe *probe)
 	return counted || !ran;
 }
 
-const char upmc_linux_pinned_failed[] =
-        "the counters could not be put on the PMU together: the set needs more counters than "
-        "are free, because the CPU has fewer or another user holds them (a system-wide perf "
-        "session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`); open fewer "
-        "events, or pass UPMC_OPT_MULTIPLEX to time-share them";
+void upmc_linux_pinned_failed(char *buf, size_t size, const struct linux_set *ls)
+{
+	char has[48] = "";
+	unsigned e, core = 0;
+	int max = upmc_linux_max_counters();
+
+	for (e = 0; e < ls->n_ev; e++)
+		core += ls->grp[ls->ev[e].group].core;
+	if (max > 0)
+		upmc_format(has, sizeof(has), "; the CPU has %d per core", max);
+	upmc_format(buf, size,
+	            "the counters could not be put on the PMU together: the set needs %u%s, more "
+	            "than are free, because the CPU has fewer or another user holds them (a "
+	            "system-wide perf session, a profiler, the NMI watchdog: `sysctl "
+	            "kernel.nmi_watchdog=0`); open fewer events, or pass UPMC_OPT_MULTIPLEX to "
+	            "time-share them",
+	            core, has);
+}
 
 static int enable_groups(struct linux_set *ls)
 {
@@ -498,10 +511,12 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 		err = enable_groups(ls);
 	}
 	if (err == 0 && !groups_running(ls)) {
+		char why[UPMC_REASON_MAX];
+		upmc_linux_pinned_failed(why, sizeof(why), ls);
 		if (flags & UPMC_OPT_TIME_ONLY)
-			mark_unavailable(set, ls, upmc_linux_pinned_failed);
+			mark_unavailable(set, ls, why);
 		else
-			err = upmc_fail(-EBUSY, "%s", upmc_linux_pinned_failed);
+			err = upmc_fail(-EBUSY, "%s", why);
 	}
 	if (err < 0) {
 		release(ls);

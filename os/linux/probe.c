@@ -217,7 +217,7 @@ static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
 		            ev->name, p->core[0]);
 }
 
-static int max_counters(void)
+int upmc_linux_max_counters(void)
 {
 	struct upmc_linux_cpuid c;
 
@@ -247,7 +247,7 @@ static void explain_group_full(char *buf, size_t size, const struct upmc_event *
 		return;
 	}
 	char has[64] = "has no counter left";
-	int n = max_counters();
+	int n = upmc_linux_max_counters();
 
 	if (n > 0)
 		upmc_format(has, sizeof(has), "has %d counters per core", n);

@@ -83,6 +83,9 @@ struct upmc_linux_cpuid {
 };
 void upmc_linux_cpuid(struct upmc_linux_cpuid *out);
 
+/* Counters per core as CPUID says (general and fixed); 0 when unknown. */
+int upmc_linux_max_counters(void);
+
 /* path under the fixture root ($UPMC_FS_ROOT), or path itself. */
 void upmc_linux_root_path(char *buf, size_t size, const char *path);
 
