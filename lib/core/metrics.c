@@ -37,6 +37,15 @@ struct upmc_metric_def {
 #define INTEL_TOPDOWN                                                                       \
 	"the kernel's tools/perf/Documentation/topdown.txt (Ice Lake and later: slots and " \
 	"the topdown metric events)"
+#define AMD_PIPELINE                                                                         \
+	"the kernel's tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json (AMD's pipeline " \
+	"utilisation, PipelineL1)"
+/* Zen 4's events as libpfm4 names them: they resolve where libpfm4 takes
+ * the CPU for a Zen 4 (6 dispatch slots a cycle). */
+#define ZEN4(event) "amd64_fam19h_zen4::" event
+#define ZEN4_SLOTS  "( 6 * " ZEN4("CYCLES_NOT_IN_HALT") " )"
+#define ZEN4_CPUS   "AMD Zen 4"
+
 #define ARM_TOPDOWN                                                                            \
 	"the kernel's tools/perf/pmu-events/arch/arm64/sbsa.json (Arm's topdown methodology, " \
 	"STALL_SLOT events of PMUv3.5)"
@@ -81,6 +90,29 @@ static const struct upmc_metric_def catalogue[] = {
         {"backend-bound", "TopdownL1", "slots,topdown-be-bound", "topdown-be-bound / slots",
          "backend bound", 1, "slots stalled on the back end", "Intel, Ice Lake and later",
          INTEL_TOPDOWN, "x86"},
+        /* AMD Zen 4: the dispatch slots of each cycle. */
+        {"retiring", "TopdownL1", ZEN4("RETIRED_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         ZEN4("RETIRED_OPS") " / " ZEN4_SLOTS, "retiring", 1,
+         "dispatch slots that retired an operation", ZEN4_CPUS, AMD_PIPELINE, "x86"},
+        {"bad-speculation", "TopdownL1",
+         ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER") "," ZEN4(
+                 "RETIRED_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         "( " ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER") " - " ZEN4(
+                 "RETIRED_OPS") " ) / " ZEN4_SLOTS,
+         "bad speculation", 1, "dispatched operations that did not retire, per slot", ZEN4_CPUS,
+         AMD_PIPELINE, "x86"},
+        {"frontend-bound", "TopdownL1",
+         ZEN4("DISPATCH_STALLS_1:FE_NO_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         ZEN4("DISPATCH_STALLS_1:FE_NO_OPS") " / " ZEN4_SLOTS, "frontend bound", 1,
+         "dispatch slots the front end left empty", ZEN4_CPUS, AMD_PIPELINE, "x86"},
+        {"backend-bound", "TopdownL1",
+         ZEN4("DISPATCH_STALLS_1:BE_STALLS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         ZEN4("DISPATCH_STALLS_1:BE_STALLS") " / " ZEN4_SLOTS, "backend bound", 1,
+         "dispatch slots stalled on the back end", ZEN4_CPUS, AMD_PIPELINE, "x86"},
+        {"smt-contention", "TopdownL1",
+         ZEN4("DISPATCH_STALLS_1:SMT_CONTENTION") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         ZEN4("DISPATCH_STALLS_1:SMT_CONTENTION") " / " ZEN4_SLOTS, "SMT contention", 1,
+         "dispatch slots the other thread of the core took", ZEN4_CPUS, AMD_PIPELINE, "x86"},
         /* Arm, PMUv3.5 STALL_SLOT events; #slots per cycle from sysfs. */
         {"retiring", "TopdownL1", "op_retired,op_spec,stall_slot,cpu_cycles",
          "op_retired / op_spec * ( 1 - stall_slot / ( #slots * cpu_cycles ) )", "retiring", 1,
@@ -371,14 +403,30 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 	return 0;
 }
 
+/* Whether some variant of def resolves here. */
+static int resolvable(const struct upmc_metric_def *def, unsigned flags)
+{
+	char why[UPMC_REASON_MAX];
+
+	return variant(def, flags, why, sizeof(why)) != NULL;
+}
+
+/*
+ * A metric's name adds it; a group's name adds those of its metrics this
+ * machine has (TopdownL1 has one more on AMD), or, when it has none, all
+ * of them, so that each is refused or said as a metric named alone is.
+ */
 int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flags)
 {
 	const struct upmc_metric_def *found[N_DEFS];
-	unsigned n = named_by(item, found, N_DEFS), i;
-	int err = 0;
+	unsigned n = named_by(item, found, N_DEFS), i, here = 0;
+	int group = strcmp(found[0]->name, item) != 0, err = 0;
 
+	for (i = 0; group && i < n; i++)
+		here += resolvable(found[i], flags);
 	for (i = 0; i < n && err == 0; i++)
-		err = add_metric(out, found[i], flags);
+		if (!group || !here || resolvable(found[i], flags))
+			err = add_metric(out, found[i], flags);
 	return err;
 }
 
