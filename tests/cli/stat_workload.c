@@ -41,9 +41,12 @@ static pid_t tids[MAX_THREADS];
 static void touch(long n)
 {
 	long size = sysconf(_SC_PAGESIZE), i;
-	char *p = mmap(NULL, (size_t)(n * size), PROT_READ | PROT_WRITE,
-	               MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	char *p;
 
+	if (n == 0)
+		return;
+	p = mmap(NULL, (size_t)(n * size), PROT_READ | PROT_WRITE, MAP_PRIVATE | MAP_ANONYMOUS, -1,
+	         0);
 	if (p == MAP_FAILED) {
 		perror("stat_workload: mmap");
 		exit(1);
