@@ -322,3 +322,31 @@ TEST(cli_stat_attach, no_such_process)
 	EXPECT_CONTAINS(r.err, ": no such thread\n");
 	cli_result_free(&r);
 }
+
+/* SIGTERM ends counting too: the report, then upmc dies of it (it was
+ * told to end, not to stop counting). */
+TEST(cli_stat_attach, sigterm_ends_counting_and_upmc)
+{
+	const char *const w_args[] = {"-w", "early", "0", NULL};
+	struct workload w;
+	struct cli_job job;
+	struct cli_result r;
+	char pid[32];
+	int i;
+
+	ASSERT(start_workload(&w, w_args) == 0);
+	snprintf(pid, sizeof(pid), "%d", (int)w.pid);
+	{
+		const char *const args[] = {"stat", "-p", pid, "-e", "task-clock", NULL};
+		ASSERT(cli_start(&job, &plain, args) == 0);
+	}
+	for (i = 0; i < CLI_RUN_TIMEOUT_S * 100 && perf_fds(job.pid) < 1; i++)
+		sleep_ms(10);
+	kill(job.pid, SIGTERM);
+	cli_finish(&job, &r);
+	EXPECT_EQ(r.signal, SIGTERM);
+	EXPECT_CONTAINS(r.err, " Performance counter stats for process id '");
+	EXPECT_CONTAINS(r.err, " task-clock ");
+	cli_result_free(&r);
+	end_workload(&w);
+}

@@ -516,6 +516,28 @@ TEST(cli_stat, intervals)
 	cli_result_free(&r);
 }
 
+/* -I -o FILE: the intervals in FILE, whole once counting ends; stderr
+ * stays the command's. */
+TEST(cli_stat, intervals_to_a_file)
+{
+	char path[512], *text;
+	struct cli_result r;
+	double at;
+	long value;
+
+	cli_temp_name(path, sizeof(path), "intervals.csv");
+	CLI_RUN(r, NULL, "stat", "-I", "20", "-x", ",", "-o", path, "-e", "page-faults", "sh", "-c",
+	        "echo said >&2");
+	EXPECT_EQ(r.status, 0);
+	EXPECT(!strcmp(r.err, "said\n"));
+	text = cli_read_file(path);
+	ASSERT_MSG(text, "no %s", path);
+	EXPECT_MSG(interval_row(text, "page-faults", &at, &value) == 0, "%s", text);
+	free(text);
+	unlink(path);
+	cli_result_free(&r);
+}
+
 /* -I --json: one object per interval and line. */
 TEST(cli_stat, intervals_as_json_lines)
 {
