@@ -24,7 +24,6 @@ const char stat_usage[] =
         "end or Ctrl-C.\n"
         "\n"
         "  -e, --event SPEC           events, separated by commas; may be given again\n"
-        "                             (default: " STAT_DEFAULT_SPEC ")\n"
         "  -r, --repeat N             run CMD N times: the mean of each figure, and +- the\n"
         "                             standard deviation of the mean in % of it\n"
         "  -I, --interval-print MS    print the counts of every MS milliseconds\n"
@@ -36,7 +35,10 @@ const char stat_usage[] =
         "      --per-thread           one block per thread (with -p or -t)\n"
         "  -a, --all-cpus             whole CPUs, all of them\n"
         "  -C, --cpu CPUS             whole CPUs, these (0-3,6)\n"
-        "  -h, --help                 this help\n";
+        "  -h, --help                 this help\n"
+        "\n"
+        "  SPEC: `upmc list` shows the events; the default is\n"
+        "  " STAT_DEFAULT_SPEC "\n";
 
 enum { OPT_PER_THREAD = 256 };
 
