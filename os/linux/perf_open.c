@@ -222,6 +222,16 @@ static void map_pages(struct upmc_set *set, struct linux_set *ls)
 	}
 }
 
+/* Why a counter of a PMU that is not the CPU's is read by read(2). */
+static void other_pmu_reason(struct upmc_counter *c)
+{
+	char pmu[64];
+
+	upmc_linux_pmu_name(c->event.type, pmu, sizeof(pmu));
+	upmc_format(c->reason, sizeof(c->reason),
+	            "the PMU '%s' is not the CPU's: the kernel counts it, read(2) reads it", pmu);
+}
+
 static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, unsigned flags,
                            const struct upmc_linux_probe *probe)
 {
@@ -232,6 +242,8 @@ static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, u
 	if (c->event.type == UPMC_TYPE_SOFTWARE)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "software event: the kernel counts it, read(2) reads it");
+	else if (upmc_linux_other_pmu(&c->event, probe))
+		other_pmu_reason(c);
 	else if (flags & UPMC_OPT_FORCE_SYSCALL)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "UPMC_OPT_FORCE_SYSCALL asks for read(2)");

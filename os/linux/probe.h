@@ -42,7 +42,26 @@ struct upmc_linux_attr {
 	int core;                   /* its core PMU in the probe; -1: none, or unknown */
 	unsigned user_read : 1;     /* its page may offer a user-space read */
 	unsigned exclude_guest : 1; /* apple_* PMUs refuse events without it */
+	unsigned other_pmu : 1;     /* a PMU not the CPU's: upmc_linux_other_pmu() */
 };
+
+/*
+ * Whether ev goes to a PMU that is neither the CPU's (perf's generic and
+ * raw events, a core PMU's) nor the kernel's software one: msr, power,
+ * cstate_*, uncore_*, tracepoints. Such a PMU counts what it counts at
+ * every privilege level, and the core PMUs' attribute bits (exclude_hv,
+ * exclude_guest, PMUv3's config1 bits) are not its own: many refuse any
+ * exclude bit (the kernel's PERF_PMU_CAP_NO_EXCLUDE). Its page offers no
+ * user-space read.
+ */
+int upmc_linux_other_pmu(const struct upmc_event *ev, const struct upmc_linux_probe *p);
+
+/* A CPU's own PMU, by its name in sysfs: cpu, cpu_core, armv8_*, ... */
+int upmc_linux_is_core_pmu(const char *name);
+
+/* The sysfs name of the PMU of perf type `type`, or "type <n>" when no
+ * PMU in /sys/bus/event_source/devices has it. */
+void upmc_linux_pmu_name(uint32_t type, char *buf, size_t size);
 
 /* The events to open for ev: one, or one per core PMU for a generic event
  * on a hybrid CPU. Returns how many (at most UPMC_LINUX_MAX_CORE_PMUS). */
