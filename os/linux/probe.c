@@ -205,23 +205,29 @@ static void explain_permission(char *buf, size_t size, const struct upmc_event *
 		        ev->name, p->paranoid);
 }
 
-/* What to do about a virtual machine's PMU. */
-static const char enable_vpmu[] =
-        "enable it in the hypervisor (QEMU/KVM '-cpu host,pmu=on', libvirt <pmu state='on'/>, "
-        "VMware 'virtualize CPU performance counters', a cloud instance type with a PMU) or "
-        "use bare metal";
+/* A counter's reason says what to do in a few words; the set says how,
+ * in each hypervisor, once (upmc_advice()). */
+#define TURN_VPMU_ON "turn it on in the hypervisor, or use bare metal"
+
+void upmc_linux_vpmu_advice(char *buf, size_t size)
+{
+	upmc_format(buf, size,
+	            "to turn a virtual machine's PMU on: QEMU/KVM '-cpu host,pmu=on', libvirt "
+	            "<pmu state='on'/>, VMware 'virtualize CPU performance counters', or a cloud "
+	            "instance type with a PMU");
+}
 
 void upmc_linux_explain_dead_pmu(char *buf, size_t size, const struct upmc_event *ev,
                                  const struct upmc_linux_probe *p)
 {
 	upmc_format(buf, size,
 	            "'%s' cannot be counted: the PMU '%s' takes events but counts nothing (a "
-	            "loop of 10000 iterations counted 0 instructions), %s: %s",
+	            "loop of 10000 iterations counted 0 instructions), %s: turn the virtual PMU "
+	            "on in the hypervisor, or use bare metal",
 	            ev->name, p->core[0],
 	            p->hypervisor ? "typical of a virtual machine whose hypervisor shows a PMU it "
 	                            "does not implement"
-	                          : "its driver cannot start the counters",
-	            enable_vpmu);
+	                          : "its driver cannot start the counters");
 }
 
 /* A PMU that is not the CPU's refused ev (err: the errno). */
@@ -255,8 +261,8 @@ static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
 	else if (!p->n_core && p->hypervisor)
 		upmc_format(buf, size,
 		            "'%s' cannot be counted: no CPU PMU is visible, typical of a virtual "
-		            "machine without a virtual PMU: %s",
-		            ev->name, enable_vpmu);
+		            "machine without a virtual PMU: " TURN_VPMU_ON,
+		            ev->name);
 	else if (!p->n_core)
 		upmc_format(
 		        buf, size,
@@ -382,4 +388,9 @@ void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_l
 		upmc_format(buf, size,
 		            "the kernel does not offer a user-space read of this counter now "
 		            "(cap_user_rdpmc or index is 0); read(2) is used");
+}
+
+int upmc_linux_vpmu_missing(const struct upmc_linux_probe *p, int pmu_dead)
+{
+	return pmu_dead || (!p->n_core && p->hypervisor);
 }

@@ -122,6 +122,16 @@ int upmc_linux_read_int(const char *path, int *value);
 void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev, int err,
                              int alone_ok, const struct upmc_linux_probe *p);
 
+/* How to turn a virtual machine's PMU on, in each hypervisor: what the
+ * reasons of a machine without a PMU, or with one that counts nothing, say
+ * in a few words ("turn it on in the hypervisor"), said once
+ * for a set (upmc_advice()) and by `upmc info`. */
+void upmc_linux_vpmu_advice(char *buf, size_t size);
+
+/* Whether the set's unavailable counters of the CPU call for that advice:
+ * a virtual machine without a CPU PMU, or a PMU that counts nothing. */
+int upmc_linux_vpmu_missing(const struct upmc_linux_probe *p, int pmu_dead);
+
 /* Why ev is not counted on a PMU that opens events but counts nothing. */
 void upmc_linux_explain_dead_pmu(char *buf, size_t size, const struct upmc_event *ev,
                                  const struct upmc_linux_probe *p);
