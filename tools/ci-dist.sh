@@ -254,6 +254,18 @@ doc_blocks() {
 	[ -s "$dir/list" ] && [ "$failed" -eq 0 ]
 }
 check docs-code-blocks doc_blocks
+
+# The README's first program shows numbers on any machine: the time and the
+# software events, counted or not the hardware ones.
+readme_first_output() {
+	local src
+	src=$(awk '$1 == "program" && $3 ~ /^README.md:/ { print $2; exit }' "$out/doc-blocks/list") &&
+		(cd "$out/doc-blocks" && "${src%.c}") | tee "$out/readme-first.txt" &&
+		grep -Eq '^ *[1-9][0-9]* ns elapsed$' "$out/readme-first.txt" &&
+		grep -Eq '^ *[1-9][0-9]* task-clock$' "$out/readme-first.txt" &&
+		grep -Eq '^ *[1-9][0-9]* page-faults$' "$out/readme-first.txt"
+}
+check readme-first-output readme_first_output
 check docs-every-name python3 tools/dist/docs_check.py names README.md docs/*.md -- \
 	lib/include/upmc/*.h arch/*/upmc/*.h
 
