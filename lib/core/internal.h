@@ -70,6 +70,10 @@ struct upmc_set_state {
 	struct upmc_metric metric[UPMC_MAX_METRICS];
 	unsigned n_metrics;
 	char summary[UPMC_REASON_MAX + 96];
+	/* upmc_advice(): how to lift, once for the set, what keeps its
+	 * unavailable counters from counting, when their reasons say it
+	 * in a few words only (the OS layer writes it at open); "" if none. */
+	char advice[UPMC_REASON_MAX];
 	/* The OS layer time-shares the counters (UPMC_OPT_MULTIPLEX): its
 	 * reads give unscaled counts and times, which the library scales. */
 	int multiplexed;

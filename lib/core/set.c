@@ -346,6 +346,15 @@ UPMC_API double upmc_counter_ratio(const struct upmc_set *set, unsigned i)
 	                                                            : set->state->counter[i].ratio;
 }
 
+UPMC_API const char *upmc_advice(const struct upmc_set *set)
+{
+	if (!set) {
+		upmc_fail(-EINVAL, "upmc_advice: the set is NULL");
+		return NULL;
+	}
+	return set->state->advice;
+}
+
 UPMC_API const char *upmc_summary(const struct upmc_set *set)
 {
 	if (!set) {

@@ -145,7 +145,11 @@ static int sysfs_event(const char *item, unsigned flags, struct upmc_event *ev)
 	err = apply_terms(ev, spec, first + 1, 0);
 	if (err < 0)
 		return err;
-	upmc_event_levels(ev, flags);
+	/* Privilege levels are the CPU's: another PMU (msr, power, uncore)
+	 * counts every level at once, and is asked for no filter unless the
+	 * spec names one. */
+	if (upmc_linux_is_core_pmu(spec))
+		upmc_event_levels(ev, flags);
 	return last[1] ? upmc_event_modifiers(last + 1, item, ev) : 0;
 }
 

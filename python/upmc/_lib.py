@@ -145,6 +145,7 @@ _prototypes = {
     "upmc_counter_reason": (_c.c_char_p, [c_set_p, _c.c_uint]),
     "upmc_counter_ratio": (_c.c_double, [c_set_p, _c.c_uint]),
     "upmc_summary": (_c.c_char_p, [c_set_p]),
+    "upmc_advice": (_c.c_char_p, [c_set_p]),
     "upmc_clock_source": (_c.c_int, [c_set_p]),
     "upmc_last_error": (_c.c_char_p, []),
     "upmc_list_events": (_c.c_int, [LIST_FN, _c.c_void_p]),

@@ -94,8 +94,19 @@ UPMC_API const char *upmc_counter_name(const struct upmc_set *set, unsigned i);
 /* How counter i is read; negative errno when i is out of range. */
 UPMC_API int upmc_counter_path(const struct upmc_set *set, unsigned i);
 
-/* Why counter i is not read in user space ("" when it is). */
+/* Why counter i is not read in user space ("" when it is): one sentence,
+ * its cause and what to do, e.g. "'cycles' cannot be counted: no CPU PMU is
+ * visible, typical of a virtual machine without a virtual PMU: turn it on
+ * in the hypervisor, or use bare metal". */
 UPMC_API const char *upmc_counter_reason(const struct upmc_set *set, unsigned i);
+
+/*
+ * How to do what the reasons of the set's unavailable counters ask, when
+ * that takes more than a reason says: said once for the set, e.g. how to
+ * turn a virtual machine's PMU on in each hypervisor. "" when the reasons
+ * say it all (or every counter counts).
+ */
+UPMC_API const char *upmc_advice(const struct upmc_set *set);
 
 /*
  * For a multiplexed set (UPMC_OPT_MULTIPLEX): the share of the time counter
