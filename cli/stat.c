@@ -372,12 +372,13 @@ static int stat_command(const struct stat_args *a)
 	int n, err;
 
 	/* Kernel mode too, as perf stat counts; refused, it falls back to user space. */
-	n = upmc_parse_spec(a->spec, UPMC_OPT_KERNEL, events, UPMC_MAX_COUNTERS);
+	memset(&run, 0, sizeof(run));
+	n = upmc_parse_spec_metrics(a->spec, UPMC_OPT_KERNEL, events, UPMC_MAX_COUNTERS, run.metric,
+	                            &run.n_metrics);
 	if (n < 0) {
 		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
 		return CLI_EXIT_FAILURE;
 	}
-	memset(&run, 0, sizeof(run));
 	run.n = (unsigned)n;
 	run.argv = a->command;
 	run.target = a->target;

@@ -86,6 +86,8 @@ struct stat_run {
 	int per_thread;        /* one block per thread */
 	unsigned n;
 	struct stat_counter counter[UPMC_MAX_COUNTERS];
+	unsigned n_metrics; /* -M's, or those the spec names: computed from each block's counts */
+	struct upmc_metric metric[UPMC_MAX_METRICS];
 	unsigned runs; /* how many runs the figures are the mean of */
 
 	/* the tasks or CPUs counted, and their perf events (stat_targets.c) */

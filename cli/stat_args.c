@@ -24,6 +24,8 @@ const char stat_usage[] =
         "end or Ctrl-C.\n"
         "\n"
         "  -e, --event SPEC           events, separated by commas; may be given again\n"
+        "  -M, --metrics METRICS      metrics or groups of them (IPC, TopdownL1): their\n"
+        "                             events counted, each value beside its first event\n"
         "  -r, --repeat N             run CMD N times: the mean of each figure, and +- the\n"
         "                             standard deviation of the mean in % of it\n"
         "  -I, --interval-print MS    print the counts of every MS milliseconds\n"
@@ -44,6 +46,7 @@ enum { OPT_PER_THREAD = 256 };
 
 static const struct option options[] = {
         {"event", required_argument, NULL, 'e'},
+        {"metrics", required_argument, NULL, 'M'},
         {"repeat", required_argument, NULL, 'r'},
         {"interval-print", required_argument, NULL, 'I'},
         {"field-separator", required_argument, NULL, 'x'},
@@ -60,7 +63,7 @@ static const struct option options[] = {
 
 /* "+": stop at the first argument that is not an option (the command);
  * ":": a missing value is told apart from an unknown option. */
-static const char short_options[] = "+:e:r:I:x:jo:p:t:aC:h";
+static const char short_options[] = "+:e:M:r:I:x:jo:p:t:aC:h";
 
 /* "upmc: stat: <message>", then stat's usage, on stderr. */
 static int usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));
@@ -82,6 +85,8 @@ static const char *value_of(int opt)
 	switch (opt) {
 	case 'e':
 		return "an event list";
+	case 'M':
+		return "a list of metrics";
 	case 'r':
 		return "a number of runs";
 	case 'I':
@@ -114,6 +119,27 @@ static int join_events(struct stat_args *a, const char *more)
 	a->joined = grown;
 	a->spec = grown;
 	return 0;
+}
+
+/* -M's list: metrics or groups only (`upmc list --metrics`), counted with
+ * the -e lists. */
+static int join_metrics(struct stat_args *a, const char *list)
+{
+	char item[UPMC_NAME_MAX];
+	const char *p = list;
+
+	while (p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		snprintf(item, sizeof(item), "%.*s", (int)len, p);
+		if (!upmc_is_metric(item))
+			return usage_error(
+			        "-M takes metrics and groups of them (`upmc list --metrics`): "
+			        "'%s' is not one%s",
+			        item, len ? "; events go with -e" : "");
+		p = comma ? comma + 1 : NULL;
+	}
+	return join_events(a, list);
 }
 
 /* A whole number from 1 to max, or 0. */
@@ -154,6 +180,8 @@ static int take(struct stat_args *a, int opt, const char *value)
 	switch (opt) {
 	case 'e':
 		return join_events(a, value);
+	case 'M':
+		return join_metrics(a, value);
 	case 'r':
 		a->repeat = number(value, 100000);
 		return a->repeat

@@ -27,8 +27,8 @@
 #define METRIC_WIDTH 36
 
 struct derived {
-	double value;
-	const char *unit; /* NULL: nothing derived; "% ...": a percentage */
+	double value;  /* NAN: a metric that could not be computed */
+	char unit[64]; /* "": nothing derived; "% ...": a percentage */
 };
 
 /* What every format shows of counter i in a block. */
@@ -82,7 +82,7 @@ static int ratio(struct derived *d, uint64_t a, const struct stat_figure *b, dou
 	if (!b || !b->value)
 		return 0;
 	d->value = scale * (double)a / (double)b->value;
-	d->unit = unit;
+	cli_format(d->unit, sizeof(d->unit), "%s", unit);
 	return 1;
 }
 
@@ -91,16 +91,15 @@ static struct derived derive(const struct stat_run *run, const struct stat_block
 {
 	const struct upmc_event *ev = &run->counter[i].event;
 	uint64_t value = b->fig[i].value;
-	struct derived d = {0, NULL};
+	struct derived d = {0, ""};
 	const struct stat_figure *clock;
 
 	if (!counted(&run->counter[i], &b->fig[i]))
 		return d;
 	if (is_clock(ev)) {
-		if (b->span_ns) {
-			d.value = (double)value / (double)b->span_ns;
-			d.unit = "CPUs utilized";
-		}
+		if (b->span_ns)
+			ratio(&d, value, &(struct stat_figure){.value = b->span_ns}, 1,
+			      "CPUs utilized");
 		return d;
 	}
 	if (is(ev, UPMC_TYPE_HARDWARE, HW_INSTRUCTIONS) &&
@@ -125,14 +124,59 @@ static struct derived derive(const struct stat_run *run, const struct stat_block
 	return d;
 }
 
+/* ---- metrics (-M, or named in the spec) ---- */
+
+/* Metric j's value over the block, from its counters' figures. */
+static double metric_value(const struct stat_run *run, const struct stat_block *b, unsigned j)
+{
+	uint64_t counts[UPMC_MAX_COUNTERS];
+	unsigned i;
+
+	for (i = 0; i < run->n; i++)
+		counts[i] =
+		        counted(&run->counter[i], &b->fig[i]) ? b->fig[i].value : UPMC_NOT_COUNTED;
+	return upmc_metric_value(&run->metric[j], counts);
+}
+
+/* A metric as perf stat shows one: "1.23 insn per cycle", "25.30% retiring". */
+static struct derived metric_derived(const struct stat_run *run, const struct stat_block *b,
+                                     unsigned j)
+{
+	struct upmc_metric_info info;
+	struct derived d;
+
+	upmc_metric_describe(&run->metric[j], &info);
+	d.value = metric_value(run, b, j) * (info.percent ? 100 : 1);
+	cli_format(d.unit, sizeof(d.unit), "%s%s", info.percent ? "% " : "", info.unit);
+	return d;
+}
+
+/* A metric is shown beside the first of its events, as perf stat does; a
+ * second metric of the same event gets a line of its own below it. */
+static int metric_on_row(const struct stat_run *run, unsigned j, unsigned i)
+{
+	return run->metric[j].n_in && run->metric[j].in[0] == i;
+}
+
+/* The first metric shown on counter i's row; run->n_metrics when none. */
+static unsigned first_metric_on_row(const struct stat_run *run, unsigned i)
+{
+	unsigned j;
+
+	for (j = 0; j < run->n_metrics && !metric_on_row(run, j, i); j++)
+		;
+	return j;
+}
+
 static struct row row_of(const struct stat_run *run, const struct stat_block *b, unsigned i)
 {
+	unsigned j = first_metric_on_row(run, i);
 	struct row r;
 
 	r.c = &run->counter[i];
 	r.f = &b->fig[i];
 	r.counted = counted(r.c, r.f);
-	r.d = derive(run, b, i);
+	r.d = j < run->n_metrics ? metric_derived(run, b, j) : derive(run, b, i);
 	return r;
 }
 
@@ -164,6 +208,11 @@ static void metric_text(struct derived d, char *num, size_t nsize, char *unit, s
 	static const char *const prefix[] = {"", "K", "M", "G"};
 	unsigned p = 0;
 
+	if (isnan(d.value)) { /* a metric whose events did not count: their notes say why */
+		cli_format(num, nsize, "n/a");
+		cli_format(unit, usize, "%s", d.unit + (d.unit[0] == '%' ? 2 : 0));
+		return;
+	}
 	if (d.unit[0] == '%') {
 		cli_format(num, nsize, "%.2f%%", d.value);
 		cli_format(unit, usize, "%s", d.unit + 2);
@@ -241,6 +290,52 @@ static void target_title(char *buf, size_t size, const struct stat_run *run)
 	}
 }
 
+/* The metrics of counter i beyond the first: the next one from j on,
+ * run->n_metrics when none is left. */
+static unsigned next_metric_line(const struct stat_run *run, unsigned i, unsigned j)
+{
+	for (; j < run->n_metrics && !metric_on_row(run, j, i); j++)
+		;
+	return j;
+}
+
+/* Their lines in the text: the count's columns blank, as perf stat's. */
+static void text_metric_lines(FILE *out, const struct stat_run *run, const struct stat_block *b,
+                              unsigned i, const char *lead)
+{
+	char num[32], unit[48];
+	unsigned j;
+
+	for (j = first_metric_on_row(run, i);
+	     (j = next_metric_line(run, i, j + 1)) < run->n_metrics;) {
+		metric_text(metric_derived(run, b, j), num, sizeof(num), unit, sizeof(unit));
+		fprintf(out, "%s%18s %-4s %-32s  # %8s %s\n", lead, "", "", "", num, unit);
+	}
+}
+
+/* ... and in CSV: every field empty but the metric's two. */
+static void csv_metric_lines(FILE *out, const struct stat_run *run, const struct stat_block *b,
+                             unsigned i, const char *time)
+{
+	const char *sep = run->separator;
+	char num[32], unit[48], label[64];
+	unsigned j;
+
+	for (j = first_metric_on_row(run, i);
+	     (j = next_metric_line(run, i, j + 1)) < run->n_metrics;) {
+		metric_text(metric_derived(run, b, j), num, sizeof(num), unit, sizeof(unit));
+		if (time)
+			fprintf(out, "%s%s", time, sep);
+		if (b->thread) {
+			thread_label(label, sizeof(label), b->thread);
+			fprintf(out, "%s%s", label, sep);
+		}
+		/* value, unit, event, [+-], time running, % running: empty */
+		fprintf(out, "%s%s%s%s%s%s%s%s%s\n", sep, sep, run->runs > 1 ? sep : "", sep, sep,
+		        sep, num, sep, unit);
+	}
+}
+
 /* ---- text ---- */
 
 static void text_row(FILE *out, const struct stat_run *run, const struct row *r, const char *lead,
@@ -250,7 +345,7 @@ static void text_row(FILE *out, const struct stat_run *run, const struct row *r,
 
 	value_text(value, sizeof(value), r, grouped);
 	fprintf(out, "%s%18s %-4s %-32s", lead, value, unit_text(r), r->c->event.name);
-	if (r->d.unit) {
+	if (r->d.unit[0]) {
 		metric_text(r->d, num, sizeof(num), unit, sizeof(unit));
 		cli_format(metric, sizeof(metric), "  # %8s %s", num, unit);
 	}
@@ -358,6 +453,7 @@ static void text_report(FILE *out, const struct stat_run *run, const struct stat
 		for (i = 0; i < run->n; i++) {
 			struct row r = row_of(run, &blocks[b], i);
 			text_row(out, run, &r, "", 1, note[i]);
+			text_metric_lines(out, run, &blocks[b], i, "");
 		}
 	}
 	text_elapsed(out, run);
@@ -392,7 +488,7 @@ static void csv_row(FILE *out, const struct stat_run *run, const struct row *r, 
 		fprintf(out, "%s%.2f%%", sep, r->f->noise);
 	fprintf(out, "%s%llu%s%.2f", sep, (unsigned long long)r->f->running, sep,
 	        running_percent(r->f));
-	if (r->d.unit)
+	if (r->d.unit[0])
 		metric_text(r->d, num, sizeof(num), unit, sizeof(unit));
 	fprintf(out, "%s%s%s%s\n", sep, num, sep, unit);
 }
@@ -406,6 +502,7 @@ static void csv_blocks(FILE *out, const struct stat_run *run, const char *time,
 		for (i = 0; i < run->n; i++) {
 			struct row r = row_of(run, &blocks[b], i);
 			csv_row(out, run, &r, time, blocks[b].thread);
+			csv_metric_lines(out, run, &blocks[b], i, time);
 		}
 }
 
@@ -446,7 +543,7 @@ static void json_counter(struct json *j, const struct stat_run *run, const struc
 	else
 		json_null(j, "noise_pct");
 	json_string(j, "reason", r->c->reason[0] ? r->c->reason : NULL);
-	if (r->d.unit) {
+	if (r->d.unit[0]) {
 		json_object(j, "derived");
 		json_double(j, "value", r->d.value);
 		json_string(j, "unit", r->d.unit);
@@ -457,6 +554,28 @@ static void json_counter(struct json *j, const struct stat_run *run, const struc
 	json_end(j);
 }
 
+/* "metrics": each one's value over the block (null where it could not be
+ * computed: its events' reasons say why), unit, and whether it is a
+ * fraction (percent: true, the value from 0 to 1). */
+static void json_metrics(struct json *j, const struct stat_run *run, const struct stat_block *b)
+{
+	struct upmc_metric_info info;
+	unsigned k;
+
+	json_array(j, "metrics");
+	for (k = 0; k < run->n_metrics; k++) {
+		upmc_metric_describe(&run->metric[k], &info);
+		json_object(j, NULL);
+		json_string(j, "name", info.name);
+		json_double(j, "value", metric_value(run, b, k));
+		json_string(j, "unit", info.unit);
+		json_bool(j, "percent", info.percent);
+		json_end(j);
+	}
+	json_end(j);
+}
+
+/* "counters" and "metrics" over one block. */
 static void json_counters(struct json *j, const struct stat_run *run, const struct stat_block *b)
 {
 	unsigned i;
@@ -467,6 +586,7 @@ static void json_counters(struct json *j, const struct stat_run *run, const stru
 		json_counter(j, run, &r);
 	}
 	json_end(j);
+	json_metrics(j, run, b);
 }
 
 /* "threads": one object per thread, with its counters. */
@@ -606,6 +726,7 @@ void stat_print_interval(FILE *out, const struct stat_run *run, uint64_t at_ns,
 			for (i = 0; i < run->n; i++) {
 				struct row r = row_of(run, &blocks[b], i);
 				text_row(out, run, &r, lead, 0, 0);
+				text_metric_lines(out, run, &blocks[b], i, lead);
 			}
 		}
 	}

@@ -399,6 +399,16 @@ int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
 	return parse_spec(spec, flags, &out);
 }
 
+int upmc_parse_spec_metrics(const char *spec, unsigned flags, struct upmc_event *events,
+                            unsigned max, struct upmc_metric *metrics, unsigned *n_metrics)
+{
+	struct upmc_spec out = {events, NULL, 0, max, metrics, 0, 0};
+	int n = parse_spec(spec, flags, &out);
+
+	*n_metrics = out.n_metrics;
+	return n;
+}
+
 int upmc_parse_counters(const char *spec, unsigned flags, struct upmc_set_state *st)
 {
 	struct upmc_spec out = {NULL, st->counter, 0, UPMC_MAX_COUNTERS, st->metric, 0, 0};

@@ -125,6 +125,16 @@ int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flag
  * one cannot be computed). */
 void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values);
 
+/* For counting without a set (upmc stat): a spec's events into events[max]
+ * and the metrics it names into metrics[UPMC_MAX_METRICS] (*n_metrics of
+ * them), their inputs indices into events; the count of events, or -errno.
+ * A metric's value from its inputs' counts (UPMC_NOT_COUNTED where one did
+ * not count: NAN), and what the catalogue says of it. */
+int upmc_parse_spec_metrics(const char *spec, unsigned flags, struct upmc_event *events,
+                            unsigned max, struct upmc_metric *metrics, unsigned *n_metrics);
+double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts);
+void upmc_metric_describe(const struct upmc_metric *m, struct upmc_metric_info *info);
+
 /* Sets the default privilege levels, then applies ":u", ":k" or ":uk". */
 void upmc_event_levels(struct upmc_event *ev, unsigned flags);
 int upmc_event_modifiers(const char *mods, const char *whole, struct upmc_event *ev);

@@ -486,14 +486,28 @@ UPMC_API const char *upmc_metric_reason(const struct upmc_set *set, unsigned j)
 	return "";
 }
 
+double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts)
+{
+	return m->reason[0] ? NAN : evaluate(m, counts);
+}
+
 void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values)
 {
 	unsigned j;
 
-	for (j = 0; j < set->state->n_metrics; j++) {
-		const struct upmc_metric *m = &set->state->metric[j];
-		values[j] = m->reason[0] ? NAN : evaluate(m, counts);
-	}
+	for (j = 0; j < set->state->n_metrics; j++)
+		values[j] = upmc_metric_value(&set->state->metric[j], counts);
+}
+
+static struct upmc_metric_info info_of(const struct upmc_metric_def *d, const char *why)
+{
+	return (struct upmc_metric_info){d->name, d->group, d->events, d->formula, d->unit,
+	                                 d->desc, d->cpus,  d->source, d->percent, why};
+}
+
+void upmc_metric_describe(const struct upmc_metric *m, struct upmc_metric_info *info)
+{
+	*info = info_of(m->def, m->reason);
 }
 
 UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
@@ -540,8 +554,7 @@ UPMC_API int upmc_list_metrics(int (*fn)(const struct upmc_metric_info *info, vo
 		if (!for_this_arch(d))
 			continue;
 		why[0] = '\0';
-		info = (struct upmc_metric_info){d->name, d->group, d->events, d->formula, d->unit,
-		                                 d->desc, d->cpus,  d->source, d->percent, why};
+		info = info_of(d, why);
 		computable(d, why, sizeof(why));
 		listed++;
 		if (fn(&info, arg))

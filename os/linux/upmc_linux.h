@@ -6,7 +6,8 @@
  *
  * `upmc stat` counts other tasks and whole CPUs, which a set cannot (a set
  * counts the calling thread, read in user space): it parses the spec into
- * events (upmc_parse_spec, struct upmc_event, UPMC_TYPE_*), plans each per
+ * events and metrics (upmc_parse_spec_metrics, struct upmc_event,
+ * UPMC_TYPE_*; upmc_metric_value, upmc_metric_describe), plans each per
  * core PMU and fills its perf_event_attr (upmc_linux_plan,
  * upmc_linux_attr_init, upmc_linux_pmu_encoding), opens, enables and reads
  * them by the layer's system calls (sys.h: the fake kernel's tests link

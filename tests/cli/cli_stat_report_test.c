@@ -468,3 +468,69 @@ TEST(cli_stat_report, titles)
 		free(text);
 	}
 }
+
+/* -M IPC,CPI,GHz,branch-miss-ratio as a PMU machine would count it: each
+ * metric beside the first of its events (a second one of the same event on
+ * a line of its own), in the text, CSV and JSON; a metric whose events did
+ * not count is n/a there and null in JSON. */
+TEST(cli_stat_report, metrics_beside_their_first_event)
+{
+	static struct stat_run run;
+	struct upmc_event events[UPMC_MAX_COUNTERS];
+	struct jdoc *doc;
+	char err[128], *text;
+	const struct jdoc *m;
+	int n;
+
+	memset(&run, 0, sizeof(run));
+	n = upmc_parse_spec_metrics("IPC,CPI,GHz,branch-miss-ratio", UPMC_OPT_KERNEL, events,
+	                            UPMC_MAX_COUNTERS, run.metric, &run.n_metrics);
+	ASSERT_MSG(n == 5, "%d: %s", n, upmc_last_error()); /* each event once */
+	ASSERT(run.n_metrics == 4);
+	run.argv = command;
+	run.runs = 1;
+	run.n = 5;
+	run.elapsed_ns = 4000000;
+	for (int i = 0; i < n; i++)
+		run.counter[i].event = events[i];
+	EXPECT_MSG(!strcmp(events[0].name, "instructions"), "%s", events[0].name);
+	EXPECT_MSG(!strcmp(events[1].name, "cycles"), "%s", events[1].name);
+	EXPECT_MSG(!strcmp(events[2].name, "task-clock"), "%s", events[2].name);
+	counted(&run.counter[0], 12000000, 2000000, 2000000);
+	counted(&run.counter[1], 6000000, 2000000, 2000000);
+	counted(&run.counter[2], 2000000, 2000000, 2000000);
+	counted(&run.counter[3], 25000, 2000000, 2000000); /* branch-misses */
+	refused(&run.counter[4], STAT_NOT_SUPPORTED, " cannot be counted: no PMU");
+
+	text = report(&run, STAT_TEXT);
+	ASSERT(text);
+	EXPECT_CONTAINS(text, "        12,000,000      instructions                      #    "
+	                      "2.000 insn per cycle\n");
+	EXPECT_CONTAINS(text, "         6,000,000      cycles                            #    "
+	                      "0.500 cycles per insn\n"
+	                      "                                                          #    "
+	                      "3.000 GHz\n");
+	EXPECT_CONTAINS(text, "            25,000      branch-misses                     #      "
+	                      "n/a of all branches\n");
+	free(text);
+
+	text = report(&run, STAT_CSV);
+	EXPECT_CONTAINS(text, "\n6000000,,cycles,2000000,100.00,0.500,cycles per insn\n"
+	                      ",,,,,3.000,GHz\n");
+	free(text);
+
+	text = report(&run, STAT_JSON);
+	doc = jdoc_parse(text, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON: %s", err);
+	EXPECT(fabs(derived(doc, 0, "insn per cycle") - 2.0) < 1e-9);
+	m = jdoc_get(doc, "metrics");
+	ASSERT(m && m->n == 4);
+	EXPECT_MSG(!strcmp(jdoc_string(jdoc_at(m, 2), "name"), "GHz"), "%s",
+	           jdoc_string(jdoc_at(m, 2), "name"));
+	EXPECT(fabs(jdoc_number(jdoc_at(m, 2), "value", NAN) - 3.0) < 1e-9);
+	EXPECT_MSG(!strcmp(jdoc_string(jdoc_at(m, 3), "name"), "branch-miss-ratio"), "%s",
+	           jdoc_string(jdoc_at(m, 3), "name"));
+	EXPECT(jdoc_is_null(jdoc_at(m, 3), "value"));
+	jdoc_free(doc);
+	free(text);
+}

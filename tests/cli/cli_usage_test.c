@@ -112,6 +112,11 @@ TEST(cli_usage, stat_options)
 	         "no command: give one (upmc stat ls), or what to count: -p, -t, -a or -C"},
 	        {{"stat", "-e", "task-clock", "--"}, "no command after '--'"},
 	        {{"stat", "-e"}, "-e needs an event list"},
+	        {{"stat", "-M"}, "-M needs a list of metrics"},
+	        {{"stat", "-M", "IPC,cycles", "true"},
+	         "-M takes metrics and groups of them (`upmc list --metrics`): 'cycles' is not "
+	         "one; "
+	         "events go with -e"},
 	        {{"stat", "-o"}, "-o needs a file name"},
 	        {{"stat", "--repeat"}, "-r needs a number of runs"},
 	        {{"stat", "--bogus", "true"}, "unknown option '--bogus'"},
