@@ -348,7 +348,7 @@ def test_subtract_overhead_takes_the_least_of_empty_blocks(monkeypatch, no_fd_le
     blocks = [(5000, {"page-faults": 7, NO_PMU: None}), (900, {"page-faults": 0, NO_PMU: None})]
     script = iter(empty + blocks)
     monkeypatch.setattr(upmc.Counters, "_end",
-                        lambda self, begun: next(script) + (dict.fromkeys(self.names, 1.0),))
+                        lambda self, begun: next(script) + (dict.fromkeys(self.names, 1.0), None))
     c = upmc.Counters(spec, time_only=True, subtract_overhead=True)
     assert c.overhead == {"ns": 1000, "page-faults": 1, NO_PMU: None}
     with c:
@@ -388,3 +388,35 @@ def test_advice_is_said_once(no_fd_leak):
     assert "-cpu host,pmu=on" in c.advice
     assert not any("-cpu host,pmu=on" in path.why for path in c.paths.values())
     assert "-cpu host,pmu=on" not in c.summary
+
+
+def test_metrics_by_name(no_fd_leak):
+    """A spec names metrics as it names events: their events are counted
+    (each once) and c.metrics has the block's values, computed from its own
+    counts; where an event does not count, the metric is None and says why."""
+    with upmc.Counters("IPC,task-clock,instructions", time_only=True) as c:
+        busy(1000000)
+    assert c.metric_names == ("IPC",)
+    assert sorted(c.names) == ["cycles", "instructions", "task-clock"]
+    info = c.metric_info["IPC"]
+    assert info.unit == "insn per cycle" and info.percent is False
+    if c.values["instructions"] is None or c.values["cycles"] is None:
+        assert c.metrics == {"IPC": None}
+        assert "cannot be counted" in info.why
+    else:
+        assert info.why == ""
+        assert c.metrics["IPC"] == pytest.approx(c.values["instructions"] / c.values["cycles"])
+    c.close()
+
+
+def test_metrics_the_machine_cannot_compute_are_refused(no_fd_leak):
+    """Without time_only a metric this machine cannot compute is an error
+    that says why; the catalogue says the same of it."""
+    missing = [m for m in upmc.metrics() if m.why_not]
+    if not missing:
+        pytest.skip("this machine computes every metric of the catalogue")
+    with pytest.raises(upmc.Error) as e:
+        upmc.Counters(missing[0].name)
+    assert "cannot be" in e.value.strerror
+    names = {m.name for m in upmc.metrics()}
+    assert {"IPC", "CPI", "branch-miss-ratio", "retiring"} <= names

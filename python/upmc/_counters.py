@@ -5,7 +5,10 @@ import errno
 import weakref
 from collections import namedtuple
 
-from ._lib import LIST_FN, NOT_COUNTED, Error, Options, closed, fail, lib, thread_token, unchecked
+import math
+
+from ._lib import (LIST_FN, METRIC_FN, NOT_COUNTED, Error, Options, closed, fail, lib, thread_token,
+                   unchecked)
 
 OPTIONS = {"kernel": 1, "time_only": 2, "force_syscall": 4, "require_user_read": 8,
            "multiplex": 16}
@@ -22,6 +25,10 @@ OVERHEAD_BLOCKS = 20
 
 # How a counter is read: how ("user", "syscall" or "unavailable") and why.
 Path = namedtuple("Path", "how why")
+
+# A metric of a set: its unit, whether it is a fraction (percent), and why
+# it cannot be computed ("" when it can).
+MetricOf = namedtuple("MetricOf", "unit percent why")
 
 _read = unchecked("upmc_read", ctypes.c_int)  # (c_void_p, c_uint64 array)
 _snapshot = unchecked("upmc_snapshot", ctypes.c_int)  # (c_void_p, c_uint64 array)
@@ -93,6 +100,8 @@ class Counters:
         work()
     c.values   # {"cycles": 123, ...}; None for a counter that did not count
     c.ns       # nanoseconds the block took
+    c.metrics  # {"IPC": 1.9, ...} for the metrics spec names ("IPC,TopdownL1")
+
 
     The set is opened here (an error raises upmc.Error) and stays open for
     any number of with blocks, one at a time, until close() (or until the
@@ -120,6 +129,13 @@ class Counters:
         self.paths = {name: Path(PATHS.get(lib.upmc_counter_path(self._set, i), "unknown"),
                                  _text(lib.upmc_counter_reason(self._set, i)))
                       for i, name in enumerate(self.names)}
+        self.metric_names = tuple(_text(lib.upmc_metric_name(self._set, j))
+                                  for j in range(lib.upmc_metric_count(self._set)))
+        self.metric_info = {name: MetricOf(_text(lib.upmc_metric_unit(self._set, j)),
+                                           bool(lib.upmc_metric_is_percent(self._set, j)),
+                                           _text(lib.upmc_metric_reason(self._set, j)))
+                            for j, name in enumerate(self.metric_names)}
+        self._metric_values = (ctypes.c_double * max(1, len(self.metric_names)))()
         self.summary = _text(lib.upmc_summary(self._set))
         self.advice = _text(lib.upmc_advice(self._set))
         self._buf = (ctypes.c_uint64 * n)()
@@ -127,7 +143,7 @@ class Counters:
         self._ratios = (ctypes.c_double * max(1, n))()
         self._handle = ctypes.c_void_p(self._set)
         self._thread = thread_token()
-        self.values = self.ns = self.ratios = self.overhead = None
+        self.values = self.ns = self.ratios = self.metrics = self.overhead = None
         self._block = None  # the running block's start: (t0, snapshot)
         if subtract_overhead:
             self.overhead = self._measure_overhead()
@@ -176,7 +192,7 @@ class Counters:
         if self._block is not None:
             raise Error(errno.EBUSY, "upmc.Counters: a with block of this set is running: "
                         "one block at a time (nest two Counters instead)")
-        self.values = self.ns = self.ratios = None
+        self.values = self.ns = self.ratios = self.metrics = None
         self._block = self._begin()
         return self
 
@@ -197,7 +213,8 @@ class Counters:
         return snap
 
     def _end(self, begun):
-        """(ns, {name: count or None}, {name: ratio}) since begun."""
+        """(ns, {name: count or None}, {name: ratio}, {metric: value or
+        None}) since begun."""
         t0, start = begun
         end = self._snapshot()
         t1 = _timestamp_after()
@@ -209,14 +226,19 @@ class Counters:
             fail(err)
         counts = {name: (self._counts[i] if self._counts[i] != NOT_COUNTED else None)
                   for i, name in enumerate(self.names)}
-        return ns, counts, {name: self._ratios[i] for i, name in enumerate(self.names)}
+        metrics = None
+        if self.metric_names:
+            lib.upmc_metrics(self._set, start, end, self._metric_values)
+            metrics = {name: None if math.isnan(v) else v
+                       for name, v in zip(self.metric_names, self._metric_values)}
+        return ns, counts, {name: self._ratios[i] for i, name in enumerate(self.names)}, metrics
 
     def _measure_overhead(self):
         """The least of each series over empty blocks: what a block reads
         of itself (None for a counter that does not count)."""
         least = None
         for _ in range(OVERHEAD_BLOCKS):
-            ns, counts, _ratios = self._end(self._begin())
+            ns, counts, _ratios, _metrics = self._end(self._begin())
             sample = dict(counts, ns=ns)
             least = sample if least is None else {
                 k: None if v is None or least[k] is None else min(v, least[k])
@@ -226,7 +248,7 @@ class Counters:
     def __exit__(self, exc_type, exc, tb):
         begun, self._block = self._block, None
         try:
-            ns, counts, self.ratios = self._end(begun)
+            ns, counts, self.ratios, self.metrics = self._end(begun)
             less = self.overhead or {}
             # What the block itself read, never below 0.
             self.ns = max(0, ns - (less.get("ns") or 0))
@@ -260,6 +282,28 @@ def events():
         return 0
 
     err = lib.upmc_list_events(LIST_FN(add), None)
+    if err < 0:
+        fail(err)
+    return found
+
+
+Metric = namedtuple("Metric", "name group unit percent desc events formula cpus source why_not")
+
+
+def metrics():
+    """The catalogue of metrics, as Metric tuples (upmc_list_metrics): a
+    name may come once per kind of CPU; why_not is "" where this machine
+    computes it, else why not."""
+    found = []
+
+    def add(info, _arg):
+        i = info.contents
+        found.append(Metric(_text(i.name), _text(i.group), _text(i.unit), bool(i.percent),
+                            _text(i.desc), _text(i.events), _text(i.formula), _text(i.cpus),
+                            _text(i.source), _text(i.why_not)))
+        return 0
+
+    err = lib.upmc_list_metrics(METRIC_FN(add), None)
     if err < 0:
         fail(err)
     return found
