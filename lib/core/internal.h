@@ -67,8 +67,6 @@ struct upmc_set_state {
 	/* Every page the OS layer gave for a user-space read, whatever its
 	 * width; set->page[] keeps those the inline reader was built for. */
 	const volatile struct upmc_perf_page *user_page[UPMC_MAX_COUNTERS];
-	struct upmc_metric metric[UPMC_MAX_METRICS];
-	unsigned n_metrics;
 	char summary[UPMC_REASON_MAX + 96];
 	/* upmc_advice(): how to lift, once for the set, what keeps its
 	 * unavailable counters from counting, when their reasons say it
@@ -84,6 +82,11 @@ struct upmc_set_state {
 	/* The registry of open sets (lib/set.c), for fork(). */
 	struct upmc_set *prev, *next;
 	int forked; /* this is a forked child; the set is the parent's */
+	/* Last, 19 KiB: the fields above that reads load (os, multiplexed)
+	 * stay well within an arm64 load's reach from the state's address
+	 * (32760 bytes for 8-byte words), a field beyond it costs an add. */
+	unsigned n_metrics;
+	struct upmc_metric metric[UPMC_MAX_METRICS];
 };
 
 /* Parses spec into at most max events; returns how many, or -errno. */
