@@ -195,7 +195,7 @@ static int compile(struct upmc_metric *m)
 	m->n_steps = 0;
 	while (!err && (p = token(p, tok, sizeof(tok)))) {
 		int input = event_index(m->def->events, tok);
-		double value;
+		double value = 0; /* gcc cannot see that a failed lookup is never pushed */
 		char *end;
 
 		if (is_operator(tok) && tok[0] == '(') {
