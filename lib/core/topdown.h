@@ -12,10 +12,11 @@
 #include <stdint.h>
 #include <upmc/upmc.h>
 
-/* What one pass gives beside the counts: the slots counter as it stands
- * (its 48 bits: the slots since the kernel last reset it) and PERF_METRICS. */
+/* What one pass gives beside the counts: the slots counter as it stands,
+ * sign-extended as read (its low UPMC_ARCH_PMC_WIDTH bits are the slots
+ * since the kernel last reset it), and PERF_METRICS. */
 struct upmc_topdown_regs {
-	uint64_t raw_slots;
+	uint64_t slots_counter;
 	uint64_t metrics;
 };
 
@@ -32,36 +33,48 @@ static UPMC_ALWAYS_INLINE int upmc_topdown_pass(const volatile struct upmc_perf_
                                                 const uint32_t n, uint64_t *values,
                                                 struct upmc_topdown_regs *regs)
 {
+	const volatile struct upmc_perf_page *page[UPMC_MAX_COUNTERS];
 	uint32_t lock[UPMC_MAX_COUNTERS], index[UPMC_MAX_COUNTERS], i, moved;
-	uint64_t raw = 0, metrics;
+	uint64_t slots = 0, metrics;
 
+	/* Copied, the pointers stay in registers across the barriers. */
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		page[i] = pages[i];
 	do {
 		UPMC_UNROLL
 		for (i = 0; i < n; i++)
-			index[i] = upmc_arch_lock_index(pages[i], &lock[i]);
+			index[i] = upmc_arch_lock_index(page[i], &lock[i]);
 		/* Pairs with the kernel's barrier() after its first ++lock. */
 		upmc_barrier();
 		UPMC_UNROLL
 		for (i = 0; i < n; i++)
-			if (UPMC_UNLIKELY(!index[i] || !upmc_arch_cap_ok(pages[i])))
+			if (UPMC_UNLIKELY(!index[i] || !upmc_arch_cap_ok(page[i])))
 				return -1;
 		UPMC_UNROLL
 		for (i = 0; i + 1 < n; i++) {
-			const uint64_t counter = UPMC_ARCH_READ_COUNTER(index[i]);
+			const uint64_t counter = UPMC_ARCH_READ_EXTENDED(index[i]);
 			if (i == 0)
-				raw = counter;
-			values[i] = (uint64_t)pages[i]->offset + upmc_arch_extend(counter);
+				slots = counter;
+			values[i] = (uint64_t)page[i]->offset + counter;
 		}
 		metrics = UPMC_ARCH_READ_COUNTER(index[n - 1]);
+		/* Pairs with the kernel's barrier() before its second ++lock. */
 		upmc_barrier();
 		moved = 0;
 		UPMC_UNROLL
 		for (i = 0; i < n; i++)
-			moved |= pages[i]->lock ^ lock[i];
+			moved |= page[i]->lock ^ lock[i];
 	} while (UPMC_UNLIKELY(moved));
-	regs->raw_slots = raw & (~(uint64_t)0 >> (64 - UPMC_ARCH_PMC_WIDTH));
+	regs->slots_counter = slots;
 	regs->metrics = metrics;
 	return 0;
+}
+
+/* The slots since the kernel last reset them, from the pass's counter. */
+static inline uint64_t upmc_topdown_raw_slots(const struct upmc_topdown_regs *regs)
+{
+	return regs->slots_counter & (~(uint64_t)0 >> (64 - UPMC_ARCH_PMC_WIDTH));
 }
 
 /* Field k of PERF_METRICS (k 0-3: retiring, bad speculation, frontend
