@@ -206,27 +206,49 @@ static void set_advice(struct upmc_set *set, const struct linux_set *ls,
 		}
 }
 
+/* Intel's slots (event 0, umask 4): the kernel takes topdown metric events
+ * only in a group slots leads (intel_pmu_hw_config()), so it opens first. */
+static int is_slots(const struct upmc_event *ev, const struct upmc_linux_probe *probe)
+{
+	return probe->n_core && probe->core_kind[0] == UPMC_LINUX_X86 && !ev->generic &&
+	       ev->type != UPMC_TYPE_SOFTWARE && (ev->config & 0xffff) == 0x0400;
+}
+
+/* Whether the events are the set's counters in their order. */
+static int in_counter_order(const struct linux_set *ls)
+{
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].counter != e)
+			return 0;
+	return 1;
+}
+
 static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned flags,
                          const struct upmc_linux_probe *probe)
 {
-	unsigned i;
+	unsigned pass, i;
 
-	for (i = 0; i < set->n; i++) {
-		struct upmc_counter *c = &set->state->counter[i];
-		int err;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < set->n; i++) {
+			struct upmc_counter *c = &set->state->counter[i];
+			int err;
 
-		set->page[i] = &upmc_no_page;
-		if (c->path == UPMC_PATH_UNAVAILABLE)
-			continue; /* its PMU is not here (lib/core/set.c) */
-		err = open_counter(set, ls, i, flags, probe);
-		if (!err) {
-			c->path = UPMC_PATH_SYSCALL;
-			continue;
+			if (is_slots(&c->event, probe) != (pass == 0))
+				continue; /* slots in the first pass, the others in the second */
+			set->page[i] = &upmc_no_page;
+			if (c->path == UPMC_PATH_UNAVAILABLE)
+				continue; /* its PMU is not here (lib/core/set.c) */
+			err = open_counter(set, ls, i, flags, probe);
+			if (!err) {
+				c->path = UPMC_PATH_SYSCALL;
+				continue;
+			}
+			if (!(flags & UPMC_OPT_TIME_ONLY) || !can_fall_back(err))
+				return refuse(c, err, ls, probe);
+			c->path = UPMC_PATH_UNAVAILABLE;
 		}
-		if (!(flags & UPMC_OPT_TIME_ONLY) || !can_fall_back(err))
-			return refuse(c, err, ls, probe);
-		c->path = UPMC_PATH_UNAVAILABLE;
-	}
 	return 0;
 }
 
@@ -683,7 +705,8 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 	choose_paths(set, ls, flags, &probe);
 	topdown_paths(set, ls, &probe);
 	set_advice(set, ls, &probe);
-	ls->one_group = ls->n_grp == 1 && ls->n_ev == set->n && !ls->hybrid && !ls->multiplex;
+	ls->one_group = ls->n_grp == 1 && ls->n_ev == set->n && in_counter_order(ls) &&
+	                !ls->hybrid && !ls->multiplex;
 	set->state->multiplexed = ls->multiplex;
 	set->state->os = ls;
 	return 0;
