@@ -294,9 +294,11 @@ static void update_page(struct fake_event *e)
 
 /*
  * The kernel's topdown update with reset (intel_pmu_read_topdown_event() on
- * read(2) and PERF_EVENT_IOC_RESET, and when the group leaves the PMU):
- * each metric event keeps its count, and slots and PERF_METRICS restart
- * from 0. The fake keeps the register's fractions: the new period's.
+ * read(2) and PERF_EVENT_IOC_RESET): each metric event keeps its count, and
+ * slots and PERF_METRICS restart from 0. The fake keeps the register's
+ * fractions: the new period's. It resets when the group leaves the PMU
+ * too, where the kernel saves and restores the registers: a reset in the
+ * middle of an interval, which the reader must see.
  */
 static void topdown_reset(struct fake_event *slots)
 {
