@@ -265,7 +265,8 @@ TEST(topdown, reset_between_snapshots_said)
 	EXPECT(isnan(values[j]));
 	EXPECT_CONTAINS(upmc_metric_reason(set, (unsigned)j), "reset between the two snapshots");
 
-	/* A reset that keeps the counts: slots and PERF_METRICS restart when
+	/* A reset that keeps the counts (another reader's read(2), the
+	 * overflow interrupt): the fake restarts slots and PERF_METRICS when
 	 * the group goes back on the PMU. */
 	ASSERT(upmc_snapshot(set, before) == 5);
 	fake_switch_out();
