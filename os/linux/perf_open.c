@@ -418,6 +418,7 @@ static int in_topdown_group(const struct upmc_set *set, const struct linux_set *
 	return 0;
 }
 
+#ifdef UPMC_X86_RDPMC_METRICS /* x86 only: elsewhere topdown groups read by read(2) */
 /* PERF_EVENT_IOC_RESET of the slots group: the kernel reads it, which
  * writes slots and PERF_METRICS to 0 (intel_pmu_read_topdown_event()),
  * then sets every count to 0 and updates the pages (perf_event_reset()):
@@ -465,6 +466,7 @@ static int topdown_layout(const struct upmc_set *set, struct linux_set *ls, int 
 	td->reset = topdown_reset;
 	return metrics && slots == 1 ? 0 : -1;
 }
+#endif
 
 /*
  * A set with topdown metric events read in user space: read whole by the
