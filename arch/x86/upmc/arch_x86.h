@@ -52,6 +52,25 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
 }
 
 /*
+ * The page pointer of a single read, held in r8. The pointer lives across
+ * rdpmc, which takes eax, ecx and edx; of the other registers gcc prefers
+ * those without a REX prefix for a pointer used five times, and the only
+ * such register free is rsi, where the caller's value pointer arrives: gcc
+ * then copies that pointer out of rsi, one instruction more on every read.
+ */
+#if defined(__x86_64__)
+#define UPMC_ARCH_HAS_HOLD_PAGE 1
+static UPMC_ALWAYS_INLINE const volatile struct upmc_perf_page *
+upmc_arch_hold_page(const volatile struct upmc_perf_page *pc)
+{
+	register const volatile struct upmc_perf_page *held __asm__("r8") = pc;
+
+	__asm__("" : "+r"(held));
+	return held;
+}
+#endif
+
+/*
  * rdpmc and rdtsc write a 64-bit value as halves in eax and edx. x86-64
  * zero-extends them into rax and rdx, and 64-bit operands tell the compiler
  * so (no extra zero-extension); i386 has only the 32-bit registers.

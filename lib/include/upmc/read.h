@@ -81,6 +81,16 @@ static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, ui
 }
 #endif
 
+/* The page pointer of a single read, where the arch header has no register
+ * of its own for it. */
+#ifndef UPMC_ARCH_HAS_HOLD_PAGE
+static UPMC_ALWAYS_INLINE const volatile struct upmc_perf_page *
+upmc_arch_hold_page(const volatile struct upmc_perf_page *pc)
+{
+	return pc;
+}
+#endif
+
 /*
  * The one seam for the simulated kernel (tests): define
  * UPMC_ARCH_READ_COUNTER before including <upmc/upmc.h> to route counter
@@ -275,7 +285,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i
 
 	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS) || UPMC_OTHER_THREAD(set))
 		return upmc_read_counter_slow(set, i, value);
-	pc = set->page[i];
+	pc = upmc_arch_hold_page(set->page[i]);
 	do {
 		index = upmc_arch_lock_index(pc, &lock);
 		upmc_barrier(); /* as in upmc_read_first() */
