@@ -24,6 +24,9 @@
 /* No instruction stores two registers. */
 #define UPMC_ARCH_STORE_PAIRS 0
 
+/* Too few registers to hold a pass's values: each is stored once read. */
+#define UPMC_ARCH_HOLDS_VALUES 0
+
 /* A raw counter value sign-extended from 48 bits (the generic seam's). */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_extend(uint64_t raw)
 {
@@ -32,11 +35,17 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_extend(uint64_t raw)
 
 /* The page's lock, then its index: two loads in this order (volatile keeps
  * it), so that an update between them moves the lock read after them. */
-static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct upmc_perf_page *pc,
-                                                        uint32_t *lock)
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_lock_index(const volatile struct upmc_perf_page *pc,
+                                                        uint64_t *lock)
 {
 	*lock = pc->lock;
 	return pc->index;
+}
+
+/* The page's lock again. */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_lock(const volatile struct upmc_perf_page *pc)
+{
+	return pc->lock;
 }
 
 /*
@@ -60,13 +69,12 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
  */
 #if defined(__x86_64__)
 #define UPMC_ARCH_HAS_HOLD_PAGE 1
-static UPMC_ALWAYS_INLINE const volatile struct upmc_perf_page *
-upmc_arch_hold_page(const volatile struct upmc_perf_page *pc)
+static UPMC_ALWAYS_INLINE void upmc_arch_hold_page(const volatile struct upmc_perf_page **pc)
 {
-	register const volatile struct upmc_perf_page *held __asm__("r8") = pc;
+	register const volatile struct upmc_perf_page *held __asm__("r8") = *pc;
 
 	__asm__("" : "+r"(held));
-	return held;
+	*pc = held;
 }
 #endif
 
