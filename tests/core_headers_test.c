@@ -199,12 +199,12 @@ TEST(headers, x86_fast_paths_are_within_their_instruction_budget)
 		SKIP("gcc or objdump is not installed here");
 	ASSERT(x86_fast_path("<read_one>", &one) == 0);
 	ASSERT(x86_fast_path("<read_four>", &four) == 0);
-	/* The targets are 18 and 84. gcc spends one more on the single read in
-	 * a function of its own: a register move for the slow path's arguments
-	 * (docs/benchmark.md shows the listing). The ceilings keep both from
-	 * growing; they print what they count. */
+	/* The targets are 18 and 84; the ceilings keep both from growing, and
+	 * print what they count. The single read's 18 rely on the arch header
+	 * holding the page pointer in r8 (upmc_arch_hold_page()): given rsi,
+	 * gcc copies the caller's value pointer out of it first. */
 	printf("x86 targets: upmc_read_counter <= 18 (%s), upmc_read_n(4) <= 84 (%s)\n",
 	       one <= 18 ? "met" : "missed", four <= 84 ? "met" : "missed");
-	EXPECT_MSG(one <= 19, "upmc_read_counter: %d instructions (ceiling 19)", one);
+	EXPECT_MSG(one <= 18, "upmc_read_counter: %d instructions (ceiling 18)", one);
 	EXPECT_MSG(four <= 82, "upmc_read_n(4): %d instructions (ceiling 82)", four);
 }

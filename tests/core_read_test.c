@@ -259,21 +259,192 @@ TEST(sim, forced_syscall_and_software_events)
 	upmc_close(set);
 }
 
+/* ---- the layout readers: each counter by the instruction that names it ---- */
+
+/* n events, event `cycles` (1-based; 0: none) opened on the cycle counter,
+ * each ticked 10 + its position. */
+static struct upmc_set *open_layout(unsigned n, unsigned cycles)
+{
+	static const char *const spec[] = {
+	        NULL,
+	        "instructions",
+	        "instructions,instructions",
+	        "instructions,instructions,instructions",
+	        "instructions,instructions,instructions,instructions",
+	        "instructions,instructions,instructions,instructions,instructions",
+	        "instructions,instructions,instructions,instructions,instructions,instructions",
+	        "instructions,instructions,instructions,instructions,instructions,instructions,"
+	        "instructions",
+	        "instructions,instructions,instructions,instructions,instructions,instructions,"
+	        "instructions,instructions"};
+	struct upmc_set *set = NULL;
+	unsigned i;
+
+	sim_reset(UPMC_ARCH_PMC_WIDTH);
+	sim.cycle_counter_at = cycles;
+	if (upmc_open(&set, spec[n], NULL) < 0)
+		return NULL;
+	for (i = 0; i < n; i++)
+		sim_tick(i, 10 + i);
+	return set;
+}
+
+/* Whether v[0..n-1] are each event's count now, and say which is not. */
+static int counts_are_right(const uint64_t *v, unsigned n)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++)
+		if (v[i] != sim_count(i)) {
+			printf("counter %u read %llu, counted %llu\n", i, (unsigned long long)v[i],
+			       (unsigned long long)sim_count(i));
+			return 0;
+		}
+	return 1;
+}
+
+TEST(sim, layout_readers_read_every_position_of_the_cycle_counter)
+{
+	unsigned n, cycles;
+
+	for (n = 1; n <= UPMC_INLINE_COUNTERS; n++)
+		for (cycles = 0; cycles <= n; cycles++) {
+			struct upmc_set *set = open_layout(n, cycles);
+			uint64_t v[UPMC_INLINE_COUNTERS];
+
+			ASSERT(set);
+			if (cycles)
+				EXPECT_EQ(set->page[cycles - 1]->index, 32);
+			sim.counter_reads = 0;
+			ASSERT(upmc_read(set, v) == (int)n);
+			EXPECT_MSG(counts_are_right(v, n), "%u counters, cycles at %u", n, cycles);
+			EXPECT_EQ(sim.counter_reads, n); /* one pass */
+			EXPECT_EQ(sim.slow_reads, 0);
+			upmc_close(set);
+		}
+}
+
+/* At the second counter read of the first pass, event `moved_event` goes
+ * to counter 9: one already read (0), or one not read yet (3), whose
+ * counter the layout reader names in its instruction. */
+static unsigned moved_event;
+
+static void move_at_read_1(unsigned nth)
+{
+	if (nth == 1)
+		sim_move(moved_event, 9);
+}
+
+TEST(sim, layout_reader_index_moved_mid_pass)
+{
+	static const unsigned events[] = {0, 3};
+	unsigned k;
+
+	for (k = 0; k < 2; k++) {
+		struct upmc_set *set = open_layout(4, 2);
+		uint64_t v[4];
+
+		ASSERT(set);
+		moved_event = events[k];
+		sim.counter_reads = 0;
+		sim.before_read = move_at_read_1;
+		/* the lock moved: the pass is read again, by the generic reader */
+		ASSERT(upmc_read(set, v) == 4);
+		sim.before_read = NULL;
+		EXPECT_EQ(sim.event[moved_event].counter, 9);
+		EXPECT_MSG(counts_are_right(v, 4), "event %u moved", moved_event);
+		EXPECT_EQ(sim.counter_reads, 8); /* two passes of four counters */
+		EXPECT_EQ(sim.slow_reads, 0);
+		/* Moved back where it was opened, the layout reads it again. */
+		sim_tick(moved_event, 5);
+		sim_move(moved_event, moved_event == 0 ? 0 : 2);
+		sim.counter_reads = 0;
+		ASSERT(upmc_read(set, v) == 4);
+		EXPECT(counts_are_right(v, 4));
+		EXPECT_EQ(sim.counter_reads, 4);
+		upmc_close(set);
+	}
+}
+
+/* The kernel rotates a set's events when they share the counters with
+ * others: off the PMU (index 0), back on another counter, then on the one
+ * it had at open. */
+TEST(sim, layout_reader_follows_events_rotated_off_and_back)
+{
+	struct upmc_set *set = open_layout(3, 1);
+	uint64_t v[3];
+
+	ASSERT(set);
+	sim_stop(0); /* the cycle counter's event */
+	ASSERT(upmc_read(set, v) == 3);
+	EXPECT(counts_are_right(v, 3));
+	EXPECT_EQ(sim.slow_reads, 1);
+	sim_start(0, 20);
+	sim_tick(0, 7);
+	sim_tick(2, 3);
+	ASSERT(upmc_read(set, v) == 3);
+	EXPECT(counts_are_right(v, 3));
+	EXPECT_EQ(sim.slow_reads, 1);
+	sim_move(0, SIM_COUNTERS - 1);
+	sim_tick(0, 1);
+	ASSERT(upmc_read(set, v) == 3);
+	EXPECT(counts_are_right(v, 3));
+	EXPECT_EQ(sim.slow_reads, 1);
+	upmc_close(set);
+}
+
+TEST(sim, layout_reader_cap_cleared_takes_the_slow_path)
+{
+	struct upmc_set *set = open_layout(3, 2);
+	uint64_t v[3];
+
+	ASSERT(set);
+	/* the index stays set: must not be trusted */
+	sim.event[1].page.capabilities = 0;
+	sim.event[1].stopped = sim_count(1);
+	sim.event[1].running = 0;
+	sim.bank[SIM_COUNTERS - 1] = 0x123456; /* what a forbidden read would give */
+	ASSERT(upmc_read(set, v) == 3);
+	EXPECT_EQ(sim.slow_reads, 1);
+	EXPECT(counts_are_right(v, 3));
+	upmc_close(set);
+}
+
+/* As width_is_settled_at_open, for the layout reader of the cycle counter. */
+TEST(sim, layout_reader_width_is_settled_at_open)
+{
+	struct upmc_set *set = open_layout(2, 2);
+	uint64_t v[2];
+
+	ASSERT(set);
+	sim.event[1].page.offset = 0;
+	sim.bank[SIM_COUNTERS - 1] = 0x80000000ull;
+	sim.event[1].page.pmc_width = UPMC_ARCH_PMC_WIDTH == 32 ? 48 : 32;
+	ASSERT(upmc_read(set, v) == 2);
+	EXPECT_EQ_U64(v[1], (uint64_t)sim_sign_extend(0x80000000ull, UPMC_ARCH_PMC_WIDTH));
+	EXPECT_EQ(sim.slow_reads, 0);
+	upmc_close(set);
+}
+
 /* ---- the kernel: a writer that interrupts the reader ---- */
 
 struct tally {
 	unsigned long reads, interrupts, bad;
 };
 
-static void run_against_kernel(unsigned width, unsigned long reads, unsigned long interrupts,
-                               struct tally *t)
+/* cycles: the event open puts on the cycle counter (sim.cycle_counter_at). */
+static void run_against_kernel(unsigned width, unsigned cycles, unsigned long reads,
+                               unsigned long interrupts, struct tally *t)
 {
-	struct upmc_set *set = open_sim(width, "cycles,instructions,branches,branch-misses");
+	struct upmc_set *set = NULL;
 	uint64_t v[4], prev[4] = {0};
 	unsigned long bad = 0, k;
 	unsigned i;
 
-	if (!set || sim_writer_start(4, 0x9e3779b97f4a7c15ull ^ width, 20000) < 0) {
+	sim_reset(width);
+	sim.cycle_counter_at = cycles;
+	if (upmc_open(&set, "cycles,instructions,branches,branch-misses", NULL) < 0 ||
+	    sim_writer_start(4, 0x9e3779b97f4a7c15ull ^ width, 20000) < 0) {
 		upmc_close(set);
 		t->bad++;
 		return;
@@ -291,9 +462,9 @@ static void run_against_kernel(unsigned width, unsigned long reads, unsigned lon
 		}
 	}
 	sim_writer_stop();
-	printf("sim: width %u: %lu set reads of 4 counters (%u through read(2)), %lu "
-	       "interrupts, %lu kernel updates: %lu torn or backwards\n",
-	       width, k, sim.slow_reads, sim_writer.handled, sim_writer.updates, bad);
+	printf("sim: width %u, cycle counter at %u: %lu set reads of 4 counters (%u through "
+	       "read(2)), %lu interrupts, %lu kernel updates: %lu torn or backwards\n",
+	       width, cycles, k, sim.slow_reads, sim_writer.handled, sim_writer.updates, bad);
 	upmc_close(set);
 	t->reads += k;
 	t->interrupts += sim_writer.handled;
@@ -305,8 +476,10 @@ TEST(sim, ten_million_reads_against_a_kernel_writer)
 	struct tally t = {0, 0, 0};
 	unsigned k;
 
-	for (k = 0; k < 4; k++)
-		run_against_kernel(widths[k], 2500000, 20000, &t);
+	/* Each width twice, the second time with the first event on the cycle
+	 * counter: the layout readers of both kinds. */
+	for (k = 0; k < 8; k++)
+		run_against_kernel(widths[k / 2], k % 2, 1250000, 10000, &t);
 	printf("sim: total %lu reads, %lu interrupts, %lu torn or backwards\n", t.reads,
 	       t.interrupts, t.bad);
 	EXPECT(t.reads >= 10000000);

@@ -41,6 +41,7 @@ static int helper(const char *name)
 {
 	return !strncmp(name, "upmc_arch_", 10) || !strcmp(name, "upmc_read_first") ||
 	       !strcmp(name, "upmc_locks_moved") || !strcmp(name, "upmc_mul_shift") ||
+	       !strcmp(name, "upmc_store_value") || !strcmp(name, "upmc_read_n_handover") ||
 	       !strcmp(name, "upmc_zone_end_scope_");
 }
 

@@ -62,6 +62,30 @@ TEST(stats, beyond_the_kept_samples)
 	EXPECT_MSG(st.median > 47000 && st.median < 53000, "median %.0f", st.median);
 }
 
+/*
+ * The reservoir keeps a uniform subset however many samples come: of 10^6
+ * samples numbered in order, as many kept from each tenth (the skip drawn
+ * at each kept sample passes over as many as one draw per sample would).
+ * The random numbers are seeded: the counts are the same at every run.
+ */
+TEST(stats, the_kept_samples_are_uniform_over_a_million)
+{
+	static struct upmc_samples s;
+	unsigned tenth[10] = {0}, i;
+	uint64_t x;
+
+	upmc_samples_reset(&s);
+	for (x = 0; x < 1000000; x++)
+		upmc_samples_add(&s, x);
+	for (i = 0; i < UPMC_SAMPLES_KEPT; i++)
+		tenth[s.kept[i] / 100000]++;
+	for (i = 0; i < 10; i++)
+		/* 409.6 expected, binomial sd 19: within 5 sd */
+		EXPECT_MSG(tenth[i] > 310 && tenth[i] < 510, "tenth %u: %u kept", i, tenth[i]);
+	EXPECT_EQ(s.count, 1000000);
+	EXPECT(s.min == 0 && s.max == 999999);
+}
+
 TEST(region, calibration_cancels_the_reads_own_cost)
 {
 	struct upmc_set *set = open_sim("instructions,cycles", 37);

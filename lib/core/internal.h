@@ -90,6 +90,9 @@ struct upmc_set_state {
 	/* The OS layer time-shares the counters (UPMC_OPT_MULTIPLEX): its
 	 * reads give unscaled counts and times, which the library scales. */
 	int multiplexed;
+	/* The reader of the whole set where the inline readers hand over
+	 * (upmc_read_n_slow()): by read(2), multiplexed, or page by page. */
+	upmc_reader handover;
 	/* upmc_snapshot()'s reader and the words it writes (lib/interval.c). */
 	upmc_reader snapshot;
 	unsigned snapshot_words;

@@ -1,10 +1,11 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Reads out of line: the straight-line reader of <upmc/read.h> for each
- * set size it covers, compiled once here, and the readers of every other
- * set (by read(2), by the uapi loop over the pages, multiplexed); which
- * one a set gets, chosen at open; where the inline readers hand over; and
- * the owner check (a set counts the thread that opened it).
+ * set size it covers, compiled once here; the layout readers, which name
+ * each counter in the instruction that reads it; the readers of every
+ * other set (by read(2), by the uapi loop over the pages, multiplexed);
+ * which one a set gets, chosen at open; where the inline readers hand
+ * over; and the owner check (a set counts the thread that opened it).
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -14,42 +15,42 @@
 
 static int read_1(struct upmc_set *set, uint64_t *values)
 {
-	return upmc_read_first(set, values, 1);
+	return upmc_read_first(set, values, 1, 1);
 }
 
 static int read_2(struct upmc_set *set, uint64_t *values)
 {
-	return upmc_read_first(set, values, 2);
+	return upmc_read_first(set, values, 2, 1);
 }
 
 static int read_3(struct upmc_set *set, uint64_t *values)
 {
-	return upmc_read_first(set, values, 3);
+	return upmc_read_first(set, values, 3, 1);
 }
 
 static int read_4(struct upmc_set *set, uint64_t *values)
 {
-	return upmc_read_first(set, values, 4);
+	return upmc_read_first(set, values, 4, 1);
 }
 
 static int read_5(struct upmc_set *set, uint64_t *values)
 {
-	return upmc_read_first(set, values, 5);
+	return upmc_read_first(set, values, 5, 1);
 }
 
 static int read_6(struct upmc_set *set, uint64_t *values)
 {
-	return upmc_read_first(set, values, 6);
+	return upmc_read_first(set, values, 6, 1);
 }
 
 static int read_7(struct upmc_set *set, uint64_t *values)
 {
-	return upmc_read_first(set, values, 7);
+	return upmc_read_first(set, values, 7, 1);
 }
 
 static int read_8(struct upmc_set *set, uint64_t *values)
 {
-	return upmc_read_first(set, values, 8);
+	return upmc_read_first(set, values, 8, 1);
 }
 
 static upmc_reader straight_line_reader(const struct upmc_set *set)
@@ -58,6 +59,169 @@ static upmc_reader straight_line_reader(const struct upmc_set *set)
 	        NULL, read_1, read_2, read_3, read_4, read_5, read_6, read_7, read_8};
 
 	return set->user_n <= UPMC_INLINE_COUNTERS ? by_size[set->user_n] : NULL;
+}
+
+/*
+ * Layouts. The kernel puts a set's events on the same counters at every
+ * schedule in, while no other user takes one: on arm64 the first cycles
+ * event on the cycle counter, the others on PMEVCNTR0, 1, ... in the set's
+ * order (armv8pmu_get_event_idx(); on x86 general-purpose counters go in
+ * order too). The counter number is part of arm64's mrs, so a reader
+ * compiled for one layout reads each counter by the mrs that names it: no
+ * table and no call (upmc_arch_read_fixed()), and, calling nothing, no
+ * frame. It checks that each page's index is still the one it was
+ * compiled for, and hands any other (a counter moved, or off the PMU)
+ * to the straight-line reader of the set's size. The layouts compiled:
+ * counters 1..n in order, and, where there is a cycle counter, the same
+ * with any one of them on it ("cycles" is that counter's position + 1).
+ */
+#ifdef UPMC_ARCH_CYCLE_INDEX
+#define CYCLE_INDEX UPMC_ARCH_CYCLE_INDEX
+#else
+#define CYCLE_INDEX 0 /* no cycle counter: no layout is compiled with one */
+#endif
+#define LAYOUT_INDEX(i, cycles) \
+	((cycles) == (i) + 1 ? CYCLE_INDEX : (i) + 1 - ((cycles) && (i) + 1 > (cycles)))
+
+/* The i-th of a layout's index compares: the cycle counter's first, where
+ * its index (32) fits the cmp's immediate; the others, at most 8, fit a
+ * ccmp's. */
+#define CHECKED(i, cycles) \
+	(!(cycles) ? (i) : (i) == 0 ? (cycles)-1 : (i)-1 < (cycles)-1 ? (i)-1 : (i))
+
+static UPMC_ALWAYS_INLINE int read_layout(struct upmc_set *set, uint64_t *values, const uint32_t n,
+                                          const uint32_t cycles, upmc_reader other)
+{
+	/* page[] in the set's order, checked[] in the order of the compares */
+	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS],
+	        *checked[UPMC_INLINE_COUNTERS];
+	uint64_t lock[UPMC_INLINE_COUNTERS], want[UPMC_INLINE_COUNTERS], even = 0;
+	uint32_t i;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		page[i] = set->page[i];
+	UPMC_UNROLL
+	for (i = 0; i < n; i++) {
+		checked[i] = page[CHECKED(i, cycles)];
+		want[i] = LAYOUT_INDEX(CHECKED(i, cycles), cycles);
+	}
+	do {
+		if (UPMC_UNLIKELY(upmc_arch_indices_differ(checked, lock, want, n)))
+			return other(set, values);
+		/* Pairs with the kernel's barrier() after its first ++lock. */
+		upmc_barrier();
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			if (UPMC_UNLIKELY(!upmc_arch_cap_ok(page[i])))
+				return other(set, values);
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			upmc_store_value(values, i, n,
+			                 (uint64_t)page[i]->offset +
+			                         UPMC_ARCH_READ_FIXED(LAYOUT_INDEX(i, cycles)),
+			                 &even);
+		/* Pairs with the kernel's barrier() before its second ++lock. */
+		upmc_barrier();
+	} while (UPMC_UNLIKELY(upmc_locks_moved(checked, lock, n)));
+	return (int)n;
+}
+
+#define LAYOUT(n, cycles)                                                             \
+	static int read_##n##_cycles_##cycles(struct upmc_set *set, uint64_t *values) \
+	{                                                                             \
+		return read_layout(set, values, n, cycles, read_##n);                 \
+	}
+
+LAYOUT(1, 0)
+LAYOUT(2, 0)
+LAYOUT(3, 0)
+LAYOUT(4, 0)
+LAYOUT(5, 0)
+LAYOUT(6, 0)
+LAYOUT(7, 0)
+LAYOUT(8, 0)
+#ifdef UPMC_ARCH_CYCLE_INDEX
+LAYOUT(1, 1)
+LAYOUT(2, 1)
+LAYOUT(2, 2)
+LAYOUT(3, 1)
+LAYOUT(3, 2)
+LAYOUT(3, 3)
+LAYOUT(4, 1)
+LAYOUT(4, 2)
+LAYOUT(4, 3)
+LAYOUT(4, 4)
+LAYOUT(5, 1)
+LAYOUT(5, 2)
+LAYOUT(5, 3)
+LAYOUT(5, 4)
+LAYOUT(5, 5)
+LAYOUT(6, 1)
+LAYOUT(6, 2)
+LAYOUT(6, 3)
+LAYOUT(6, 4)
+LAYOUT(6, 5)
+LAYOUT(6, 6)
+LAYOUT(7, 1)
+LAYOUT(7, 2)
+LAYOUT(7, 3)
+LAYOUT(7, 4)
+LAYOUT(7, 5)
+LAYOUT(7, 6)
+LAYOUT(7, 7)
+LAYOUT(8, 1)
+LAYOUT(8, 2)
+LAYOUT(8, 3)
+LAYOUT(8, 4)
+LAYOUT(8, 5)
+LAYOUT(8, 6)
+LAYOUT(8, 7)
+LAYOUT(8, 8)
+#define CYCLES_AT(n, ...) __VA_ARGS__
+#else
+#define CYCLES_AT(n, ...)
+#endif
+
+/* [n][cycles]: the reader of n counters in that layout. */
+static const upmc_reader layouts[UPMC_INLINE_COUNTERS + 1][UPMC_INLINE_COUNTERS + 1] = {
+        [1] = {read_1_cycles_0, CYCLES_AT(1, read_1_cycles_1)},
+        [2] = {read_2_cycles_0, CYCLES_AT(2, read_2_cycles_1, read_2_cycles_2)},
+        [3] = {read_3_cycles_0, CYCLES_AT(3, read_3_cycles_1, read_3_cycles_2, read_3_cycles_3)},
+        [4] = {read_4_cycles_0,
+               CYCLES_AT(4, read_4_cycles_1, read_4_cycles_2, read_4_cycles_3, read_4_cycles_4)},
+        [5] = {read_5_cycles_0, CYCLES_AT(5, read_5_cycles_1, read_5_cycles_2, read_5_cycles_3,
+                                          read_5_cycles_4, read_5_cycles_5)},
+        [6] = {read_6_cycles_0, CYCLES_AT(6, read_6_cycles_1, read_6_cycles_2, read_6_cycles_3,
+                                          read_6_cycles_4, read_6_cycles_5, read_6_cycles_6)},
+        [7] = {read_7_cycles_0,
+               CYCLES_AT(7, read_7_cycles_1, read_7_cycles_2, read_7_cycles_3, read_7_cycles_4,
+                         read_7_cycles_5, read_7_cycles_6, read_7_cycles_7)},
+        [8] = {read_8_cycles_0,
+               CYCLES_AT(8, read_8_cycles_1, read_8_cycles_2, read_8_cycles_3, read_8_cycles_4,
+                         read_8_cycles_5, read_8_cycles_6, read_8_cycles_7, read_8_cycles_8)},
+};
+
+/* The layout reader for the indices the set's pages have now, when there is
+ * one (every counter read inline, a layout compiled above); else NULL. */
+static upmc_reader layout_reader(const struct upmc_set *set)
+{
+	uint32_t i, next = 1, cycles = 0;
+
+	if (!set->user_n || set->n > UPMC_INLINE_COUNTERS)
+		return NULL;
+	for (i = 0; i < set->n; i++) {
+		const uint32_t index = set->page[i]->index;
+		if (index == next)
+			next++;
+#ifdef UPMC_ARCH_CYCLE_INDEX
+		else if (index == UPMC_ARCH_CYCLE_INDEX && !cycles)
+			cycles = i + 1;
+#endif
+		else
+			return NULL;
+	}
+	return layouts[set->n][cycles];
 }
 
 const struct upmc_perf_page upmc_no_page;
@@ -232,11 +396,17 @@ void upmc_choose_readers(struct upmc_set *set)
 	/* A set no counter of which reads in user space goes straight to the
 	 * OS layer: its upmc_read() is the system call and little more. */
 	if (set->state->multiplexed)
-		set->read = read_multiplexed;
+		set->state->handover = read_multiplexed;
 	else if (set->n && !users)
-		set->read = read_by_syscall;
+		set->state->handover = read_by_syscall;
 	else
-		set->read = straight_line_reader(set) ? straight_line_reader(set) : read_pages;
+		set->state->handover = read_pages;
+	if (layout_reader(set))
+		set->read = layout_reader(set);
+	else if (straight_line_reader(set))
+		set->read = straight_line_reader(set);
+	else
+		set->read = set->state->handover;
 	set->state->snapshot = set->state->multiplexed ? read_unscaled : set->read;
 	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
 	upmc_topdown_choose_readers(set);
@@ -288,7 +458,9 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 	return upmc_os_read(set, values, &enabled, &running); /* the times ask for read(2) */
 }
 
-UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n)
+/* upmc_read_n_slow() of fewer counters than the set has: the set's read
+ * takes them all. */
+static UPMC_COLD int read_first_n(struct upmc_set *set, uint64_t *values, uint32_t n)
 {
 	uint64_t all[UPMC_MAX_COUNTERS];
 	int err;
@@ -298,7 +470,7 @@ UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, 
 	if (set->n < n)
 		return upmc_fail(-EINVAL, "upmc_read_n: the set has %u counters, fewer than %u",
 		                 set->n, n);
-	err = read_pages(set, all);
+	err = set->state->handover(set, all);
 	/* all is filled, with UPMC_NOT_COUNTED where the read failed */
 	memcpy(values, all, n * sizeof(all[0]));
 	if (err < 0)
@@ -306,7 +478,17 @@ UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, 
 	return (int)n;
 }
 
-UPMC_API UPMC_COLD int upmc_read_counter_slow(struct upmc_set *set, unsigned i, uint64_t *value)
+/* The usual case, every counter of the set, goes straight to its reader
+ * (which checks the values pointer): by read(2) that is all it costs. */
+UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n)
+{
+	if (UPMC_UNLIKELY(!set || n != set->n))
+		return read_first_n(set, values, n);
+	return set->state->handover(set, values);
+}
+
+/* upmc_read_counter_slow() of a set of more than one counter. */
+static UPMC_COLD int read_one_of(struct upmc_set *set, unsigned i, uint64_t *value)
 {
 	uint64_t values[UPMC_MAX_COUNTERS];
 	int err = upmc_check_index(set, i, "upmc_read_counter");
@@ -315,8 +497,18 @@ UPMC_API UPMC_COLD int upmc_read_counter_slow(struct upmc_set *set, unsigned i, 
 		return err;
 	if (!value)
 		return upmc_fail(-EINVAL, "upmc_read_counter: the value pointer is NULL");
-	err = read_pages(set, values);
+	err = set->state->handover(set, values);
 	*value = values[i]; /* UPMC_NOT_COUNTED where the read failed */
+	return err < 0 ? err : 0;
+}
+
+UPMC_API UPMC_COLD int upmc_read_counter_slow(struct upmc_set *set, unsigned i, uint64_t *value)
+{
+	int err;
+
+	if (UPMC_UNLIKELY(!set || i || set->n != 1))
+		return read_one_of(set, i, value);
+	err = set->state->handover(set, value);
 	return err < 0 ? err : 0;
 }
 

@@ -179,6 +179,7 @@ static struct upmc_set *set_alloc(unsigned n)
 	b->set.state = &b->state;
 	b->set.read = upmc_read_slow;
 	b->state.snapshot = upmc_read_slow;
+	b->state.handover = upmc_read_slow;
 	b->set.thread = upmc_thread();
 	for (i = 0; i < UPMC_MAX_COUNTERS; i++)
 		b->set.page[i] = &upmc_no_page;

@@ -10,6 +10,7 @@ void upmc_samples_reset(struct upmc_samples *s)
 	s->min = UINT64_MAX;
 	s->max = 0;
 	s->sum = 0;
+	s->next = 0;
 	s->rng = 0x9e3779b97f4a7c15ull;
 }
 
@@ -21,20 +22,41 @@ static uint64_t next_random(uint64_t *state)
 	return *state;
 }
 
-void upmc_samples_add(struct upmc_samples *s, uint64_t x)
+/* A uniform double in (0, 1]: never 0, which no run passed over is below. */
+static double uniform(uint64_t *state)
 {
-	/* Reservoir sampling: every sample so far is kept with equal chance. */
+	return (double)((next_random(state) >> 11) + 1) * 0x1p-53;
+}
+
+/* The first sample from number t on that the reservoir keeps: each is
+ * passed over with chance (j + 1 - KEPT) / (j + 1), and the run of those
+ * passed over is drawn at once by inverting its distribution. */
+static uint64_t next_kept(struct upmc_samples *s, uint64_t t)
+{
+	const double u = uniform(&s->rng);
+	double others = (double)(t + 1 - UPMC_SAMPLES_KEPT), all = (double)(t + 1);
+	double passed = others / all;
+
+	while (passed > u) {
+		t++;
+		others += 1;
+		all += 1;
+		passed *= others / all;
+	}
+	return t;
+}
+
+void upmc_samples_keep(struct upmc_samples *s, uint64_t x)
+{
 	if (s->count < UPMC_SAMPLES_KEPT) {
 		s->kept[s->count] = x;
+		s->next = s->count + 1;
+		if (s->next < UPMC_SAMPLES_KEPT)
+			return;
 	} else {
-		uint64_t slot = next_random(&s->rng) % (s->count + 1);
-		if (slot < UPMC_SAMPLES_KEPT)
-			s->kept[slot] = x;
+		s->kept[next_random(&s->rng) % UPMC_SAMPLES_KEPT] = x;
 	}
-	s->count++;
-	s->min = x < s->min ? x : s->min;
-	s->max = x > s->max ? x : s->max;
-	s->sum += (double)x;
+	s->next = next_kept(s, s->count + 1);
 }
 
 static int by_value(const void *a, const void *b)

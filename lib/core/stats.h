@@ -9,15 +9,48 @@
 /* Samples kept for the median; beyond, a uniform random subset of them. */
 #define UPMC_SAMPLES_KEPT 4096
 
+/*
+ * Bounded whatever the count: min, max and the sum are exact; the median is
+ * that of a uniform random subset of UPMC_SAMPLES_KEPT samples (a
+ * reservoir: sample j, counted from 0, is kept with chance KEPT / (j + 1)).
+ * Which sample is kept next is drawn once, when the last one is kept
+ * (Vitter's algorithm X), so that adding one costs a compare, not a random
+ * number and a division.
+ */
 struct upmc_samples {
 	uint64_t kept[UPMC_SAMPLES_KEPT];
 	uint64_t count, min, max;
+	uint64_t next; /* the count at which the next sample is kept */
 	double sum;
 	uint64_t rng;
 };
 
 void upmc_samples_reset(struct upmc_samples *s);
-void upmc_samples_add(struct upmc_samples *s, uint64_t x);
+
+/* Keeps x, sample number s->count, and draws the next one kept. */
+void upmc_samples_keep(struct upmc_samples *s, uint64_t x);
+
+/* The same, inline while the reservoir fills: each sample is kept, in
+ * order, and the next is the one after it. */
+static inline void upmc_samples_take(struct upmc_samples *s, uint64_t x)
+{
+	if (s->count + 1 < UPMC_SAMPLES_KEPT) {
+		s->kept[s->count] = x;
+		s->next = s->count + 1;
+	} else {
+		upmc_samples_keep(s, x);
+	}
+}
+
+static inline void upmc_samples_add(struct upmc_samples *s, uint64_t x)
+{
+	if (UPMC_UNLIKELY(s->count == s->next))
+		upmc_samples_take(s, x);
+	s->count++;
+	s->min = x < s->min ? x : s->min;
+	s->max = x > s->max ? x : s->max;
+	s->sum += (double)x;
+}
 
 /* Statistics of the samples minus bias. */
 void upmc_samples_stat(const struct upmc_samples *s, double bias, struct upmc_stat *out);

@@ -34,7 +34,8 @@ static UPMC_ALWAYS_INLINE int upmc_topdown_pass(const volatile struct upmc_perf_
                                                 struct upmc_topdown_regs *regs)
 {
 	const volatile struct upmc_perf_page *page[UPMC_MAX_COUNTERS];
-	uint32_t lock[UPMC_MAX_COUNTERS], index[UPMC_MAX_COUNTERS], i, moved;
+	uint64_t lock[UPMC_MAX_COUNTERS], index[UPMC_MAX_COUNTERS], moved;
+	uint32_t i;
 	uint64_t slots = 0, metrics;
 
 	/* Copied, the pointers stay in registers across the barriers. */

@@ -37,6 +37,24 @@ UPMC_API void upmc_prof_begin(struct upmc_prof *p)
 		upmc_region_begin(p->region);
 }
 
+/*
+ * v as "%.0f" prints it (to nearest, ties to even, "-0" for a negative
+ * value that rounds to 0), by an integer conversion: printf's formatting
+ * of a double is most of what a line costs, and the more so the larger
+ * the value (the ns grow with the clock).
+ */
+static void print_rounded(FILE *out, double v)
+{
+	long long t = (long long)v; /* toward zero */
+	const double frac = v - (double)t;
+
+	if (frac > 0.5 || (frac == 0.5 && (t & 1)))
+		t++;
+	else if (frac < -0.5 || (frac == -0.5 && (t & 1)))
+		t--;
+	fprintf(out, t == 0 && v < 0 ? "-%lld" : "%lld", t);
+}
+
 UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
 {
 	double v = 0; /* set by every upmc_region_last() that succeeds; gcc -O3 cannot tell */
@@ -58,12 +76,16 @@ UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
 		fprintf(out, "upmc %s: %s\n", p->name, upmc_last_error());
 		return;
 	}
-	fprintf(out, "upmc %s: %.0f ns", p->name, v);
+	fprintf(out, "upmc %s: ", p->name);
+	print_rounded(out, v);
+	fputs(" ns", out);
 	for (i = 0; i < p->set->n; i++) {
-		if (upmc_region_last(p->region, i, 1, &v) < 0)
+		if (upmc_region_last(p->region, i, 1, &v) < 0) {
 			fprintf(out, ", %s n/a", upmc_counter_name(p->set, i));
-		else
-			fprintf(out, ", %s %.0f", upmc_counter_name(p->set, i), v);
+		} else {
+			fprintf(out, ", %s ", upmc_counter_name(p->set, i));
+			print_rounded(out, v);
+		}
 	}
 	fprintf(out, "\n");
 }

@@ -148,6 +148,13 @@ static void set_times(const struct linux_set *ls, const uint64_t *en, const uint
 	*running = any_core ? (cores < max_en ? cores : max_en) : other;
 }
 
+/* read_one_group()'s failure, out of line: its linux_set found again from
+ * the set, so that the read keeps no register for it across the call. */
+static UPMC_COLD int one_group_failed(struct upmc_set *set, uint64_t *values, ssize_t got)
+{
+	return upmc_failed_read(set, values, group_read_failed(set->state->os, got));
+}
+
 /*
  * The common case, one group whose members are the set's counters in order
  * (no counter unavailable, no core types, no scaling): one read(2) of just
@@ -163,8 +170,8 @@ static int read_one_group(struct upmc_set *set, uint64_t *values, uint64_t *enab
 	ssize_t got = upmc_sys_read(ls->grp[0].leader, buf, (size_t)size);
 	unsigned i;
 
-	if (got != size) /* ls again from set: kept across the call, it would cost a register */
-		return upmc_failed_read(set, values, group_read_failed(set->state->os, got));
+	if (got != size)
+		return one_group_failed(set, values, got);
 	for (i = 0; i < set->n; i++)
 		values[i] = buf[2] ? buf[3 + i] : UPMC_NOT_COUNTED;
 	if (enabled)

@@ -28,6 +28,7 @@
 #include <sys/syscall.h>
 #include <unistd.h>
 
+#include <upmc/prof.h>
 #include <upmc/upmc.h>
 #include <upmc/zone.h>
 
@@ -324,6 +325,115 @@ COST(cost_of_uapi7, uapi_read(set, out, 7))
 COST(cost_of_uapi8, uapi_read(set, out, 8))
 COST(cost_of_read_counter, upmc_read_counter(set, 0, out))
 
+/*
+ * The floor: an inline reader compiled for the layout the cost sets get
+ * (counter 0 on PMEVCNTR0_EL0, counter 1, cycles, on the cycle counter, the
+ * others on PMEVCNTR1.. in order; lib/core/read.c's layout with cycles 2),
+ * each counter by the mrs that names it; upmc_read() when a page says
+ * otherwise (or on x86, where the layout is another).
+ */
+static UPMC_ALWAYS_INLINE int floor_read(struct upmc_set *set, uint64_t *values, const unsigned n)
+{
+	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
+	uint64_t lock[UPMC_INLINE_COUNTERS], index[UPMC_INLINE_COUNTERS],
+	        want[UPMC_INLINE_COUNTERS];
+	uint64_t even = 0, copy[UPMC_MAX_COUNTERS];
+	unsigned i;
+	int err;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		page[i] = set->page[i];
+	do {
+		UPMC_UNROLL
+		for (i = 0; i < n; i++) {
+			/* the cycle counter's first: 32 fits the cmp, not a ccmp */
+			const unsigned k = n == 1 ? 0 : i == 0 ? 1 : i == 1 ? 0 : i;
+			index[i] = upmc_arch_lock_index(page[k], &lock[k]);
+			want[i] = k == 1 ? 32 : k ? k : 1;
+		}
+		upmc_barrier();
+		if (UPMC_UNLIKELY(upmc_arch_any_differs(index, want, n)))
+			goto other;
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			upmc_store_value(values, i, n,
+			                 (uint64_t)page[i]->offset +
+			                         upmc_arch_read_fixed(i == 1 ? 32
+			                                              : i    ? i
+			                                                     : 1),
+			                 &even);
+		upmc_barrier();
+	} while (UPMC_UNLIKELY(upmc_locks_moved(page, lock, n)));
+	return (int)n;
+other:
+	err = upmc_read(set, copy);
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		values[i] = copy[i];
+	return err;
+}
+
+COST(cost_of_floor1, floor_read(set, out, 1))
+COST(cost_of_floor2, floor_read(set, out, 2))
+COST(cost_of_floor4, floor_read(set, out, 4))
+COST(cost_of_floor6, floor_read(set, out, 6))
+COST(cost_of_floor7, floor_read(set, out, 7))
+
+/* Every value of a read added up, from registers: the caller's array does
+ * not escape, so a reader that keeps it inline lets the values stay in
+ * registers. */
+static UPMC_ALWAYS_INLINE uint64_t sum_of(const uint64_t *v, unsigned n)
+{
+	uint64_t sum = 0;
+	unsigned i;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		sum += v[i];
+	return sum;
+}
+
+/* The same from memory: the array escapes (as one that other code is
+ * given does), so each value is stored and loaded back. */
+static UPMC_ALWAYS_INLINE uint64_t sum_in_memory(uint64_t *v, unsigned n)
+{
+	__asm__ __volatile__("" ::"r"(v) : "memory");
+	return sum_of(v, n);
+}
+
+/* Instructions per read and one add per value (sum: sum_of or
+ * sum_in_memory), counted as COST counts. */
+#define COST_ADDED(name, read, n, sum)                     \
+	static double name(struct upmc_set *set)           \
+	{                                                  \
+		uint64_t v[UPMC_MAX_COUNTERS], first, acc; \
+		read;                                      \
+		first = v[0];                              \
+		acc = sum(v, n);                           \
+		REPEAT100(read; acc += sum(v, n);)         \
+		__asm__ __volatile__("" ::"r"(acc));       \
+		return (double)(v[0] - first) / 100.0;     \
+	}
+#define COST_ADDED_BOTH(name, read, n)                \
+	COST_ADDED(name##_registers, read, n, sum_of) \
+	COST_ADDED(name##_memory, read, n, sum_in_memory)
+COST_ADDED_BOTH(added_read_n1, upmc_read_n(set, v, 1), 1)
+COST_ADDED_BOTH(added_read_n2, upmc_read_n(set, v, 2), 2)
+COST_ADDED_BOTH(added_read_n4, upmc_read_n(set, v, 4), 4)
+COST_ADDED_BOTH(added_read_n6, upmc_read_n(set, v, 6), 6)
+COST_ADDED_BOTH(added_read_n7, upmc_read_n(set, v, 7), 7)
+COST_ADDED_BOTH(added_floor1, floor_read(set, v, 1), 1)
+COST_ADDED_BOTH(added_floor2, floor_read(set, v, 2), 2)
+COST_ADDED_BOTH(added_floor4, floor_read(set, v, 4), 4)
+COST_ADDED_BOTH(added_floor6, floor_read(set, v, 6), 6)
+COST_ADDED_BOTH(added_floor7, floor_read(set, v, 7), 7)
+COST_ADDED_BOTH(added_read1, upmc_read(set, v), 1)
+COST_ADDED_BOTH(added_read2, upmc_read(set, v), 2)
+COST_ADDED_BOTH(added_read4, upmc_read(set, v), 4)
+COST_ADDED_BOTH(added_read6, upmc_read(set, v), 6)
+COST_ADDED_BOTH(added_read7, upmc_read(set, v), 7)
+
 static double cost_of_timestamp(struct upmc_set *one, double read_cost)
 {
 	uint64_t a, b;
@@ -352,22 +462,25 @@ static double cost_of_region(struct upmc_set *counting, struct upmc_region *r)
 	return ((double)(c - b) - (double)(b - a)) / 100.0;
 }
 
-/* The same over 10^4 regions in a loop: the folds of the pending records
- * into the statistics (every 1024 regions) spread over them. */
+/* The same over `calls` regions in a loop, the pending records folded at
+ * the end (upmc_region_dropped() folds; the statistics themselves, the
+ * median's sort of the kept samples, are the query's, not the calls'):
+ * every fold (each 1024 regions, and the last ones) spread over them. */
 static double cost_of_region_folded(struct upmc_set *counting, double read_cost,
-                                    struct upmc_region *r)
+                                    struct upmc_region *r, long calls)
 {
 	uint64_t a, b;
-	int i;
+	long i;
 
 	upmc_region_reset(r);
 	upmc_read_n(counting, &a, 1);
-	for (i = 0; i < 10000; i++) {
+	for (i = 0; i < calls; i++) {
 		upmc_region_begin(r);
 		upmc_region_end(r);
 	}
+	upmc_region_dropped(r);
 	upmc_read_n(counting, &b, 1);
-	return ((double)(b - a) - read_cost) / 10000.0;
+	return ((double)(b - a) - read_cost) / (double)calls;
 }
 
 /*
@@ -423,8 +536,11 @@ static void region_costs(struct upmc_set *counting, double read_cost, struct upm
 	} else {
 		char folded[80];
 		report_cost(what, cost_of_region(counting, r), ceiling, target, 0);
-		snprintf(folded, sizeof(folded), "%s, folds included", what);
-		report_cost(folded, cost_of_region_folded(counting, read_cost, r), 0, 0, 0);
+		snprintf(folded, sizeof(folded), "%s, amortised over 10^4 calls", what);
+		report_cost(folded, cost_of_region_folded(counting, read_cost, r, 10000), 0, 0, 0);
+		snprintf(folded, sizeof(folded), "%s, amortised over 10^6 calls", what);
+		report_cost(folded, cost_of_region_folded(counting, read_cost, r, 1000000), 0, 0,
+		            0);
 		upmc_region_close(r);
 	}
 	upmc_close(timer);
@@ -463,7 +579,7 @@ static double cost_of_bare_read(struct upmc_set *counting, double read_cost, int
 static void read2_user_cost(struct upmc_set *set)
 {
 	struct upmc_set *counting;
-	double bare;
+	double bare, read2;
 	int fd;
 
 	if (upmc_open(&counting, "instructions", NULL) < 0 || !counting->user_n) {
@@ -478,8 +594,57 @@ static void read2_user_cost(struct upmc_set *set)
 	}
 	bare = cost_of_bare_read(counting, cost_of_read_n1(counting), fd);
 	report_cost("read(2), bare, user instructions", bare, 0, 0, 0);
-	report_cost("read(2), user instructions", cost_of_read(set), READ2_CEILING, bare + 60, 0);
+	read2 = cost_of_read(set);
+	report_cost("read(2), user instructions", read2, READ2_CEILING, bare + 60, 0);
+	/* The inline readers hand such a set over to the same read. */
+	report_cost("read(2) by upmc_read_n, 1 counter, user instructions", cost_of_read_n1(set), 0,
+	            read2 + 10, 0);
+	report_cost("read(2) by upmc_read_counter, user instructions", cost_of_read_counter(set), 0,
+	            read2 + 10, 0);
 	close(fd);
+	upmc_close(counting);
+}
+
+/*
+ * UPMC_PROF_BEGIN + UPMC_PROF_END of one counter, its line written to a
+ * file: instructions per pass, counted by counting's counter 0 across 100
+ * passes in a loop (the first pass, which opens the set and the region,
+ * before them).
+ */
+static double cost_of_prof(struct upmc_set *counting, double read_cost, FILE *out)
+{
+	uint64_t a = 0, b = 0;
+	int i;
+
+	for (i = -1; i <= 100; i++) {
+		if (i == 0)
+			upmc_read_n(counting, &a, 1);
+		if (i == 100) {
+			upmc_read_n(counting, &b, 1);
+			break;
+		}
+		UPMC_PROF_BEGIN(cost, "instructions");
+		UPMC_PROF_END(cost, out);
+		if (i == 99)
+			UPMC_PROF_CLOSE(cost);
+	}
+	return ((double)(b - a) - read_cost) / 100.0;
+}
+
+static void prof_cost(void)
+{
+	struct upmc_set *counting;
+	FILE *out = fopen("/tmp/hwcheck-prof.txt", "w");
+
+	if (!out || upmc_open(&counting, "instructions", NULL) < 0) {
+		skip("cost", "UPMC_PROF: %s", out ? upmc_last_error() : strerror(errno));
+		if (out)
+			fclose(out);
+		return;
+	}
+	report_cost("UPMC_PROF_BEGIN + END, 1 counter",
+	            cost_of_prof(counting, cost_of_read_n1(counting), out), 0, 3646, 0);
+	fclose(out);
 	upmc_close(counting);
 }
 
@@ -554,6 +719,25 @@ static void costs(void)
 	static double (*const uapi[])(struct upmc_set *) = {cost_of_uapi1, cost_of_uapi2,
 	                                                    cost_of_uapi4, cost_of_uapi6,
 	                                                    cost_of_uapi7, cost_of_uapi8};
+	static double (*const floor_cost[])(struct upmc_set *) = {cost_of_floor1, cost_of_floor2,
+	                                                          cost_of_floor4, cost_of_floor6,
+	                                                          cost_of_floor7, NULL};
+	static double (*const added[][6])(struct upmc_set *) = {
+	        {added_read_n1_registers, added_read_n2_registers, added_read_n4_registers,
+	         added_read_n6_registers, added_read_n7_registers, NULL},
+	        {added_read_n1_memory, added_read_n2_memory, added_read_n4_memory,
+	         added_read_n6_memory, added_read_n7_memory, NULL},
+	        {added_floor1_registers, added_floor2_registers, added_floor4_registers,
+	         added_floor6_registers, added_floor7_registers, NULL},
+	        {added_floor1_memory, added_floor2_memory, added_floor4_memory, added_floor6_memory,
+	         added_floor7_memory, NULL},
+	        {added_read1_registers, added_read2_registers, added_read4_registers,
+	         added_read6_registers, added_read7_registers, NULL},
+	        {added_read1_memory, added_read2_memory, added_read4_memory, added_read6_memory,
+	         added_read7_memory, NULL},
+	};
+	static const char *const added_what[] = {"upmc_read_n", "upmc_read_n", "floor",
+	                                         "floor",       "upmc_read",   "upmc_read"};
 	static const double read_n_target[] = {14, 26, 48, 72, 84, 96};
 	static const double read_n_ceiling[] = {14, 24, 48, 70, 84, 104};
 	struct upmc_options force = {sizeof(force), UPMC_OPT_FORCE_SYSCALL};
@@ -575,8 +759,21 @@ static void costs(void)
 		snprintf(what, sizeof(what), "upmc_read_n, %d counter%s", n, n > 1 ? "s" : "");
 		report_cost(what, read_n, read_n_ceiling[k], read_n_target[k], base);
 		snprintf(what, sizeof(what), "upmc_read, %d counter%s", n, n > 1 ? "s" : "");
-		/* One indirect call to the reader for the set's size. */
-		report_cost(what, cost_of_read(set), read_n + 12, read_n + 4, base);
+		/* One indirect call to the reader chosen at open: the layout
+		 * reader of these sets' counters, which reads each by the mrs
+		 * that names it, pays for the call and its frame. */
+		report_cost(what, cost_of_read(set), read_n + 4, read_n + 4, base);
+		if (floor_cost[k]) {
+			unsigned a;
+			snprintf(what, sizeof(what), "floor, %d counter%s", n, n > 1 ? "s" : "");
+			report_cost(what, floor_cost[k](set), 0, 0, base);
+			for (a = 0; a < 6; a++) {
+				snprintf(what, sizeof(what),
+				         "%s, %d counter%s, values added from %s", added_what[a], n,
+				         n > 1 ? "s" : "", a % 2 ? "memory" : "registers");
+				report_cost(what, added[a][k](set), 0, 0, 0);
+			}
+		}
 		if (n == 1) {
 			report_cost("upmc_read_counter", cost_of_read_counter(set), 14, 14, base);
 			report_cost("upmc_timestamp", cost_of_timestamp(set, read_n), 3, 3, 0);
@@ -600,6 +797,7 @@ static void costs(void)
 		upmc_close(set);
 	}
 	zone_costs(specs[2]);
+	prof_cost();
 }
 #endif
 

@@ -50,6 +50,7 @@ void sim_reset(unsigned width)
 	sim.n = 0;
 	sim.slow_reads = 0;
 	sim.read_cost = 0;
+	sim.cycle_counter_at = 0;
 }
 
 uint64_t sim_count(unsigned i)
@@ -139,6 +140,16 @@ void sim_start(unsigned i, unsigned counter)
 
 /* ---- the OS layer (lib/core/os.h) over the simulated machine ---- */
 
+/* Where open puts event i: see sim.cycle_counter_at. */
+static unsigned counter_at_open(unsigned i)
+{
+	const unsigned cycles = sim.cycle_counter_at;
+
+	if (cycles == i + 1)
+		return SIM_COUNTERS - 1;
+	return i - (cycles && i + 1 > cycles);
+}
+
 int upmc_os_open(struct upmc_set *set, unsigned flags)
 {
 	unsigned i, user = 0;
@@ -161,7 +172,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 			upmc_format(c->reason, sizeof(c->reason), "simulated syscall path");
 			continue;
 		}
-		place(e, 0, i, 100000);
+		place(e, 0, counter_at_open(i), 100000);
 		c->path = UPMC_PATH_USER;
 		user++;
 	}

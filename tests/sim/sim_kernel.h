@@ -45,6 +45,10 @@ struct sim_machine {
 	/* Called at each user-space counter read, before it: a kernel update
 	 * placed exactly between two steps of the reader. */
 	void (*before_read)(unsigned nth);
+	/* The event (1-based; 0: none) that open puts on the last counter,
+	 * page index 32, as arm64 puts a set's first cycles event on its
+	 * cycle counter; the others go on counters 0, 1, ... in order. */
+	unsigned cycle_counter_at;
 };
 
 extern struct sim_machine sim;

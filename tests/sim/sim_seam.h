@@ -12,4 +12,9 @@
 uint64_t sim_read_counter(uint32_t page_index);
 #define UPMC_ARCH_READ_COUNTER(page_index) sim_read_counter(page_index)
 
+/* The simulated bank has arm64's cycle counter index too (page index 32,
+ * counter 31): the library compiles the layouts that use it, and the
+ * simulation reads them on any arch. */
+#define UPMC_ARCH_CYCLE_INDEX 32
+
 #endif

@@ -28,19 +28,25 @@ UPMC_API uint64_t upmc_generic_now_ns(void);
 
 /* None of these is reached: the library gives the inline reader no page
  * with an index on this arch. */
-#define UPMC_ARCH_PMC_WIDTH   64
-#define UPMC_ARCH_STORE_PAIRS 0
+#define UPMC_ARCH_PMC_WIDTH    64
+#define UPMC_ARCH_STORE_PAIRS  0
+#define UPMC_ARCH_HOLDS_VALUES 0
 
 static inline uint64_t upmc_arch_extend(uint64_t raw)
 {
 	return raw;
 }
 
-static inline uint32_t upmc_arch_lock_index(const volatile struct upmc_perf_page *pc,
-                                            uint32_t *lock)
+static inline uint64_t upmc_arch_lock_index(const volatile struct upmc_perf_page *pc,
+                                            uint64_t *lock)
 {
 	*lock = pc->lock;
 	return pc->index;
+}
+
+static inline uint64_t upmc_arch_lock(const volatile struct upmc_perf_page *pc)
+{
+	return pc->lock;
 }
 
 static inline int upmc_arch_cap_ok(const volatile struct upmc_perf_page *pc)

@@ -24,6 +24,9 @@
 /* No instruction stores two registers. */
 #define UPMC_ARCH_STORE_PAIRS 0
 
+/* Too few registers to hold a pass's values: each is stored once read. */
+#define UPMC_ARCH_HOLDS_VALUES 0
+
 /* A raw counter value sign-extended from 48 bits (the generic seam's). */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_extend(uint64_t raw)
 {
@@ -32,11 +35,17 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_extend(uint64_t raw)
 
 /* The page's lock, then its index: two loads in this order (volatile keeps
  * it), so that an update between them moves the lock read after them. */
-static UPMC_ALWAYS_INLINE uint32_t upmc_arch_lock_index(const volatile struct upmc_perf_page *pc,
-                                                        uint32_t *lock)
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_lock_index(const volatile struct upmc_perf_page *pc,
+                                                        uint64_t *lock)
 {
 	*lock = pc->lock;
 	return pc->index;
+}
+
+/* The page's lock again. */
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_lock(const volatile struct upmc_perf_page *pc)
+{
+	return pc->lock;
 }
 
 /*
@@ -50,6 +59,24 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
 	 * the reader's barriers already make it one fresh load per pass. */
 	return (*(const uint8_t *)(const void *)&pc->capabilities & UPMC_CAP_USER_RDPMC) != 0;
 }
+
+/*
+ * The page pointer of a single read, held in r8. The pointer lives across
+ * rdpmc, which takes eax, ecx and edx; of the other registers gcc prefers
+ * those without a REX prefix for a pointer used five times, and the only
+ * such register free is rsi, where the caller's value pointer arrives: gcc
+ * then copies that pointer out of rsi, one instruction more on every read.
+ */
+#if defined(__x86_64__)
+#define UPMC_ARCH_HAS_HOLD_PAGE 1
+static UPMC_ALWAYS_INLINE void upmc_arch_hold_page(const volatile struct upmc_perf_page **pc)
+{
+	register const volatile struct upmc_perf_page *held __asm__("r8") = *pc;
+
+	__asm__("" : "+r"(held));
+	*pc = held;
+}
+#endif
 
 /*
  * rdpmc and rdtsc write a 64-bit value as halves in eax and edx. x86-64

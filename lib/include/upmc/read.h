@@ -20,6 +20,10 @@ extern "C" {
 /* Most counters in one set. */
 #define UPMC_MAX_COUNTERS 32
 
+/* The most counters upmc_read_n() reads inline and upmc_read()'s readers
+ * cover; larger sets take one call to upmc_read_slow() (still no syscall). */
+#define UPMC_INLINE_COUNTERS 8
+
 /* The value of a counter that did not count (unavailable, or never ran). */
 #define UPMC_NOT_COUNTED UINT64_MAX
 
@@ -71,13 +75,73 @@ struct upmc_perf_page {
 #endif
 #undef UPMC_READ_H_INSIDE
 
-/* Whether either of two locks moved since it was read before the counter:
- * in C, where the arch header has no instruction sequence of its own. */
-#ifndef UPMC_ARCH_HAS_LOCKS_MOVED2
-static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, uint32_t b,
-                                                     uint32_t b0)
+/* Whether any of a[0..n-1] differs from b[0..n-1]: in C, where the arch
+ * header has no instruction sequence of its own. */
+#ifndef UPMC_ARCH_HAS_ANY_DIFFERS
+static UPMC_ALWAYS_INLINE int upmc_arch_any_differs(const uint64_t *a, const uint64_t *b,
+                                                    const uint32_t n)
 {
-	return a != a0 || b != b0;
+	uint32_t i;
+	int moved = 0;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		moved = moved || a[i] != b[i];
+	return moved;
+}
+#endif
+
+/* Each page's lock and index, into lock[], and whether any index differs
+ * from want[]: in C, where the arch header has no instruction sequence of
+ * its own. */
+#ifndef UPMC_ARCH_HAS_INDICES_DIFFER
+static UPMC_ALWAYS_INLINE int upmc_arch_indices_differ(const volatile struct upmc_perf_page **page,
+                                                       uint64_t *lock, const uint64_t *want,
+                                                       const uint32_t n)
+{
+	uint64_t index[UPMC_INLINE_COUNTERS];
+	uint32_t i;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		index[i] = upmc_arch_lock_index(page[i], &lock[i]);
+	upmc_barrier();
+	return upmc_arch_any_differs(index, want, n);
+}
+#endif
+
+/* Whether any of the n pages' locks moved since lock[] was read: in C,
+ * where the arch header has no instruction sequence of its own. */
+#ifndef UPMC_ARCH_HAS_LOCKS_MOVED
+static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved(const volatile struct upmc_perf_page **page,
+                                                    const uint64_t *lock, const uint32_t n)
+{
+	uint32_t i;
+	int moved = 0;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		moved = moved || upmc_arch_lock(page[i]) != lock[i];
+	return moved;
+}
+#endif
+
+/* The counter of a page index known at compile time, sign-extended: where
+ * the instruction does not name the counter (rdpmc takes it in a register),
+ * the same read as for any index. */
+#ifndef UPMC_ARCH_HAS_READ_FIXED
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_fixed(const uint32_t page_index)
+{
+	return upmc_arch_read_extended(page_index);
+}
+#endif
+
+/* The page pointer of a single read, where the arch header has no register
+ * of its own for it. */
+#ifndef UPMC_ARCH_HAS_HOLD_PAGE
+static UPMC_ALWAYS_INLINE void upmc_arch_hold_page(const volatile struct upmc_perf_page **pc)
+{
+	(void)pc;
 }
 #endif
 
@@ -91,8 +155,10 @@ static UPMC_ALWAYS_INLINE int upmc_arch_locks_moved2(uint32_t a, uint32_t a0, ui
 #ifndef UPMC_ARCH_READ_COUNTER
 #define UPMC_ARCH_READ_COUNTER(page_index)  upmc_arch_read_counter(page_index)
 #define UPMC_ARCH_READ_EXTENDED(page_index) upmc_arch_read_extended(page_index)
+#define UPMC_ARCH_READ_FIXED(page_index)    upmc_arch_read_fixed(page_index)
 #else
 #define UPMC_ARCH_READ_EXTENDED(page_index) upmc_arch_extend(UPMC_ARCH_READ_COUNTER(page_index))
+#define UPMC_ARCH_READ_FIXED(page_index)    UPMC_ARCH_READ_EXTENDED(page_index)
 #endif
 
 #ifdef __cplusplus
@@ -167,28 +233,59 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_mul_shift(uint64_t cyc, uint32_t mult, u
 	return quot * mult + ((rem * mult) >> s);
 }
 
-/* The most counters upmc_read_n() reads inline and upmc_read()'s readers
- * cover; larger sets take one call to upmc_read_slow() (still no syscall). */
-#define UPMC_INLINE_COUNTERS 8
-
 /* Whether any of the n pages' locks moved since it was read before the
- * counter: all locks loaded, then compared two by two with one branch per
- * pair (upmc_arch_locks_moved2(): cmp and ccmp on arm64). */
+ * counter: every lock loaded again and compared, in one chain with one
+ * branch on arm64 (upmc_arch_locks_moved(): cmp, then ldr and ccmp). */
 static UPMC_ALWAYS_INLINE int upmc_locks_moved(const volatile struct upmc_perf_page **page,
-                                               const uint32_t *lock, const uint32_t n)
+                                               const uint64_t *lock, const uint32_t n)
 {
-	uint32_t now[UPMC_INLINE_COUNTERS], i;
-	int moved = 0;
+	return upmc_arch_locks_moved(page, lock, n);
+}
 
+/* Value i of n into values[i]; on arm64 two by two, the even one held until
+ * the next comes, so that one stp stores both. */
+static UPMC_ALWAYS_INLINE void upmc_store_value(uint64_t *values, const uint32_t i,
+                                                const uint32_t n, uint64_t v, uint64_t *even)
+{
+	/* In a general register: compilers would otherwise add two counters'
+	 * values together in vector registers. */
+	__asm__("" ::"r"(v));
+	if (UPMC_ARCH_STORE_PAIRS && i % 2 == 0 && i + 1 < n) {
+		*even = v; /* stored with the next one, in one instruction */
+	} else if (UPMC_ARCH_STORE_PAIRS && i % 2 == 1) {
+		values[i - 1] = *even;
+		values[i] = v;
+	} else {
+		values[i] = v;
+	}
+}
+
+/*
+ * Where upmc_read_first() hands over: counters 0..n-1 read out of line.
+ * Where the pass holds the values in registers (arm64), into an array of
+ * this function's own, then copied: the caller's array never leaves the
+ * inline code, so a caller that only uses the values (adds them up) keeps
+ * them in registers; passed out of line, the array would be stored and
+ * every value loaded back on the inline path too. x86 stores each value as
+ * it reads it (too few registers to hold them), and a copy there would only
+ * cost the caller registers saved around the call. An out-of-line reader
+ * (escaped: its caller's array is in memory anyway) hands over by a tail
+ * call: the copy would give it a frame.
+ */
+static UPMC_ALWAYS_INLINE int upmc_read_n_handover(struct upmc_set *set, uint64_t *values,
+                                                   const uint32_t n, const int escaped)
+{
+	uint64_t read[UPMC_INLINE_COUNTERS];
+	uint32_t i;
+	int result;
+
+	if (!UPMC_ARCH_HOLDS_VALUES || escaped)
+		return upmc_read_n_slow(set, values, n);
+	result = upmc_read_n_slow(set, read, n);
 	UPMC_UNROLL
 	for (i = 0; i < n; i++)
-		now[i] = page[i]->lock;
-	UPMC_UNROLL
-	for (i = 0; i + 1 < n; i += 2)
-		moved = moved || upmc_arch_locks_moved2(now[i], lock[i], now[i + 1], lock[i + 1]);
-	if (n % 2)
-		moved = moved || now[n - 1] != lock[n - 1];
-	return moved;
+		values[i] = read[i];
+	return result;
 }
 
 /*
@@ -200,13 +297,14 @@ static UPMC_ALWAYS_INLINE int upmc_locks_moved(const volatile struct upmc_perf_p
  * lock and index (one load on arm64), its offset, the counter and one add;
  * then every lock is compared once. A counter off the PMU (index 0) sends
  * the read out of line (upmc_read_n_slow()); a moved lock repeats the pass.
+ * escaped: called out of line (lib/core/read.c), see upmc_read_n_handover().
  */
 static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *values,
-                                              const uint32_t n)
+                                              const uint32_t n, const int escaped)
 {
 	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
-	uint32_t lock[UPMC_INLINE_COUNTERS], i;
-	uint64_t even = 0;
+	uint64_t lock[UPMC_INLINE_COUNTERS], even = 0;
+	uint32_t i;
 
 	/* Copied, the pointers stay in registers across the barriers. */
 	UPMC_UNROLL
@@ -215,25 +313,15 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 	do {
 		UPMC_UNROLL
 		for (i = 0; i < n; i++) {
-			const uint32_t index = upmc_arch_lock_index(page[i], &lock[i]);
+			const uint64_t index = upmc_arch_lock_index(page[i], &lock[i]);
 			uint64_t v;
 
 			/* Pairs with the kernel's barrier() after its first ++lock. */
 			upmc_barrier();
 			if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(page[i])))
-				return upmc_read_n_slow(set, values, n);
-			v = (uint64_t)page[i]->offset + UPMC_ARCH_READ_EXTENDED(index);
-			/* In a general register: compilers would otherwise add
-			 * two counters' values together in vector registers. */
-			__asm__("" ::"r"(v));
-			if (UPMC_ARCH_STORE_PAIRS && i % 2 == 0 && i + 1 < n) {
-				even = v; /* stored with the next one, in one instruction */
-			} else if (UPMC_ARCH_STORE_PAIRS && i % 2 == 1) {
-				values[i - 1] = even;
-				values[i] = v;
-			} else {
-				values[i] = v;
-			}
+				return upmc_read_n_handover(set, values, n, escaped);
+			v = (uint64_t)page[i]->offset + UPMC_ARCH_READ_EXTENDED((uint32_t)index);
+			upmc_store_value(values, i, n, v, &even);
 		}
 		/* Pairs with the kernel's barrier() before its second ++lock. */
 		upmc_barrier();
@@ -263,7 +351,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values
 {
 	if (n > UPMC_INLINE_COUNTERS || UPMC_OTHER_THREAD(set))
 		return upmc_read_n_slow(set, values, n);
-	return upmc_read_first(set, values, n);
+	return upmc_read_first(set, values, n, 0);
 }
 
 /* Reads counter i alone. Returns 0, or a negative errno (a failed read
@@ -271,19 +359,20 @@ static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values
 static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i, uint64_t *value)
 {
 	const volatile struct upmc_perf_page *pc;
-	uint32_t lock, index;
+	uint64_t lock, index;
 
 	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS) || UPMC_OTHER_THREAD(set))
 		return upmc_read_counter_slow(set, i, value);
 	pc = set->page[i];
+	upmc_arch_hold_page(&pc);
 	do {
 		index = upmc_arch_lock_index(pc, &lock);
 		upmc_barrier(); /* as in upmc_read_first() */
 		if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(pc)))
 			return upmc_read_counter_slow(set, i, value);
-		*value = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED(index);
+		*value = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED((uint32_t)index);
 		upmc_barrier();
-	} while (UPMC_UNLIKELY(pc->lock != lock));
+	} while (UPMC_UNLIKELY(upmc_arch_lock(pc) != lock));
 	return 0;
 }
 
