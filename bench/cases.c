@@ -282,7 +282,7 @@ static void close_zones(struct bench_case *c)
 static int setup_zones(struct bench_case *c, char *why, size_t size)
 {
 	struct upmc_profile_options zone_opts = {sizeof(zone_opts), UPMC_OPT_REQUIRE_USER_READ, 0,
-	                                         0};
+	                                         0, 0};
 	struct upmc_options opts = {sizeof(opts), UPMC_OPT_REQUIRE_USER_READ};
 	int err = upmc_profile_open(&c->profile, c->spec, &zone_opts);
 

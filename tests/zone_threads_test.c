@@ -124,7 +124,7 @@ TEST(zone, each_thread_counts_its_own_page_faults)
 
 TEST(zone, a_machine_without_counters_says_so)
 {
-	struct upmc_profile_options o = {sizeof(o), UPMC_OPT_TIME_ONLY, 0, 0};
+	struct upmc_profile_options o = {sizeof(o), UPMC_OPT_TIME_ONLY, 0, 0, 0};
 	struct upmc_profile *p;
 	struct upmc_profile_stats st;
 	struct sums s = {UINT64_MAX, 0, 0, 0, 0};
