@@ -150,7 +150,8 @@ static int begin_event(struct upmc_zone_thread *t, const struct upmc_zone_loc *l
 	if (GROW(t->events, t->events_cap, t->n_events, 1) < 0 ||
 	    GROW(t->event_values, t->event_values_cap, t->n_event_values, t->w) < 0)
 		return -ENOMEM;
-	memcpy(t->event_values + t->n_event_values, s0, t->w * sizeof(uint64_t));
+	if (t->w) /* a time-only thread has no values, nor an array for them */
+		memcpy(t->event_values + t->n_event_values, s0, t->w * sizeof(uint64_t));
 	add_event(t, ZONE_EVENT_BEGIN, t0, loc, t->n_event_values);
 	t->n_event_values += t->w;
 	return 0;
