@@ -42,9 +42,26 @@
 #ifndef UPMC_ZONE_H
 #define UPMC_ZONE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#if defined(__GNUC__) || defined(__clang__)
 #include <upmc/upmc.h>
+#else
+/* Another compiler (MSVC): the zone and profile functions alone, since
+ * <upmc/upmc.h>'s inline counter reads need GCC's or Clang's inline
+ * assembly. The library itself is built with GCC or Clang (MinGW). */
+#ifndef UPMC_API
+#define UPMC_API
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+UPMC_API const char *upmc_last_error(void);
+#ifdef __cplusplus
+}
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -376,7 +393,7 @@ struct upmc_zone_scope_ {
 #define UPMC_ZONE_SCOPE_VAR_              UPMC_ZONE_CAT_(upmc_zone_scope_, __LINE__)
 #define UPMC_ZONE_SCOPE_LOC_(loc)         const upmc_zone_scope_ UPMC_ZONE_SCOPE_VAR_(loc)
 #define UPMC_ZONE_SCOPE_NAME_(site, name) const upmc_zone_scope_ UPMC_ZONE_SCOPE_VAR_(site, name)
-#else
+#elif defined(__GNUC__) || defined(__clang__)
 static inline void upmc_zone_end_scope_(const char *unused)
 {
 	(void)unused;
@@ -389,6 +406,11 @@ static inline void upmc_zone_end_scope_(const char *unused)
 #define UPMC_ZONE_SCOPE_LOC_(loc) UPMC_ZONE_SCOPE_VAR_ = (upmc_zone_begin(loc), 0)
 #define UPMC_ZONE_SCOPE_NAME_(site, name) \
 	UPMC_ZONE_SCOPE_VAR_ = (upmc_zone_begin_name(site, name), 0)
+#else
+/* C without the cleanup attribute: UPMC_ZONE_BEGIN and UPMC_ZONE_END, or C++. */
+#define UPMC_ZONE_SCOPE_LOC_(loc) \
+	UPMC_ZONE_ASSERT_(0, "scoped zones in C need GCC or Clang: use UPMC_ZONE_BEGIN/END")
+#define UPMC_ZONE_SCOPE_NAME_(site, name) UPMC_ZONE_SCOPE_LOC_(site)
 #endif
 
 #ifndef UPMC_NO_ZONES
