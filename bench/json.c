@@ -81,6 +81,13 @@ void json_start(struct json *j, FILE *out)
 	j->out = out;
 	j->depth = 0;
 	j->has_items[0] = 0;
+	j->one_line = 0;
+}
+
+void json_start_line(struct json *j, FILE *out)
+{
+	json_start(j, out);
+	j->one_line = 1;
 }
 
 static void indent(struct json *j)
@@ -94,7 +101,9 @@ static void indent(struct json *j)
 /* The comma, newline and indentation before an item, and its key. */
 static void item(struct json *j, const char *key)
 {
-	if (j->depth > 0) {
+	if (j->depth > 0 && j->one_line) {
+		fputs(j->has_items[j->depth] ? ", " : "", j->out);
+	} else if (j->depth > 0) {
 		fputs(j->has_items[j->depth] ? ",\n" : "\n", j->out);
 		indent(j);
 	}
@@ -132,7 +141,7 @@ void json_end(struct json *j)
 
 	if (j->depth > 0)
 		j->depth--;
-	if (had) {
+	if (had && !j->one_line) {
 		fputc('\n', j->out);
 		indent(j);
 	}

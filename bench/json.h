@@ -24,9 +24,13 @@ struct json {
 	int depth;
 	int has_items[JSON_MAX_DEPTH]; /* the open container has an item: write a comma */
 	char closer[JSON_MAX_DEPTH];   /* '}' or ']' for each open container */
+	int one_line;                  /* the document on one line (JSON Lines) */
 };
 
 void json_start(struct json *j, FILE *out);
+/* The same, written on one line ended by a newline: one document of a
+ * stream that holds one per line. */
+void json_start_line(struct json *j, FILE *out);
 
 /* key is the member name inside an object, NULL inside an array or at the top. */
 void json_object(struct json *j, const char *key);

@@ -128,6 +128,7 @@ static void gather_trial(struct info_trial *t)
 		return;
 	}
 	cli_format(t->summary, sizeof(t->summary), "%s", upmc_summary(set));
+	cli_format(t->advice, sizeof(t->advice), "%s", upmc_advice(set));
 	for (i = 0; i < INFO_TRIAL_N && i < (unsigned)upmc_count(set); i++) {
 		cli_format(t->name[i], sizeof(t->name[i]), "%s", upmc_counter_name(set, i));
 		t->path[i] = upmc_counter_path(set, i);
@@ -150,13 +151,11 @@ static void limit_no_pmu(struct info *in, const struct upmc_event *cycles)
 	if (!l)
 		return;
 	upmc_linux_explain_open(l->what, sizeof(l->what), cycles, ENOENT, 0, &in->probe);
-	if (in->probe.hypervisor || in->cpuid_hypervisor > 0)
-		cli_format(
-		        l->fix, sizeof(l->fix),
-		        "turn the virtual PMU on in the hypervisor: QEMU/KVM `-cpu host,pmu=on`, "
-		        "libvirt `<pmu state='on'/>`, VMware \"virtualize CPU performance "
-		        "counters\", or a cloud instance type with a PMU; or use bare metal");
-	else
+	if (in->probe.hypervisor || in->cpuid_hypervisor > 0) {
+		char advice[UPMC_REASON_MAX];
+		upmc_linux_vpmu_advice(advice, sizeof(advice));
+		cli_format(l->fix, sizeof(l->fix), "%s; or use bare metal", advice);
+	} else
 		cli_format(l->fix, sizeof(l->fix),
 		           "boot a kernel built with CONFIG_HW_PERF_EVENTS and this CPU's PMU "
 		           "driver");

@@ -20,6 +20,7 @@ struct info_limit {
 struct info_trial {
 	int err; /* upmc_open()'s result: 0 or -errno */
 	char summary[UPMC_REASON_MAX + 96];
+	char advice[UPMC_REASON_MAX]; /* upmc_advice() */
 	char name[INFO_TRIAL_N][UPMC_NAME_MAX];
 	int path[INFO_TRIAL_N]; /* enum upmc_path */
 	char reason[INFO_TRIAL_N][UPMC_REASON_MAX];

@@ -250,6 +250,7 @@ static void json_trial(struct json *j, const struct info_trial *t)
 	json_string(j, "spec", INFO_TRIAL_SPEC);
 	json_bool(j, "opened", t->err == 0);
 	json_string(j, "summary", t->summary);
+	json_string(j, "advice", t->advice);
 	json_array(j, "counters");
 	for (i = 0; !t->err && i < INFO_TRIAL_N; i++) {
 		json_object(j, NULL);

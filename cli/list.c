@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
-/* `upmc list`: every event upmc knows by name, grouped by PMU. */
+/* `upmc list`: every event upmc knows by name, grouped by PMU; with
+ * --metrics, every metric and whether this machine computes it. */
 #define _GNU_SOURCE
 #include <stdlib.h>
 #include <string.h>
@@ -125,17 +126,85 @@ static void print_json(const struct event_list *l)
 	json_end(&j);
 }
 
+/* ---- metrics ---- */
+
+/* No CPU PMU: every metric needs one, and the header says why once. */
+static int print_metric_text(const struct upmc_metric_info *m, void *arg)
+{
+	const int *no_pmu = arg;
+	const char *why = m->why_not[0] && *no_pmu ? "no CPU PMU" : m->why_not;
+
+	printf("  %-22s %s%s%s\n", m->name, m->desc, m->group[0] ? "; group " : "", m->group);
+	printf("  %-22s = %s  (%s)\n", "", m->formula, m->unit);
+	printf("  %-22s for %s: %s%s\n", "", m->cpus,
+	       m->why_not[0] ? "not here: " : "computed here", why);
+	return 0;
+}
+
+static int print_metric_json(const struct upmc_metric_info *m, void *arg)
+{
+	struct json *j = arg;
+
+	json_object(j, NULL);
+	json_string(j, "name", m->name);
+	json_string(j, "group", m->group);
+	json_string(j, "events", m->events);
+	json_string(j, "formula", m->formula);
+	json_string(j, "unit", m->unit);
+	json_bool(j, "percent", m->percent);
+	json_string(j, "desc", m->desc);
+	json_string(j, "cpus", m->cpus);
+	json_string(j, "source", m->source);
+	json_bool(j, "available", !m->why_not[0]);
+	json_string(j, "why_not", m->why_not[0] ? m->why_not : NULL);
+	json_end(j);
+	return 0;
+}
+
+static int list_metrics(int as_json)
+{
+	struct upmc_linux_probe probe;
+	struct json j;
+	int no_pmu;
+	int n;
+
+	if (!as_json) {
+		upmc_linux_probe(&probe);
+		no_pmu = !probe.n_core;
+		printf("metrics (a name, or its group, goes in an event spec: `upmc stat -e "
+		       "IPC`)%s\n",
+		       no_pmu ? " (no CPU PMU is visible here: `upmc info` says why)" : "");
+		n = upmc_list_metrics(print_metric_text, &no_pmu);
+	} else {
+		json_start(&j, stdout);
+		json_object(&j, NULL);
+		json_array(&j, "metrics");
+		n = upmc_list_metrics(print_metric_json, &j);
+		json_end(&j);
+		json_end(&j);
+	}
+	if (n < 0) {
+		fprintf(stderr, "upmc list: %s\n", upmc_last_error());
+		return CLI_EXIT_FAILURE;
+	}
+	return 0;
+}
+
 int cli_list(int argc, char **argv)
 {
 	struct event_list l = {NULL, 0, 0, 0};
-	int as_json = 0, i, n;
+	int as_json = 0, metrics = 0, i, n;
 
 	for (i = 0; i < argc; i++) {
 		if (!strcmp(argv[i], "--json"))
 			as_json = 1;
+		else if (!strcmp(argv[i], "--metrics"))
+			metrics = 1;
 		else
 			return cli_usage_error("list: unknown option '%s'", argv[i]);
 	}
+	if (metrics)
+		return list_metrics(as_json);
 	n = upmc_list_events(keep, &l);
 	if (n < 0 || l.failed) {
 		fprintf(stderr, "upmc list: %s\n", n < 0 ? upmc_last_error() : "out of memory");

@@ -1,9 +1,18 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `upmc stat`: counts for a child process. The library's sets count the
- * calling thread and are read in user space, which is wrong for another
- * task (correctness.md, item 8), so the child is counted here through
- * plain perf_event_open(pid = child, inherit) and read(2).
+ * `upmc stat`: counts for a command, for running processes or threads, or
+ * for whole CPUs. The library's sets count the calling thread and are read
+ * in user space, which is wrong for another task (correctness.md, item 8),
+ * so stat opens its own perf events (pid = a task, or cpu = a CPU) and
+ * reads them by read(2).
+ *
+ * Who does what: stat_args.c reads the command line; stat.c runs the counts
+ * (-r repeats them) and the report; stat_child.c starts the command;
+ * stat_targets.c finds the tasks or CPUs to count; stat_counters.c opens,
+ * reads and closes the perf events; stat_wait.c waits for the end of
+ * counting (signals, the command's or the targets' exit) and the interval
+ * ticks; stat_figures.c turns readings into figures (the interval rule, the
+ * runs' spread); stat_print.c prints them as text, CSV or JSON.
  */
 #ifndef UPMC_CLI_STAT_H
 #define UPMC_CLI_STAT_H
@@ -23,45 +32,212 @@ enum stat_status {
 	STAT_NOT_COUNTED,   /* refused, or it never ran */
 };
 
+/* What is counted (perf stat's targets). */
+enum stat_target {
+	STAT_COMMAND,   /* the command and every process it starts */
+	STAT_PROCESSES, /* -p: every thread of running processes */
+	STAT_THREADS,   /* -t: running threads */
+	STAT_CPUS,      /* -a, -C: everything that runs on whole CPUs */
+};
+
+enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
+
 #define STAT_MAX_PARTS 4 /* one per core PMU (os/linux/probe.h) */
+
+/* A counter's reading on one task or CPU: its count and the kernel's times
+ * (ns), its parts added up. */
+struct stat_reading {
+	uint64_t count, enabled, running;
+};
+
+/* What the report shows of one counter over a span: the whole count, one
+ * thread's, one interval's, or the mean of the runs. */
+struct stat_figure {
+	uint64_t value;            /* scaled when multiplexed; UPMC_NOT_COUNTED: it never ran */
+	uint64_t enabled, running; /* ns */
+	double noise; /* -r: the standard deviation of the mean, in % of it; 0 otherwise */
+};
+
+/* Where counters are opened: a task, or a CPU. */
+struct stat_unit {
+	pid_t tid;     /* the task; -1 on a CPU */
+	int cpu;       /* the CPU; -1 for a task */
+	char comm[16]; /* the thread's name when counting started */
+};
 
 struct stat_counter {
 	struct upmc_event event;
-	int fd[STAT_MAX_PARTS]; /* its perf events: one, or one per core PMU */
-	unsigned n_fd;
-	int opened; /* perf_event_open succeeded: enabled and running are known */
+	unsigned n_parts; /* perf events per task or CPU: one, or one per core PMU */
+	int opened;       /* perf_event_open succeeded: enabled and running are known */
 	enum stat_status status;
-	uint64_t value;            /* scaled by enabled/running when multiplexed */
-	uint64_t enabled, running; /* ns; running adds up the core types' */
+	struct stat_figure total;
 	char reason[UPMC_REASON_MAX];
 };
 
 struct stat_run {
-	char **argv; /* the command */
+	/* what to count and how to show it, set before counting */
+	char **argv; /* the command; NULL when there is none */
+	enum stat_target target;
+	const char *targets; /* -p, -t or -C as given, for the report's title */
+	int *ids;            /* the -p processes, -t threads or -C CPUs */
+	unsigned n_ids;
+	enum stat_format format;
+	const char *separator; /* CSV's */
+	int per_thread;        /* one block per thread */
 	unsigned n;
 	struct stat_counter counter[UPMC_MAX_COUNTERS];
+	unsigned n_metrics; /* -M's, or those the spec names: computed from each block's counts */
+	struct upmc_metric metric[UPMC_MAX_METRICS];
+	unsigned runs; /* how many runs the figures are the mean of */
+
+	/* the tasks or CPUs counted, and their perf events (stat_targets.c) */
+	unsigned n_units;
+	struct stat_unit *unit;
+	int *fd;                      /* [unit][counter][part]; -1 where none */
+	struct stat_reading *reading; /* [unit][counter], the latest read */
+
+	/* the end */
 	int exit_status; /* the command's, or 128 + its signal */
-	int signal;      /* 0, or the signal that ended it */
+	int signal;      /* 0, or the signal that ended the command */
 	int forwarded;   /* 0, or a signal upmc got and passed on to it */
+	int stopped_by;  /* 0, or the signal that ended counting without a command */
 	uint64_t elapsed_ns, user_ns, sys_ns;
-	int exec_errno;  /* the command could not be run: why */
-	char error[512]; /* the sentence that says so */
+	double elapsed_noise; /* -r: as a figure's */
+	int exec_errno;       /* the command could not be run: why */
+	char error[512];      /* the sentence that says why counting failed */
 };
 
+/* ---- the command line (stat_args.c) ---- */
+
+struct stat_args {
+	const char *spec;
+	char *joined;       /* every -e, joined by commas, as perf stat counts them all */
+	const char *output; /* NULL: stderr, as perf stat writes */
+	enum stat_format format;
+	const char *separator; /* -x */
+	unsigned repeat;       /* -r: runs of the command */
+	unsigned interval_ms;  /* -I: 0 when none */
+	enum stat_target target;
+	const char *targets; /* -p, -t or -C as given */
+	int *ids;            /* ... as numbers */
+	unsigned n_ids;
+	int per_thread;
+	int help;
+	char **command; /* NULL: none */
+};
+
+/* 0 (a->help: print the help), or the exit status of a bad command line
+ * (the usage printed); stat_free_args() in every case. */
+int stat_parse_args(int argc, char **argv, struct stat_args *a);
+void stat_free_args(struct stat_args *a);
+extern const char stat_usage[];
+
+/* ---- the command (stat_child.c) ---- */
+
+/* The command, forked and waiting for its release. */
+struct stat_command {
+	pid_t pid; /* 0: none */
+	int go, failed;
+	uint64_t released_ns;
+};
+
+/* Forks run->argv, held until stat_release_command(). 0, or a negative errno
+ * with run->error saying why. */
+int stat_start_command(struct stat_run *run, struct stat_command *cmd);
+/* Lets it exec. 0, or the exec's errno (the command could not be run). */
+int stat_release_command(struct stat_command *cmd);
+/* Reaps it when it has ended (wait4 without blocking), recording its status
+ * and times in run; 1 when it had, 0 when it runs on. */
+int stat_reap_command(struct stat_run *run, struct stat_command *cmd);
+/* Ends it when counting could not start, and reaps it. */
+void stat_abandon_command(struct stat_command *cmd);
+
+/* ---- the tasks or CPUs (stat_targets.c) ---- */
+
+/* run->unit: the command (pid), the threads of the -p processes, the -t
+ * threads, or the CPUs. 0, or a negative errno with run->error saying why
+ * (no such process, a CPU that is not online). */
+int stat_find_units(struct stat_run *run, pid_t command);
+/* Whether any -p process or -t thread has not ended yet (not a zombie). */
+int stat_targets_alive(const struct stat_run *run);
+/* A list of -p, -t or -C ("1234,1240", "0-3,6") into numbers, ascending and
+ * once each (*ids to be freed); how many, or -1 when it is not such a list. */
+int stat_parse_ids(const char *list, int **ids);
+
+/* ---- the perf events (stat_counters.c) ---- */
+
 /*
- * Runs run->argv with run->counter[0..n-1] counting it (their events set,
- * everything else zero). Returns 0 when the command ran (whatever its exit
- * status), or a negative errno when it could not be started (run->error says
- * why).
+ * Opens every counter on every unit: a counter the kernel refuses gets its
+ * status and reason. 0, or a negative errno when counting cannot start at
+ * all (run->error says why: whole CPUs refused, every thread gone).
  */
-int stat_run_command(struct stat_run *run);
-
-/* Opens run->counter[0..n-1] for the task pid, to start at its exec
- * (cli/stat_counters.c); then reads and closes them. */
-void stat_open_counters(struct stat_run *run, pid_t pid);
+int stat_open_counters(struct stat_run *run);
+/* Starts them all at once (those of a command start at its exec). */
+void stat_enable_counters(struct stat_run *run);
+/* run->reading[] now. */
+void stat_read_counters(struct stat_run *run);
 void stat_close_counters(struct stat_run *run);
+/* Frees the units and their descriptors (closed before). */
+void stat_free_units(struct stat_run *run);
 
-void stat_print_text(FILE *out, const struct stat_run *run);
-void stat_print_json(FILE *out, const struct stat_run *run);
+/* The sentence for whole CPUs refused: which sysctl allows them. */
+void stat_explain_cpus_refused(char *buf, size_t size, int paranoid);
+
+/* ---- waiting for the end (stat_wait.c) ---- */
+
+/* Signals while counting: with a command (cmd_pid > 0), SIGINT and SIGQUIT
+ * are left to it and SIGTERM and SIGHUP passed on; without one, SIGINT,
+ * SIGTERM and SIGHUP end counting. SIGCHLD wakes stat_wait(). */
+int stat_catch_signals(pid_t cmd_pid);
+void stat_release_signals(struct stat_run *run);
+/* Sleeps until deadline_ns (CLOCK_MONOTONIC; 0: no deadline), a signal, or
+ * an end; returns 1 when counting should end (a stop signal), else 0. */
+int stat_wait(uint64_t deadline_ns);
+uint64_t stat_now_ns(void);
+
+/* ---- figures (stat_figures.c) ---- */
+
+/* The counter between two readings, by the library's interval rule
+ * (upmc_interval_of): (c1 - c0) x (e1 - e0) / (r1 - r0) when it was
+ * multiplexed, else c1 - c0. A zero `before` gives the whole count. */
+void stat_figure_between(struct stat_figure *f, const struct stat_reading *before,
+                         const struct stat_reading *after);
+/* The readings of counter i added up over every unit. */
+struct stat_reading stat_sum_units(const struct stat_run *run, const struct stat_reading *r,
+                                   unsigned i);
+
+/* -r: a mean and its spread, by Welford's update. */
+struct stat_spread {
+	unsigned n;
+	double mean, m2;
+};
+void stat_spread_add(struct stat_spread *s, double x);
+/* The standard deviation of the mean, in % of the mean, as perf stat
+ * prints it after "+-"; 0 with fewer than two values. */
+double stat_spread_noise(const struct stat_spread *s);
+/* The standard deviation of the mean. */
+double stat_spread_error(const struct stat_spread *s);
+
+/* ---- the report (stat_print.c) ---- */
+
+/* One block of figures: the counters over one span. */
+struct stat_block {
+	const struct stat_figure *fig;  /* [run->n] */
+	uint64_t span_ns;               /* the time they cover (CPUs utilized) */
+	const struct stat_unit *thread; /* --per-thread: whose; NULL: every task */
+};
+
+/* The whole report: a title, the blocks, the elapsed time, notes (text);
+ * the rows (CSV); one object (JSON). */
+void stat_print_report(FILE *out, const struct stat_run *run, const struct stat_block *blocks,
+                       unsigned n_blocks);
+/* What -I prints first: the text's column heads. */
+void stat_print_interval_start(FILE *out, const struct stat_run *run);
+/* One interval of -I, at_ns after counting started: rows with a timestamp
+ * (text, CSV), or one object on one line (JSON). */
+void stat_print_interval(FILE *out, const struct stat_run *run, uint64_t at_ns,
+                         const struct stat_block *blocks, unsigned n_blocks);
+/* What -I prints after its last interval: the text's notes. */
+void stat_print_interval_end(FILE *out, const struct stat_run *run);
 
 #endif /* UPMC_CLI_STAT_H */

@@ -1,17 +1,17 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * `upmc stat`: the child and its counters. The child waits on a pipe until
- * its counters are open, then execs; they start counting at the exec
+ * `upmc stat`'s command: forked, it waits on a pipe until its counters are
+ * open, then execs; counters of the command start at the exec
  * (enable_on_exec) and follow its children (inherit).
  */
 #define _GNU_SOURCE
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
 #include <sys/wait.h>
-#include <time.h>
 #include <unistd.h>
 
 #include "cli/cli.h"
@@ -36,14 +36,6 @@ static void __attribute__((noreturn)) child(int go, int failed, char **argv)
 	_exit(127);
 }
 
-static uint64_t now_ns(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
-}
-
 static uint64_t timeval_ns(struct timeval tv)
 {
 	return (uint64_t)tv.tv_sec * 1000000000u + (uint64_t)tv.tv_usec * 1000u;
@@ -61,66 +53,6 @@ static int exec_error(int failed)
 	return got == (ssize_t)sizeof(err) ? err : 0;
 }
 
-static void record_exit(struct stat_run *run, int status, const struct rusage *ru)
-{
-	run->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
-	run->exit_status = run->signal ? 128 + run->signal : WEXITSTATUS(status);
-	run->user_ns = timeval_ns(ru->ru_utime);
-	run->sys_ns = timeval_ns(ru->ru_stime);
-}
-
-/* SIGTERM and SIGHUP to upmc go on to the command, which would otherwise
- * run on, orphaned, once upmc ended. */
-static pid_t command_pid;
-static volatile sig_atomic_t forwarded;
-
-static void forward(int sig)
-{
-	forwarded = sig;
-	kill(command_pid, sig);
-}
-
-/* Releases the child, waits for it; returns the exec's errno or 0. */
-static int run_child(struct stat_run *run, pid_t pid, int go, int failed)
-{
-	struct sigaction ignore, pass_on, old_int, old_quit, old_pipe, old_term, old_hup;
-	struct rusage ru;
-	uint64_t t0;
-	int status = 0, err;
-
-	/* Like perf stat: ^C goes to the command, and the counts still print.
-	 * SIGPIPE: a child killed before its release must not kill upmc. */
-	memset(&ignore, 0, sizeof(ignore));
-	ignore.sa_handler = SIG_IGN;
-	sigaction(SIGINT, &ignore, &old_int);
-	sigaction(SIGQUIT, &ignore, &old_quit);
-	sigaction(SIGPIPE, &ignore, &old_pipe);
-	command_pid = pid;
-	forwarded = 0;
-	memset(&pass_on, 0, sizeof(pass_on));
-	pass_on.sa_handler = forward;
-	pass_on.sa_flags = SA_RESTART;
-	sigaction(SIGTERM, &pass_on, &old_term);
-	sigaction(SIGHUP, &pass_on, &old_hup);
-	t0 = now_ns();
-	if (write(go, "g", 1) != 1)
-		kill(pid, SIGKILL); /* it cannot be released: do not leave it waiting */
-	close(go);
-	err = exec_error(failed);
-	close(failed);
-	while (wait4(pid, &status, 0, &ru) < 0 && errno == EINTR)
-		;
-	run->elapsed_ns = now_ns() - t0;
-	sigaction(SIGINT, &old_int, NULL);
-	sigaction(SIGQUIT, &old_quit, NULL);
-	sigaction(SIGPIPE, &old_pipe, NULL);
-	sigaction(SIGTERM, &old_term, NULL);
-	sigaction(SIGHUP, &old_hup, NULL);
-	run->forwarded = forwarded;
-	record_exit(run, status, &ru);
-	return err;
-}
-
 static int make_pipes(int go[2], int failed[2])
 {
 	if (pipe2(go, O_CLOEXEC) < 0)
@@ -134,42 +66,81 @@ static int make_pipes(int go[2], int failed[2])
 	return 0;
 }
 
-int stat_run_command(struct stat_run *run)
+int stat_start_command(struct stat_run *run, struct stat_command *cmd)
 {
 	int go[2], failed[2], err;
-	pid_t pid;
 
+	memset(cmd, 0, sizeof(*cmd));
 	err = make_pipes(go, failed);
 	if (err < 0) {
 		cli_format(run->error, sizeof(run->error), "pipe2 failed: %s", strerror(-err));
 		return err;
 	}
 	fflush(NULL); /* nothing buffered twice */
-	pid = fork();
-	if (pid < 0) {
+	cmd->pid = fork();
+	if (cmd->pid < 0) {
 		err = -errno;
 		close(go[0]);
 		close(go[1]);
 		close(failed[0]);
 		close(failed[1]);
+		cmd->pid = 0;
 		cli_format(run->error, sizeof(run->error), "fork failed: %s", strerror(-err));
 		return err;
 	}
-	if (pid == 0) {
+	if (cmd->pid == 0) {
 		close(go[1]);
 		close(failed[0]);
 		child(go[0], failed[1], run->argv);
 	}
 	close(go[0]);
 	close(failed[1]);
-	stat_open_counters(run, pid);
-	err = run_child(run, pid, go[1], failed[0]);
-	stat_close_counters(run);
-	run->exec_errno = err;
-	if (err) {
-		cli_format(run->error, sizeof(run->error), "cannot run '%s': %s", run->argv[0],
-		           strerror(err));
-		return -err;
-	}
+	cmd->go = go[1];
+	cmd->failed = failed[0];
 	return 0;
+}
+
+int stat_release_command(struct stat_command *cmd)
+{
+	int err;
+
+	/* SIGPIPE is ignored meanwhile (stat_catch_signals): a child killed
+	 * before its release gives EPIPE here, not the end of upmc. */
+	cmd->released_ns = stat_now_ns();
+	if (write(cmd->go, "g", 1) != 1)
+		kill(cmd->pid, SIGKILL); /* it cannot be released: do not leave it waiting */
+	close(cmd->go);
+	err = exec_error(cmd->failed);
+	close(cmd->failed);
+	return err;
+}
+
+int stat_reap_command(struct stat_run *run, struct stat_command *cmd)
+{
+	struct rusage ru;
+	int status = 0;
+	pid_t got;
+
+	do
+		got = wait4(cmd->pid, &status, WNOHANG, &ru);
+	while (got < 0 && errno == EINTR);
+	if (got != cmd->pid)
+		return 0;
+	run->elapsed_ns = stat_now_ns() - cmd->released_ns;
+	run->signal = WIFSIGNALED(status) ? WTERMSIG(status) : 0;
+	run->exit_status = run->signal ? 128 + run->signal : WEXITSTATUS(status);
+	run->user_ns = timeval_ns(ru.ru_utime);
+	run->sys_ns = timeval_ns(ru.ru_stime);
+	return 1;
+}
+
+void stat_abandon_command(struct stat_command *cmd)
+{
+	if (!cmd->pid)
+		return;
+	close(cmd->go); /* its read ends: it exits 127 without running anything */
+	close(cmd->failed);
+	while (waitpid(cmd->pid, NULL, 0) < 0 && errno == EINTR)
+		;
+	cmd->pid = 0;
 }

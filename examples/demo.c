@@ -18,15 +18,31 @@
 #include <upmc/upmc.h>
 
 #define REPEATS 5
+#define COLUMNS 8 /* time, at most 4 hardware counters, a ratio, task-clock */
+#define WIDTH   14
+
+/* The hardware events of each experiment, opened at start: which of them
+ * this machine counts decides the columns, and what it cannot count is
+ * said once, before the experiments. */
+static const char *const hardware_specs[] = {
+        "cycles,instructions,branches,branch-misses",
+        "cycles,instructions",
+        "cycles,instructions,cache-references,cache-misses",
+};
+#define EXPERIMENTS (sizeof(hardware_specs) / sizeof(hardware_specs[0]))
+
+struct experiment {
+	struct upmc_set *hw;
+};
+
+/* What every experiment shares: software events (task-clock, page-faults)
+ * and a timer. */
+static struct upmc_set *software, *timer;
 
 struct measurement {
 	uint64_t ns;
-	uint64_t hw[8];
+	uint64_t hw[4];
 	uint64_t sw[2]; /* task-clock, page-faults */
-};
-
-struct experiment {
-	struct upmc_set *hw, *sw, *timer;
 };
 
 static uint64_t delta(uint64_t before, uint64_t after)
@@ -35,24 +51,29 @@ static uint64_t delta(uint64_t before, uint64_t after)
 	                                                               : after - before;
 }
 
+static uint64_t elapsed_ns(uint64_t t0, uint64_t t1)
+{
+	return upmc_ticks_to_ns(timer, t1) - upmc_ticks_to_ns(timer, t0);
+}
+
 /* Runs fn(arg) REPEATS times; keeps the fastest run. */
 static void measure(struct experiment *x, void (*fn)(void *), void *arg, struct measurement *best)
 {
-	uint64_t hw0[8], hw1[8], sw0[2], sw1[2], t0, t1;
+	uint64_t hw0[4], hw1[4], sw0[2], sw1[2], t0, t1;
 	unsigned r, i, n = (unsigned)upmc_count(x->hw);
 
 	best->ns = UINT64_MAX;
 	for (r = 0; r < REPEATS; r++) {
-		upmc_read(x->sw, sw0);
+		upmc_read(software, sw0);
 		t0 = upmc_timestamp_serialized();
 		upmc_read(x->hw, hw0);
 		fn(arg);
 		upmc_read(x->hw, hw1);
-		t1 = upmc_timestamp_serialized();
-		upmc_read(x->sw, sw1);
-		if (upmc_ticks_to_ns(x->timer, t1) - upmc_ticks_to_ns(x->timer, t0) >= best->ns)
+		t1 = upmc_timestamp_after();
+		upmc_read(software, sw1);
+		if (elapsed_ns(t0, t1) >= best->ns)
 			continue;
-		best->ns = upmc_ticks_to_ns(x->timer, t1) - upmc_ticks_to_ns(x->timer, t0);
+		best->ns = elapsed_ns(t0, t1);
 		for (i = 0; i < n; i++)
 			best->hw[i] = delta(hw0[i], hw1[i]);
 		for (i = 0; i < 2; i++)
@@ -60,74 +81,80 @@ static void measure(struct experiment *x, void (*fn)(void *), void *arg, struct 
 	}
 }
 
-static void print_count(uint64_t v)
+/* v with a comma every three digits, e.g. 22,076,140. */
+static const char *thousands(uint64_t v, char *buf, size_t size)
 {
-	if (v == UPMC_NOT_COUNTED)
-		printf(" %12s", "n/a");
-	else
-		printf(" %12llu", (unsigned long long)v);
-}
+	char digits[24];
+	int n = snprintf(digits, sizeof(digits), "%llu", (unsigned long long)v), i, k = 0;
 
-static void print_ratio(uint64_t a, uint64_t b, double scale, const char *unit)
-{
-	if (a == UPMC_NOT_COUNTED || b == UPMC_NOT_COUNTED || !b)
-		printf(" %9s", "n/a");
-	else
-		printf(" %8.2f%s", scale * (double)a / (double)b, unit);
-}
-
-static void print_header(struct experiment *x, const char *ratio)
-{
-	int i;
-
-	printf("  %-16s %12s", "", "time ns");
-	for (i = 0; i < upmc_count(x->hw); i++)
-		printf(" %12.12s", upmc_counter_name(x->hw, (unsigned)i));
-	printf(" %9s %12s %12s\n", ratio, "task-clock", "page-faults");
-}
-
-/* One row: time, every hardware counter, the derived ratio a/b, software. */
-static void print_row(struct experiment *x, const char *label, const struct measurement *m,
-                      unsigned a, unsigned b, double scale, const char *unit)
-{
-	int i;
-
-	printf("  %-16s %12llu", label, (unsigned long long)m->ns);
-	for (i = 0; i < upmc_count(x->hw); i++)
-		print_count(m->hw[i]);
-	print_ratio(m->hw[a], m->hw[b], scale, unit);
-	print_count(m->sw[0]);
-	print_count(m->sw[1]);
-	printf("\n");
-}
-
-static int open_experiment(struct experiment *x, const char *events)
-{
-	struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
-
-	if (upmc_open(&x->hw, events, &opts) < 0 ||
-	    upmc_open(&x->sw, "task-clock,page-faults", &opts) < 0 ||
-	    upmc_open_timer(&x->timer) < 0) {
-		fprintf(stderr, "demo: %s\n", upmc_last_error());
-		return -1;
+	for (i = 0; i < n && (size_t)k + 2 < size; i++) {
+		if (i && (n - i) % 3 == 0)
+			buf[k++] = ',';
+		buf[k++] = digits[i];
 	}
-	return 0;
+	buf[k] = '\0';
+	return buf;
 }
 
-static void print_paths(struct experiment *x)
+static int counted(struct experiment *x, unsigned i)
 {
-	int unavailable = upmc_counter_path(x->hw, 0) == UPMC_PATH_UNAVAILABLE;
-
-	printf("  read path: hardware: %s\n             software: %s\n",
-	       unavailable ? "unavailable (see above)" : upmc_summary(x->hw), upmc_summary(x->sw));
+	return upmc_counter_path(x->hw, i) != UPMC_PATH_UNAVAILABLE;
 }
 
-static void close_experiment(struct experiment *x)
+/* A ratio a/b of two counters, shown when both count. */
+struct ratio {
+	const char *header;
+	unsigned a, b;
+	double scale;
+	const char *unit;
+};
+
+static int width(const char *header)
 {
-	print_paths(x);
-	upmc_close(x->hw);
-	upmc_close(x->sw);
-	upmc_close(x->timer);
+	int len = (int)strlen(header);
+
+	return len > WIDTH ? len : WIDTH;
+}
+
+/* The columns of an experiment: time, every counter this machine counts
+ * (full names), the ratio when both of its counters count, task-clock. */
+static void print_header(struct experiment *x, const struct ratio *q)
+{
+	unsigned i;
+
+	printf("  %-16s %*s", "", WIDTH, "time ns");
+	for (i = 0; i < (unsigned)upmc_count(x->hw); i++)
+		if (counted(x, i))
+			printf(" %*s", width(upmc_counter_name(x->hw, i)),
+			       upmc_counter_name(x->hw, i));
+	if (counted(x, q->a) && counted(x, q->b))
+		printf(" %*s", width(q->header), q->header);
+	printf(" %*s\n", WIDTH, "task-clock ns");
+}
+
+static void print_row(struct experiment *x, const char *label, const struct measurement *m,
+                      const struct ratio *q)
+{
+	char buf[32];
+	unsigned i;
+
+	printf("  %-16s %*s", label, WIDTH, thousands(m->ns, buf, sizeof(buf)));
+	for (i = 0; i < (unsigned)upmc_count(x->hw); i++)
+		if (counted(x, i))
+			printf(" %*s", width(upmc_counter_name(x->hw, i)),
+			       m->hw[i] == UPMC_NOT_COUNTED
+			               ? "-"
+			               : thousands(m->hw[i], buf, sizeof(buf)));
+	if (counted(x, q->a) && counted(x, q->b)) {
+		if (m->hw[q->a] == UPMC_NOT_COUNTED || m->hw[q->b] == UPMC_NOT_COUNTED ||
+		    !m->hw[q->b])
+			printf(" %*s", width(q->header), "-");
+		else
+			printf(" %*.2f%s", width(q->header) - (int)strlen(q->unit),
+			       q->scale * (double)m->hw[q->a] / (double)m->hw[q->b], q->unit);
+	}
+	printf(" %*s\n", WIDTH,
+	       m->sw[0] == UPMC_NOT_COUNTED ? "-" : thousands(m->sw[0], buf, sizeof(buf)));
 }
 
 /* ---- 1. branch prediction ---- */
@@ -156,15 +183,13 @@ static int by_value(const void *a, const void *b)
 	return *(const unsigned char *)a - *(const unsigned char *)b;
 }
 
-static int branch_experiment(void)
+static int branch_experiment(struct experiment *x)
 {
+	static const struct ratio miss_rate = {"miss rate", 3, 2, 100.0, "%"};
 	struct bytes b = {NULL, 1 << 22, 0};
 	struct measurement random, sorted;
-	struct experiment x;
 	size_t i;
 
-	if (open_experiment(&x, "cycles,instructions,branches,branch-misses") < 0)
-		return -1;
 	b.data = malloc(b.n);
 	if (!b.data)
 		return -1;
@@ -173,16 +198,15 @@ static int branch_experiment(void)
 		b.data[i] = (unsigned char)rand();
 	printf("\n1. Branch prediction: sum the bytes >= 128 of 4 MiB of random bytes, then of "
 	       "the same bytes sorted\n");
-	print_header(&x, "miss rate");
-	measure(&x, sum_large_bytes, &b, &random);
+	print_header(x, &miss_rate);
+	measure(x, sum_large_bytes, &b, &random);
 	qsort(b.data, b.n, 1, by_value);
-	measure(&x, sum_large_bytes, &b, &sorted);
-	print_row(&x, "random", &random, 3, 2, 100.0, "%");
-	print_row(&x, "sorted", &sorted, 3, 2, 100.0, "%");
+	measure(x, sum_large_bytes, &b, &sorted);
+	print_row(x, "random", &random, &miss_rate);
+	print_row(x, "sorted", &sorted, &miss_rate);
 	printf("  sorted data ran %.1fx faster: the branch became predictable\n",
 	       (double)random.ns / (double)sorted.ns);
 	free(b.data);
-	close_experiment(&x);
 	return 0;
 }
 
@@ -216,34 +240,33 @@ ILP_LOOP(ipc1, CHAIN1, 96)
 ILP_LOOP(ipc2, CHAIN2, 48)
 ILP_LOOP(ipc3, CHAIN3, 32)
 
-static int ilp_experiment(void)
+static int ilp_experiment(struct experiment *x)
 {
 	static void (*const loops[])(void *) = {ipc1, ipc2, ipc3};
 	static const char *const labels[] = {"1 chain", "2 chains", "3 chains"};
+	static const struct ratio ipc = {"IPC", 1, 0, 1.0, ""};
 	struct measurement m[3];
-	struct experiment x;
+	char iterations[32];
 	uint64_t sink;
 	int k;
 
-	if (open_experiment(&x, "cycles,instructions") < 0)
-		return -1;
-	printf("\n2. Instruction-level parallelism: %d x 96 adds in 1, 2 or 3 independent "
+	printf("\n2. Instruction-level parallelism: %s x 96 adds in 1, 2 or 3 independent "
 	       "chains (IPC about 1, 2, 3)\n",
-	       ILP_ITERATIONS);
-	print_header(&x, "IPC");
+	       thousands(ILP_ITERATIONS, iterations, sizeof(iterations)));
+	print_header(x, &ipc);
 	for (k = 0; k < 3; k++) {
-		measure(&x, loops[k], &sink, &m[k]);
-		print_row(&x, labels[k], &m[k], 1, 0, 1.0, "");
+		measure(x, loops[k], &sink, &m[k]);
+		print_row(x, labels[k], &m[k], &ipc);
 	}
 	printf("  time per add: %.3f, %.3f, %.3f ns\n", (double)m[0].ns / (96.0 * ILP_ITERATIONS),
 	       (double)m[1].ns / (96.0 * ILP_ITERATIONS),
 	       (double)m[2].ns / (96.0 * ILP_ITERATIONS));
-	close_experiment(&x);
 	return 0;
 }
 #else
-static int ilp_experiment(void)
+static int ilp_experiment(struct experiment *x)
 {
+	(void)x;
 	printf("\n2. Instruction-level parallelism: skipped (no add chains written for this "
 	       "architecture)\n");
 	return 0;
@@ -260,11 +283,19 @@ struct chase {
 	void *end;
 };
 
-/* A cyclic random order of the cache lines (Sattolo), one pointer each. */
-static void **make_chain(size_t bytes)
+/* What writing the chain into fresh memory cost: the kernel maps each page
+ * at its first touch, a page fault. */
+struct first_touch {
+	uint64_t faults, ns;
+};
+
+/* A cyclic random order of the cache lines (Sattolo), one pointer each,
+ * written into memory no one has touched yet. */
+static void **make_chain(size_t bytes, struct first_touch *touch)
 {
 	size_t n = bytes / LINE, i, *order = malloc(n * sizeof(size_t));
 	char *mem = aligned_alloc(LINE, bytes);
+	uint64_t sw0[2], sw1[2], t0, t1;
 
 	if (!order || !mem) {
 		free(order);
@@ -278,8 +309,14 @@ static void **make_chain(size_t bytes)
 		order[i] = order[j];
 		order[j] = t;
 	}
+	upmc_read(software, sw0);
+	t0 = upmc_timestamp_serialized();
 	for (i = 0; i < n; i++)
 		*(void **)(mem + order[i] * LINE) = mem + order[(i + 1) % n] * LINE;
+	t1 = upmc_timestamp_after();
+	upmc_read(software, sw1);
+	touch->faults = delta(sw0[1], sw1[1]);
+	touch->ns = elapsed_ns(t0, t1);
 	free(order);
 	return (void **)mem;
 }
@@ -295,62 +332,142 @@ static void chase(void *arg)
 	c->end = p;
 }
 
-static int cache_experiment(void)
+static void print_first_touch(size_t bytes, const struct first_touch *t)
+{
+	char faults[32], ns[32];
+
+	if (t->faults == UPMC_NOT_COUNTED) {
+		printf("  %-16s first touch of its pages: %s ns\n", "", thousands(t->ns, ns, 32));
+		return;
+	}
+	printf("  %-16s first touch of its pages: %s page faults in %s ns", "",
+	       thousands(t->faults, faults, 32), thousands(t->ns, ns, 32));
+	if (t->faults)
+		printf(" (one per %llu KiB written)",
+		       (unsigned long long)(bytes / 1024 / t->faults));
+	printf("\n");
+}
+
+static int cache_experiment(struct experiment *x)
 {
 	static const size_t sizes[] = {16 << 10, 64 << 20};
 	static const char *const labels[] = {"16 KiB", "64 MiB"};
+	static const struct ratio miss_rate = {"miss rate", 3, 2, 100.0, "%"};
+	struct first_touch touch;
 	struct measurement m;
-	struct experiment x;
+	char loads[32];
 	int k;
 
-	if (open_experiment(&x, "cycles,instructions,cache-references,cache-misses") < 0)
-		return -1;
-	printf("\n3. Memory hierarchy: %d dependent loads in random order over 16 KiB (fits in "
-	       "L1) and 64 MiB (does not fit in any cache)\n",
-	       CHASE_LOADS);
-	print_header(&x, "miss rate");
+	printf("\n3. Memory hierarchy: %s dependent loads in random order over 16 KiB (fits in "
+	       "L1) and 64 MiB (does not fit in any cache), after the chain is written\n",
+	       thousands(CHASE_LOADS, loads, sizeof(loads)));
+	print_header(x, &miss_rate);
 	for (k = 0; k < 2; k++) {
-		struct chase c = {make_chain(sizes[k]), NULL};
+		struct chase c = {make_chain(sizes[k], &touch), NULL};
 		if (!c.start)
 			return -1;
-		chase(&c); /* warm up: fault the pages in, fill what fits */
-		measure(&x, chase, &c, &m);
-		print_row(&x, labels[k], &m, 3, 2, 100.0, "%");
+		chase(&c); /* warm up: fill what fits */
+		measure(x, chase, &c, &m);
+		print_row(x, labels[k], &m, &miss_rate);
 		printf("  %-16s %.1f ns per load\n", "", (double)m.ns / CHASE_LOADS);
+		if (k == 1)
+			print_first_touch(sizes[k], &touch);
 		free(c.start);
 	}
-	close_experiment(&x);
 	return 0;
 }
 
 /* ---- what the machine gives ---- */
 
-static void explain(void)
+/* What the experiments' hardware sets say, gathered by opening each once:
+ * the events not counted here, each distinct reason and the advice, said
+ * once before the experiments. */
+struct not_counted {
+	char names[256];
+	char reasons[4][320]; /* one per cause */
+	char causes[4][320];
+	unsigned n_reasons;
+	char advice[320];
+	char hardware[400]; /* the read path of the first set's counters */
+	int user_reads;     /* its counters read in user space */
+};
+
+/* reason without its leading "'name'": reasons of one cause match. */
+static const char *cause(const char *reason, const char *name)
+{
+	size_t len = strlen(name);
+
+	return reason[0] == '\'' && !strncmp(reason + 1, name, len) && reason[len + 1] == '\''
+	               ? reason + len + 2
+	               : reason;
+}
+
+static void add_not_counted(struct not_counted *nc, struct upmc_set *set, unsigned i)
+{
+	const char *name = upmc_counter_name(set, i), *why = upmc_counter_reason(set, i);
+	size_t len = strlen(nc->names);
+	unsigned k;
+
+	if (!strstr(nc->names, name))
+		snprintf(nc->names + len, sizeof(nc->names) - len, "%s%s", len ? ", " : "", name);
+	for (k = 0; k < nc->n_reasons; k++)
+		if (!strcmp(nc->causes[k], cause(why, name)))
+			return;
+	if (nc->n_reasons == 4)
+		return;
+	snprintf(nc->reasons[nc->n_reasons], sizeof(nc->reasons[0]), "%s", why);
+	snprintf(nc->causes[nc->n_reasons++], sizeof(nc->causes[0]), "%s", cause(why, name));
+}
+
+static int gather(struct not_counted *nc)
 {
 	struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
-	struct upmc_set *set, *timer;
-	const char *clock;
+	struct upmc_set *set;
+	unsigned e, i;
 
-	if (upmc_open(&set, "cycles,instructions", &opts) < 0 || upmc_open_timer(&timer) < 0) {
-		fprintf(stderr, "demo: %s\n", upmc_last_error());
-		exit(1);
+	memset(nc, 0, sizeof(*nc));
+	for (e = 0; e < EXPERIMENTS; e++) {
+		if (upmc_open(&set, hardware_specs[e], &opts) < 0)
+			return -1;
+		if (e == 0) {
+			snprintf(nc->hardware, sizeof(nc->hardware), "%s",
+			         upmc_counter_path(set, 0) == UPMC_PATH_UNAVAILABLE
+			                 ? "none counted (see below)"
+			                 : upmc_summary(set));
+			nc->user_reads = upmc_counter_path(set, 0) == UPMC_PATH_USER;
+		}
+		for (i = 0; i < (unsigned)upmc_count(set); i++)
+			if (upmc_counter_path(set, i) == UPMC_PATH_UNAVAILABLE)
+				add_not_counted(nc, set, i);
+		if (!nc->advice[0])
+			snprintf(nc->advice, sizeof(nc->advice), "%s", upmc_advice(set));
+		upmc_close(set);
 	}
-	clock = upmc_clock_source(timer) == UPMC_CLOCK_KERNEL ? "the kernel's factors"
-	        : upmc_clock_source(timer) == UPMC_CLOCK_CALIBRATED
-	                ? "a calibration against CLOCK_MONOTONIC_RAW"
-	                : "the OS clock";
+	return 0;
+}
+
+static void explain(const struct not_counted *nc)
+{
+	const char *clock = upmc_clock_source(timer) == UPMC_CLOCK_KERNEL ? "the kernel's factors"
+	                    : upmc_clock_source(timer) == UPMC_CLOCK_CALIBRATED
+	                            ? "a calibration against CLOCK_MONOTONIC_RAW"
+	                            : "the OS clock";
+	unsigned k;
+
 	printf("upmc demo (%s)\nTime: %s timestamps, converted to ns with %s.\n", UPMC_ARCH_NAME,
 	       UPMC_ARCH_NAME, clock);
-	if (upmc_counter_path(set, 0) == UPMC_PATH_USER) {
-		printf("Hardware counters: %s\n", upmc_summary(set));
-	} else {
-		printf("Hardware counters are not read in user space here:\n  %s\n",
-		       upmc_counter_reason(set, 0));
-		printf("What enables user-space hardware counters on Linux:\n"
-		       "  - a CPU PMU: bare metal, or a virtual machine with its virtual PMU on\n"
-		       "    (QEMU/KVM '-cpu host,pmu=on', libvirt <pmu state='on'/>, VMware\n"
-		       "    'virtualize CPU performance counters', a cloud instance type with "
-		       "one);\n"
+	printf("Read path: software events (task-clock, page-faults): %s\n"
+	       "           hardware events: %s\n",
+	       upmc_summary(software), nc->hardware);
+	if (nc->names[0]) {
+		printf("Not counted here: %s\n", nc->names);
+		for (k = 0; k < nc->n_reasons; k++)
+			printf("  %s\n", nc->reasons[k]);
+		if (nc->advice[0])
+			printf("  (%s)\n", nc->advice);
+	}
+	if (!nc->user_reads)
+		printf("What else user-space hardware counters need on Linux:\n"
 		       "  - permission: `sysctl kernel.perf_event_paranoid=2` for user space (1 "
 		       "to\n"
 		       "    count the kernel too), or the CAP_PERFMON capability;\n"
@@ -358,21 +475,42 @@ static void explain(void)
 		       "(the\n"
 		       "    default) or 2; arm64 `sysctl kernel.perf_user_access=1`;\n"
 		       "  - free counters: `sysctl kernel.nmi_watchdog=0` frees the one the NMI\n"
-		       "    watchdog holds.\n"
-		       "Time and software events (task-clock, page-faults) work without any of "
-		       "it:\n"
-		       "they are what the columns below show.\n");
-	}
-	upmc_close(set);
-	upmc_close(timer);
+		       "    watchdog holds.\n");
+	printf("The tables show the time, task-clock and the counters this machine counts.\n");
+}
+
+/* Each experiment with its hardware set, opened for it: the experiments'
+ * sets together need more counters than a CPU has. */
+static int run(int (*experiment)(struct experiment *), unsigned e)
+{
+	struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
+	struct experiment x;
+	int err;
+
+	if (upmc_open(&x.hw, hardware_specs[e], &opts) < 0)
+		return -1;
+	err = experiment(&x);
+	upmc_close(x.hw);
+	return err;
 }
 
 int main(void)
 {
-	explain();
-	if (branch_experiment() < 0 || ilp_experiment() < 0 || cache_experiment() < 0) {
+	struct upmc_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY};
+	struct not_counted nc;
+	int err;
+
+	if (upmc_open(&software, "task-clock,page-faults", &opts) < 0 ||
+	    upmc_open_timer(&timer) < 0 || gather(&nc) < 0) {
 		fprintf(stderr, "demo: %s\n", upmc_last_error());
 		return 1;
 	}
-	return 0;
+	explain(&nc);
+	err = run(branch_experiment, 0) < 0 || run(ilp_experiment, 1) < 0 ||
+	      run(cache_experiment, 2) < 0;
+	if (err)
+		fprintf(stderr, "demo: %s\n", upmc_last_error());
+	upmc_close(software);
+	upmc_close(timer);
+	return err;
 }

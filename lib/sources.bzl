@@ -8,6 +8,7 @@ CORE_SRCS = [
     "error.c",
     "events.c",
     "interval.c",
+    "metrics.c",
     "json.c",
     "read.c",
     "set.c",

@@ -63,11 +63,20 @@ def counter_rows():
         yield 'Counters("%s").read()' % spec, c.read, CALLS, c.summary
 
     def block():
-        with upmc.Counters("task-clock"):
+        c = upmc.Counters("task-clock")
+        with c:
+            pass
+        c.close()
+
+    yield 'Counters("task-clock"), with, close()', block, OPENS, \
+        "open, 2 timestamps and 2 reads, close"
+    reused = upmc.Counters("task-clock")
+
+    def reused_block():
+        with reused:
             pass
 
-    yield 'with Counters("task-clock"): pass', block, OPENS, \
-        "open, 2 timestamps and 2 reads, close"
+    yield 'with c: pass (c reused)', reused_block, OPENS, "2 timestamps and 2 reads"
 
 
 def zone_rows():

@@ -95,3 +95,36 @@ TEST(bench_json, writes_strings_as_the_library_does)
 		free(library);
 	}
 }
+
+/* json_start_line(): the same document on one line, ended by a newline,
+ * for streams of one document per line (`upmc stat -I --json`). */
+TEST(bench_json, one_document_per_line)
+{
+	struct json j;
+	char *text = NULL;
+	size_t len = 0;
+	FILE *f = open_memstream(&text, &len);
+
+	ASSERT(f);
+	json_start_line(&j, f);
+	json_object(&j, NULL);
+	json_double(&j, "interval", 0.5);
+	json_array(&j, "counters");
+	json_object(&j, NULL);
+	json_string(&j, "name", "line\nbreak");
+	json_null(&j, "value");
+	json_end(&j);
+	json_array(&j, NULL); /* empty */
+	json_end(&j);
+	json_end(&j);
+	json_end(&j);
+	json_start(&j, f); /* and back to the indented form */
+	json_array(&j, NULL);
+	json_int(&j, NULL, 1);
+	json_end(&j);
+	fclose(f);
+	EXPECT_MSG(!strcmp(text, "{\"interval\": 0.5, \"counters\": [{\"name\": \"line\\nbreak\", "
+	                         "\"value\": null}, []]}\n[\n  1\n]\n"),
+	           "%s", text);
+	free(text);
+}

@@ -17,6 +17,7 @@ static struct stat_run run;
 
 TEST(hybrid_stat, generic_events_count_on_every_core_type)
 {
+	struct stat_unit command = {4242, -1, "work"};
 	unsigned core, atom;
 	uint64_t want;
 
@@ -28,10 +29,12 @@ TEST(hybrid_stat, generic_events_count_on_every_core_type)
 	ASSERT(upmc_parse_spec("cycles", UPMC_OPT_KERNEL, &run.counter[0].event, 1) == 1);
 	ASSERT(upmc_parse_spec("task-clock", UPMC_OPT_KERNEL, &run.counter[1].event, 1) == 1);
 	run.n = 2;
-	stat_open_counters(&run, 4242);
+	run.unit = &command;
+	run.n_units = 1;
+	ASSERT(stat_open_counters(&run) == 0);
 	ASSERT_MSG(run.counter[0].opened, "%s", run.counter[0].reason);
-	EXPECT_EQ(run.counter[0].n_fd, 2);
-	EXPECT_EQ(run.counter[1].n_fd, 1);
+	EXPECT_EQ(run.counter[0].n_parts, 2);
+	EXPECT_EQ(run.counter[1].n_parts, 1);
 	fake.syscall_ns = 0;
 	fake_exec();
 	fake_run_on(core);
@@ -40,12 +43,17 @@ TEST(hybrid_stat, generic_events_count_on_every_core_type)
 	fake_run(4000);
 	want = fake_count_on(core, PERF_TYPE_HARDWARE, 0) +
 	       fake_count_on(atom, PERF_TYPE_HARDWARE, 0);
+	stat_read_counters(&run);
 	stat_close_counters(&run);
 	EXPECT_EQ(run.counter[0].status, STAT_COUNTED);
-	EXPECT_EQ_U64(run.counter[0].value, want);
+	EXPECT_EQ_U64(run.counter[0].total.value, want);
 	EXPECT_EQ_U64(want, 2 * 6000 + 4000);
-	EXPECT_EQ_U64(run.counter[0].running, run.counter[0].enabled); /* not multiplexed */
-	EXPECT_EQ_U64(run.counter[0].enabled, 10000);
-	EXPECT_EQ_U64(run.counter[1].value, 10000);
+	EXPECT_EQ_U64(run.counter[0].total.running,
+	              run.counter[0].total.enabled); /* not multiplexed */
+	EXPECT_EQ_U64(run.counter[0].total.enabled, 10000);
+	EXPECT_EQ_U64(run.counter[1].total.value, 10000);
 	EXPECT_EQ(fake_open_events(), 0);
+	run.unit = NULL; /* not stat_find_units()'s */
+	run.n_units = 0;
+	stat_free_units(&run);
 }

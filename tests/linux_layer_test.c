@@ -59,6 +59,7 @@ TEST(fake, counters_taken_by_another_user)
 	fake.pmu[0].taken = 8;
 	EXPECT_EQ(upmc_open(&set, "branches,branch-misses", NULL), -EBUSY);
 	EXPECT_CONTAINS(upmc_last_error(), "another user holds them");
+	EXPECT_CONTAINS(upmc_last_error(), "the set needs 2");
 	EXPECT_EQ(fake_open_events(), 0);
 	fake.pmu[0].taken = 0;
 	ASSERT_MSG(upmc_open(&set, "branches,branch-misses", NULL) == 0, "%s", upmc_last_error());

@@ -7,7 +7,8 @@
 # Windows, run under Wine, and macOS, linked only); and runs it
 # from a Bazel workspace of its own that depends on @upmc. Then the docs:
 # every C block of README.md and docs/ compiled against the installed upmc
-# (and run, when it is a whole program); every public name documented.
+# (and run, when it is a whole program); every public name documented;
+# and that none of it wrote into the checkout.
 #
 # Prints one line per check: "PASS <name>" or "FAIL <name>". Details go to
 # $out/*.log. Installs what it needs from Debian (as root); safe to rerun.
@@ -17,6 +18,12 @@ cd "$(dirname "$0")/.."
 out=${UPMC_DIST_OUT:-/tmp/upmc-dist}
 rm -rf "$out"
 mkdir -p "$out"
+# What git sees of the checkout now, ignored files included (but Bazel's
+# bazel-* links): the checks write under $out only.
+checkout_state() {
+	git status --porcelain --untracked-files=all --ignored | grep -v '^!! bazel-'
+}
+checkout_state >"$out/checkout-before.txt"
 # A copy, so that nothing of the source tree is found by accident.
 consumer=$out/consumer
 cp -r examples/consumer "$consumer"
@@ -241,22 +248,26 @@ done
 # ---- Bazel ----------------------------------------------------------------
 # examples/consumer's WORKSPACE copied elsewhere and pointed at this
 # checkout, as a user's would be. Its own output base builds upmc once more
-# (about 25 s here); its server is shut down after.
+# (about 25 s here); its server is shut down after. Its .bazelrc turns
+# Debian's --sandbox_debug off (docs/using.md): the options Bazel announces
+# end with that.
 bazel_consumer() {
 	local ws=$out/bazel-consumer rc
 	cp -r examples/consumer "$ws" &&
 		sed -i "s|path = \"../..\"|path = \"$PWD\"|" "$ws/WORKSPACE" &&
 		grep -q "path = \"$PWD\"" "$ws/WORKSPACE" || return 1
-	(cd "$ws" && time bazel run //:consumer)
-	rc=$?
+	(cd "$ws" && time bazel run --announce_rc //:consumer) 2>&1 | tee "$out/bazel-consumer.txt"
+	rc=${PIPESTATUS[0]}
 	(cd "$ws" && bazel shutdown)
-	return $rc
+	[ "$rc" -eq 0 ] && grep -o -- '--n\?o\?sandbox_debug' "$out/bazel-consumer.txt" | tail -n 1 |
+		grep -qx -- --nosandbox_debug
 }
 check bazel-consumer bazel_consumer
 
 # ---- docs ------------------------------------------------------------------
 # Each block as written (tools/dist/docs_check.py says how fragments are
 # wrapped); whole programs run, and must work on a machine without a PMU.
+# They run in $dir: the files they write (trace.json) stay out of the checkout.
 doc_blocks() {
 	local dir=$out/doc-blocks kind src where failed=0 exe
 	mkdir -p "$dir"
@@ -267,7 +278,7 @@ doc_blocks() {
 			-Wl,-rpath,"$(pkg-config --variable=libdir upmc)"; then
 			echo "FAIL $where: does not build"
 			failed=1
-		elif [ "$kind" = program ] && ! timeout 60 "$exe"; then
+		elif [ "$kind" = program ] && ! (cd "$dir" && timeout 60 "$exe"); then
 			echo "FAIL $where: exits $?"
 			failed=1
 		else
@@ -277,6 +288,25 @@ doc_blocks() {
 	[ -s "$dir/list" ] && [ "$failed" -eq 0 ]
 }
 check docs-code-blocks doc_blocks
+
+# The README's first program shows numbers on any machine: the time and the
+# software events, counted or not the hardware ones.
+readme_first_output() {
+	local src
+	src=$(awk '$1 == "program" && $3 ~ /^README.md:/ { print $2; exit }' "$out/doc-blocks/list") &&
+		(cd "$out/doc-blocks" && "${src%.c}") | tee "$out/readme-first.txt" &&
+		grep -Eq '^ *[1-9][0-9]* ns elapsed$' "$out/readme-first.txt" &&
+		grep -Eq '^ *[1-9][0-9]* task-clock$' "$out/readme-first.txt" &&
+		grep -Eq '^ *[1-9][0-9]* page-faults$' "$out/readme-first.txt"
+}
+check readme-first-output readme_first_output
 check docs-every-name python3 tools/dist/docs_check.py names README.md docs/*.md -- \
 	lib/include/upmc/*.h arch/*/upmc/*.h
+
+# Nothing above wrote into the checkout (git sees it as it was).
+checkout_untouched() {
+	checkout_state >"$out/checkout-after.txt"
+	diff "$out/checkout-before.txt" "$out/checkout-after.txt"
+}
+check checkout-untouched checkout_untouched
 exit 0

@@ -1,9 +1,11 @@
 #!/bin/bash
 # The Python package as a user gets it (docs/python.md): the library
-# installed into a temporary prefix, a venv, `pip install
-# --no-build-isolation` of a copy of python/, then python/tests (pytest,
-# the examples of docs/python.md among them) against the installed package
-# and library, and python/bench.py for the log.
+# installed into a temporary prefix, a venv, `pip install` of a copy of
+# python/ (offline: its build backend is its own, standard library only),
+# then python/tests (pytest, the examples of docs/python.md among them)
+# against the installed package and library, and python/bench.py for the
+# log. The same install in a venv that has pip and nothing else (no wheel,
+# no setuptools), with no package index.
 #
 # Prints one line per check: "PASS <name>" or "FAIL <name>". Details go to
 # $out/*.log; pytest's own summary stays there too (the CI's closing line
@@ -24,12 +26,29 @@ venv=$out/venv
 # Debian's interpreter, whatever python3 comes first on PATH.
 python=/usr/bin/python3
 
+# --system-site-packages for Debian's pytest; the build takes nothing from it.
 install() {
 	bazel run //:install -- "$prefix" &&
-		mkdir "$out/src" && cp -r python/pyproject.toml python/upmc "$out/src" &&
-		rm -rf "$out/src/upmc/__pycache__" &&
+		mkdir "$out/src" && cp -r python/pyproject.toml python/backend python/upmc "$out/src" &&
+		rm -rf "$out/src/upmc/__pycache__" "$out/src/backend/__pycache__" &&
 		"$python" -m venv --system-site-packages "$venv" &&
-		"$venv/bin/pip" install --no-build-isolation "$out/src"
+		"$venv/bin/pip" install --no-index "$out/src"
+}
+
+# A venv with pip alone (the wheel and setuptools packages absent, as in a
+# venv of Python 3.12 or later), no index: `pip install ./python` as
+# docs/python.md has it.
+pip_only() {
+	local bare=$out/venv-pip-only
+	"$python" -m venv "$bare" &&
+		"$bare/bin/pip" uninstall -q -y setuptools wheel &&
+		! "$bare/bin/python" -c 'import setuptools' 2>/dev/null &&
+		! "$bare/bin/python" -c 'import wheel' 2>/dev/null &&
+		"$bare/bin/pip" install --no-index "$out/src" &&
+		(cd "$out" && LD_LIBRARY_PATH=$prefix/lib "$bare/bin/python" -c '
+import sys, upmc
+print(upmc.__file__, upmc.library)
+sys.exit(not upmc.__file__.startswith(sys.prefix))')
 }
 
 # The installed package, finding the installed library by its soname.
@@ -55,6 +74,7 @@ bench() {
 
 if apt_install python3-venv python3-pip python3-pytest; then
 	check python-install install
+	check python-install-pip-only pip_only
 	check python-installed-library installed
 	check python-tests tests
 	check python-bench bench

@@ -3,7 +3,8 @@
 # repositories only. Run as root; safe to run again.
 set -eu
 packages="bazel-bootstrap libpfm4-dev googletest gcc g++ clang
-gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu protobuf-compiler"
+gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu protobuf-compiler
+linux-perf"
 missing=""
 for p in $packages; do
 	dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing="$missing $p"

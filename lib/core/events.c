@@ -313,16 +313,47 @@ static const char *item_end(const char *p)
 	return NULL;
 }
 
-/* Into events[] or, when NULL, counters[]. */
-static int parse_spec(const char *spec, unsigned flags, struct upmc_event *events,
-                      struct upmc_counter *counters, unsigned max)
+int upmc_spec_add(struct upmc_spec *out, const char *item, unsigned flags)
 {
-	unsigned n = 0;
+	struct upmc_event *ev;
+	int err;
+
+	if (out->n == out->max)
+		return upmc_fail(-E2BIG,
+		                 "event spec has more than %u events, the most one set holds",
+		                 out->max);
+	ev = upmc_spec_event(out, out->n);
+	err = parse_item(item, flags, ev);
+	if (err < 0)
+		return err;
+	if (out->counters && ev->missing) {
+		out->counters[out->n].path = UPMC_PATH_UNAVAILABLE;
+		upmc_format(out->counters[out->n].reason, sizeof(out->counters[out->n].reason),
+		            "%s", upmc_last_error());
+	}
+	out->n++;
+	return 0;
+}
+
+/* An event the spec's metrics already added: named again, it is the same. */
+static int needed_by_a_metric(struct upmc_spec *out, const char *item)
+{
+	unsigned i;
+
+	for (i = 0; i < out->n; i++)
+		if ((out->for_metrics >> i & 1) && !strcmp(upmc_spec_event(out, i)->name, item))
+			return 1;
+	return 0;
+}
+
+/* Every item of spec into out: an event, or the metrics it names. */
+static int parse_spec(const char *spec, unsigned flags, struct upmc_spec *out)
+{
 	const char *p = spec;
 
 	if (!spec)
 		return upmc_fail(-EINVAL, "event spec is NULL");
-	for (;;) {
+	for (unsigned position = 1;; position++) {
 		char item[UPMC_NAME_MAX + 1];
 		const char *end = item_end(p);
 		size_t len = end ? (size_t)(end - p) : strlen(p);
@@ -332,10 +363,10 @@ static int parse_spec(const char *spec, unsigned flags, struct upmc_event *event
 			p++, len--;
 		while (len && isspace((unsigned char)p[len - 1]))
 			len--;
-		if (!len && !end && !n)
+		if (!len && !end && position == 1)
 			return upmc_fail(-EINVAL, "event spec is empty: name at least one event, "
 			                          "e.g. 'cycles,instructions'");
-		err = control_byte(p, len, n + 1);
+		err = control_byte(p, len, position);
 		if (err < 0)
 			return err;
 		if (!len) {
@@ -343,40 +374,48 @@ static int parse_spec(const char *spec, unsigned flags, struct upmc_event *event
 			upmc_printable(shown, sizeof(shown), spec);
 			return upmc_fail(-EINVAL,
 			                 "event spec '%s' has an empty item at position %u", shown,
-			                 n + 1);
+			                 position);
 		}
-		if (n == max)
-			return upmc_fail(
-			        -E2BIG,
-			        "event spec has more than %u events, the most one set holds", max);
 		if (len > UPMC_NAME_MAX)
 			len = UPMC_NAME_MAX; /* parse_item() reports it */
 		memcpy(item, p, len);
 		item[len] = '\0';
-		err = parse_item(item, flags, events ? &events[n] : &counters[n].event);
+		if (out->metrics && upmc_is_metric(item))
+			err = upmc_spec_add_metrics(out, item, flags);
+		else if (!needed_by_a_metric(out, item))
+			err = upmc_spec_add(out, item, flags);
 		if (err < 0)
 			return err;
-		if (counters && counters[n].event.missing) {
-			counters[n].path = UPMC_PATH_UNAVAILABLE;
-			upmc_format(counters[n].reason, sizeof(counters[n].reason), "%s",
-			            upmc_last_error());
-		}
-		n++;
 		if (!end)
-			return (int)n;
+			return (int)out->n;
 		p = end + 1;
 	}
 }
 
 int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max)
 {
-	return parse_spec(spec, flags, events, NULL, max);
+	struct upmc_spec out = {events, NULL, 0, max, NULL, 0, 0};
+
+	return parse_spec(spec, flags, &out);
 }
 
-int upmc_parse_counters(const char *spec, unsigned flags, struct upmc_counter *counters,
-                        unsigned max)
+int upmc_parse_spec_metrics(const char *spec, unsigned flags, struct upmc_event *events,
+                            unsigned max, struct upmc_metric *metrics, unsigned *n_metrics)
 {
-	return parse_spec(spec, flags, NULL, counters, max);
+	struct upmc_spec out = {events, NULL, 0, max, metrics, 0, 0};
+	int n = parse_spec(spec, flags, &out);
+
+	*n_metrics = out.n_metrics;
+	return n;
+}
+
+int upmc_parse_counters(const char *spec, unsigned flags, struct upmc_set_state *st)
+{
+	struct upmc_spec out = {NULL, st->counter, 0, UPMC_MAX_COUNTERS, st->metric, 0, 0};
+	int n = parse_spec(spec, flags, &out);
+
+	st->n_metrics = out.n_metrics;
+	return n;
 }
 
 UPMC_API int upmc_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg)

@@ -40,6 +40,25 @@ struct upmc_counter {
 	char reason[UPMC_REASON_MAX];
 };
 
+/* A metric of a set (lib/core/metrics.c): its definition, the set's
+ * counter of each event it needs, its formula in postfix order. */
+#define UPMC_MAX_METRICS   16
+#define UPMC_METRIC_INPUTS 8
+#define UPMC_METRIC_STEPS  32
+struct upmc_metric_def;
+struct upmc_metric_step {
+	char kind;      /* 'e': an input, 'v': a value, or an operator + - * / */
+	unsigned input; /* of the metric's inputs */
+	double value;
+};
+struct upmc_metric {
+	const struct upmc_metric_def *def;
+	unsigned n_in, n_steps;
+	unsigned in[UPMC_METRIC_INPUTS];
+	struct upmc_metric_step step[UPMC_METRIC_STEPS];
+	char reason[UPMC_REASON_MAX]; /* why it cannot be computed; "" when it can */
+};
+
 /* A reader of a whole set, as upmc_read() calls it. */
 typedef int (*upmc_reader)(struct upmc_set *set, uint64_t *values);
 
@@ -48,7 +67,13 @@ struct upmc_set_state {
 	/* Every page the OS layer gave for a user-space read, whatever its
 	 * width; set->page[] keeps those the inline reader was built for. */
 	const volatile struct upmc_perf_page *user_page[UPMC_MAX_COUNTERS];
+	struct upmc_metric metric[UPMC_MAX_METRICS];
+	unsigned n_metrics;
 	char summary[UPMC_REASON_MAX + 96];
+	/* upmc_advice(): how to lift, once for the set, what keeps its
+	 * unavailable counters from counting, when their reasons say it
+	 * in a few words only (the OS layer writes it at open); "" if none. */
+	char advice[UPMC_REASON_MAX];
 	/* The OS layer time-shares the counters (UPMC_OPT_MULTIPLEX): its
 	 * reads give unscaled counts and times, which the library scales. */
 	int multiplexed;
@@ -64,10 +89,51 @@ struct upmc_set_state {
 /* Parses spec into at most max events; returns how many, or -errno. */
 int upmc_parse_spec(const char *spec, unsigned flags, struct upmc_event *events, unsigned max);
 
-/* The same into counters[].event; the counter of an event whose PMU is
- * missing (UPMC_OPT_TIME_ONLY) is unavailable, for the reason parsing gave. */
-int upmc_parse_counters(const char *spec, unsigned flags, struct upmc_counter *counters,
-                        unsigned max);
+/* The same into the set's counters, and the metrics the spec names into
+ * its metrics (their events added to the counters). The counter of an
+ * event whose PMU is missing (UPMC_OPT_TIME_ONLY) is unavailable, for the
+ * reason parsing gave. Returns the counters, or -errno. */
+int upmc_parse_counters(const char *spec, unsigned flags, struct upmc_set_state *st);
+
+/* What a spec is parsed into: events[] or, when NULL, counters[]; metrics
+ * (NULL: a metric name is refused as an unknown event). */
+struct upmc_spec {
+	struct upmc_event *events;
+	struct upmc_counter *counters;
+	unsigned n, max;
+	struct upmc_metric *metrics;
+	unsigned n_metrics;
+	uint32_t for_metrics; /* the events a metric needs: an item naming one again adds none */
+};
+
+/* One event of a spec, its item already trimmed, into the next place of
+ * out (lib/core/events.c); 0 or -errno. */
+int upmc_spec_add(struct upmc_spec *out, const char *item, unsigned flags);
+
+/* The i-th event parsed into out. */
+static inline struct upmc_event *upmc_spec_event(struct upmc_spec *out, unsigned i)
+{
+	return out->events ? &out->events[i] : &out->counters[i].event;
+}
+
+/* lib/core/metrics.c: whether item names a metric or a group of them; the
+ * metrics it names into out, their events with them (shared ones once). */
+int upmc_is_metric(const char *item);
+int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flags);
+
+/* The set's metrics from its counters' counts in an interval (NAN where
+ * one cannot be computed). */
+void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values);
+
+/* For counting without a set (upmc stat): a spec's events into events[max]
+ * and the metrics it names into metrics[UPMC_MAX_METRICS] (*n_metrics of
+ * them), their inputs indices into events; the count of events, or -errno.
+ * A metric's value from its inputs' counts (UPMC_NOT_COUNTED where one did
+ * not count: NAN), and what the catalogue says of it. */
+int upmc_parse_spec_metrics(const char *spec, unsigned flags, struct upmc_event *events,
+                            unsigned max, struct upmc_metric *metrics, unsigned *n_metrics);
+double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts);
+void upmc_metric_describe(const struct upmc_metric *m, struct upmc_metric_info *info);
 
 /* Sets the default privilege levels, then applies ":u", ":k" or ":uk". */
 void upmc_event_levels(struct upmc_event *ev, unsigned flags);

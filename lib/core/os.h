@@ -83,6 +83,14 @@ int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *e
 int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg,
                         int *stopped);
 
+/* The kind of CPU the core PMU is ("x86", "arm64"), which a metric's
+ * variants are defined for; "" when no core PMU is visible. */
+const char *upmc_os_core_kind(void);
+
+/* A constant a metric's formula names (#slots: operations per cycle);
+ * 0, or -ENOENT after upmc_fail() when the machine does not publish it. */
+int upmc_os_metric_constant(const char *name, double *value);
+
 /* CLOCK_MONOTONIC_RAW (or the OS's closest) in ns: the calibration reference. */
 uint64_t upmc_os_monotonic_ns(void);
 

@@ -258,7 +258,7 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 		return upmc_fail(-ENOMEM, "out of memory allocating a set");
 	/* An event whose PMU is missing is unavailable: the OS layer leaves
 	 * it unopened. */
-	n = upmc_parse_counters(spec, flags, set->state->counter, UPMC_MAX_COUNTERS);
+	n = upmc_parse_counters(spec, flags, set->state);
 	if (n < 0) {
 		free(set);
 		return n;
@@ -344,6 +344,15 @@ UPMC_API double upmc_counter_ratio(const struct upmc_set *set, unsigned i)
 		return err;
 	return set->state->counter[i].path == UPMC_PATH_UNAVAILABLE ? 0
 	                                                            : set->state->counter[i].ratio;
+}
+
+UPMC_API const char *upmc_advice(const struct upmc_set *set)
+{
+	if (!set) {
+		upmc_fail(-EINVAL, "upmc_advice: the set is NULL");
+		return NULL;
+	}
+	return set->state->advice;
 }
 
 UPMC_API const char *upmc_summary(const struct upmc_set *set)

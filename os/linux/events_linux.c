@@ -145,7 +145,11 @@ static int sysfs_event(const char *item, unsigned flags, struct upmc_event *ev)
 	err = apply_terms(ev, spec, first + 1, 0);
 	if (err < 0)
 		return err;
-	upmc_event_levels(ev, flags);
+	/* Privilege levels are the CPU's: another PMU (msr, power, uncore)
+	 * counts every level at once, and is asked for no filter unless the
+	 * spec names one. */
+	if (upmc_linux_is_core_pmu(spec))
+		upmc_event_levels(ev, flags);
 	return last[1] ? upmc_event_modifiers(last + 1, item, ev) : 0;
 }
 
@@ -288,17 +292,76 @@ static int no_libpfm(const char *item)
 }
 #endif
 
+/*
+ * A bare name a core PMU lists in sysfs (slots, topdown-retiring on Intel,
+ * stall_slot on Arm), with its modifiers: that PMU's event, the first core
+ * PMU that has it (perf takes bare sysfs names too). -ENOENT when none.
+ */
+static int core_sysfs_event(const char *item, unsigned flags, struct upmc_event *ev)
+{
+	struct upmc_linux_probe probe;
+	char name[UPMC_NAME_MAX], path[256], line[64], spec[UPMC_NAME_MAX + 64];
+	const char *mods = strchr(item, ':');
+	unsigned i;
+
+	upmc_format(name, sizeof(name), "%.*s", (int)(mods ? mods - item : (long)strlen(item)),
+	            item);
+	upmc_linux_probe(&probe);
+	for (i = 0; i < probe.n_core; i++) {
+		upmc_format(path, sizeof(path), DEVICES "/%s/events/%s", probe.core[i], name);
+		if (upmc_linux_read_line(path, line, sizeof(line)) < 0)
+			continue;
+		upmc_format(spec, sizeof(spec), "%s/%s/%s", probe.core[i], name,
+		            mods ? mods + 1 : "");
+		return sysfs_event(spec, flags, ev);
+	}
+	return -ENOENT;
+}
+
 int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *ev)
 {
+	int err;
+
 	if (strchr(item, '/'))
 		return sysfs_event(item, flags, ev);
+	err = core_sysfs_event(item, flags, ev);
+	if (err != -ENOENT)
+		return err;
 #ifdef UPMC_HAVE_LIBPFM
 	return libpfm_event(item, flags, ev);
 #else
-	(void)flags;
-	(void)ev;
 	return no_libpfm(item);
 #endif
+}
+
+const char *upmc_os_core_kind(void)
+{
+	struct upmc_linux_probe probe;
+
+	upmc_linux_probe(&probe);
+	if (!probe.n_core)
+		return "";
+	return probe.core_kind[0] == UPMC_LINUX_X86 ? "x86" : "arm64";
+}
+
+/* #slots: a core PMU's operations per cycle (Arm's caps/slots, read by
+ * perf's #slots in sbsa.json), the first core PMU that publishes it. */
+int upmc_os_metric_constant(const char *name, double *value)
+{
+	struct upmc_linux_probe probe;
+	char path[256], line[64];
+	unsigned i;
+
+	if (strcmp(name, "slots"))
+		return upmc_fail(-ENOENT, "no constant '#%s' is known", name);
+	upmc_linux_probe(&probe);
+	for (i = 0; i < probe.n_core; i++) {
+		upmc_format(path, sizeof(path), DEVICES "/%s/caps/slots", probe.core[i]);
+		if (upmc_linux_read_line(path, line, sizeof(line)) == 0 &&
+		    (*value = (double)strtoull(line, NULL, 0)) > 0)
+			return 0;
+	}
+	return upmc_fail(-ENOENT, "no core PMU publishes caps/slots in " DEVICES);
 }
 
 int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg,

@@ -46,7 +46,8 @@ struct linux_set {
 	size_t page_size;
 };
 
-/* Why a pinned group is not on the PMU: the open's and the read's sentence. */
-extern const char upmc_linux_pinned_failed[];
+/* Why a pinned group is not on the PMU, with how many counters the set
+ * needs and the CPU has: the open's and the read's sentence. */
+void upmc_linux_pinned_failed(char *buf, size_t size, const struct linux_set *ls);
 
 #endif /* UPMC_LINUX_PERF_H */

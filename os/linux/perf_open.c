@@ -172,6 +172,40 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 	return 0;
 }
 
+/* A counter of the CPU's (not a software event, not another PMU's) that a
+ * virtual machine's missing or dead PMU keeps from counting: the set says
+ * once how to turn that PMU on. */
+static int wants_vpmu(const struct upmc_counter *c, const struct linux_set *ls,
+                      const struct upmc_linux_probe *probe)
+{
+	return c->event.type != UPMC_TYPE_SOFTWARE && !upmc_linux_other_pmu(&c->event, probe) &&
+	       upmc_linux_vpmu_missing(probe, ls->pmu_dead);
+}
+
+/* The open fails for counter c: its reason, and the advice it calls for. */
+static int refuse(const struct upmc_counter *c, int err, const struct linux_set *ls,
+                  const struct upmc_linux_probe *probe)
+{
+	char advice[UPMC_REASON_MAX] = "";
+
+	if (wants_vpmu(c, ls, probe))
+		upmc_linux_vpmu_advice(advice, sizeof(advice));
+	return upmc_fail(-err, "%s%s%s", c->reason, advice[0] ? "; " : "", advice);
+}
+
+static void set_advice(struct upmc_set *set, const struct linux_set *ls,
+                       const struct upmc_linux_probe *probe)
+{
+	unsigned i;
+
+	for (i = 0; i < set->n; i++)
+		if (set->state->counter[i].path == UPMC_PATH_UNAVAILABLE &&
+		    wants_vpmu(&set->state->counter[i], ls, probe)) {
+			upmc_linux_vpmu_advice(set->state->advice, sizeof(set->state->advice));
+			return;
+		}
+}
+
 static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned flags,
                          const struct upmc_linux_probe *probe)
 {
@@ -190,7 +224,7 @@ static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned fl
 			continue;
 		}
 		if (!(flags & UPMC_OPT_TIME_ONLY) || !can_fall_back(err))
-			return upmc_fail(-err, "%s", c->reason);
+			return refuse(c, err, ls, probe);
 		c->path = UPMC_PATH_UNAVAILABLE;
 	}
 	return 0;
@@ -222,6 +256,16 @@ static void map_pages(struct upmc_set *set, struct linux_set *ls)
 	}
 }
 
+/* Why a counter of a PMU that is not the CPU's is read by read(2). */
+static void other_pmu_reason(struct upmc_counter *c)
+{
+	char pmu[64];
+
+	upmc_linux_pmu_name(c->event.type, pmu, sizeof(pmu));
+	upmc_format(c->reason, sizeof(c->reason),
+	            "the PMU '%s' is not the CPU's: the kernel counts it, read(2) reads it", pmu);
+}
+
 static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, unsigned flags,
                            const struct upmc_linux_probe *probe)
 {
@@ -232,6 +276,8 @@ static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, u
 	if (c->event.type == UPMC_TYPE_SOFTWARE)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "software event: the kernel counts it, read(2) reads it");
+	else if (upmc_linux_other_pmu(&c->event, probe))
+		other_pmu_reason(c);
 	else if (flags & UPMC_OPT_FORCE_SYSCALL)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "UPMC_OPT_FORCE_SYSCALL asks for read(2)");
@@ -457,11 +503,24 @@ static int pmu_counts(const struct upmc_linux_probe *probe)
 	return counted || !ran;
 }
 
-const char upmc_linux_pinned_failed[] =
-        "the counters could not be put on the PMU together: the set needs more counters than "
-        "are free, because the CPU has fewer or another user holds them (a system-wide perf "
-        "session, a profiler, the NMI watchdog: `sysctl kernel.nmi_watchdog=0`); open fewer "
-        "events, or pass UPMC_OPT_MULTIPLEX to time-share them";
+void upmc_linux_pinned_failed(char *buf, size_t size, const struct linux_set *ls)
+{
+	char has[48] = "";
+	unsigned e, core = 0;
+	int max = upmc_linux_max_counters();
+
+	for (e = 0; e < ls->n_ev; e++)
+		core += ls->grp[ls->ev[e].group].core;
+	if (max > 0)
+		upmc_format(has, sizeof(has), "; the CPU has %d per core", max);
+	upmc_format(buf, size,
+	            "the counters could not be put on the PMU together: the set needs %u%s, more "
+	            "than are free, because the CPU has fewer or another user holds them (a "
+	            "system-wide perf session, a profiler, the NMI watchdog: `sysctl "
+	            "kernel.nmi_watchdog=0`); open fewer events, or pass UPMC_OPT_MULTIPLEX to "
+	            "time-share them",
+	            core, has);
+}
 
 static int enable_groups(struct linux_set *ls)
 {
@@ -498,16 +557,19 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 		err = enable_groups(ls);
 	}
 	if (err == 0 && !groups_running(ls)) {
+		char why[UPMC_REASON_MAX];
+		upmc_linux_pinned_failed(why, sizeof(why), ls);
 		if (flags & UPMC_OPT_TIME_ONLY)
-			mark_unavailable(set, ls, upmc_linux_pinned_failed);
+			mark_unavailable(set, ls, why);
 		else
-			err = upmc_fail(-EBUSY, "%s", upmc_linux_pinned_failed);
+			err = upmc_fail(-EBUSY, "%s", why);
 	}
 	if (err < 0) {
 		release(ls);
 		return err;
 	}
 	choose_paths(set, ls, flags, &probe);
+	set_advice(set, ls, &probe);
 	ls->one_group = ls->n_grp == 1 && ls->n_ev == set->n && !ls->hybrid && !ls->multiplex;
 	set->state->multiplexed = ls->multiplex;
 	set->state->os = ls;

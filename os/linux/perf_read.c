@@ -46,14 +46,17 @@ static int group_from_pages(struct linux_set *ls, unsigned g)
 /* A read(2) of a group that gave no counts: got < 0 with errno, or 0 bytes
  * for a pinned group in an error state (the kernel never returns less than
  * the group's whole layout otherwise). */
-static int group_read_failed(ssize_t got)
+static UPMC_COLD int group_read_failed(const struct linux_set *ls, ssize_t got)
 {
+	char why[UPMC_REASON_MAX];
+
 	if (got < 0)
 		return upmc_fail(-errno, "read(2) of the counters failed: %s", strerror(errno));
 	if (got > 0)
 		return upmc_fail(-EIO, "read(2) of the counters returned %zd bytes, not the group",
 		                 got);
-	return upmc_fail(-EBUSY, "%s", upmc_linux_pinned_failed);
+	upmc_linux_pinned_failed(why, sizeof(why), ls);
+	return upmc_fail(-EBUSY, "%s", why);
 }
 
 /* read(2) of one group into its events' cached counts; its times too where
@@ -67,7 +70,7 @@ static int group_read(struct linux_set *ls, unsigned g, uint64_t *enabled, uint6
 	ssize_t got = upmc_sys_read(grp->leader, buf, sizeof(buf));
 
 	if (got <= 0)
-		return group_read_failed(got);
+		return group_read_failed(ls, got);
 	for (e = 0; e < ls->n_ev; e++)
 		if (ls->ev[e].group == g && k < buf[0])
 			ls->ev[e].cached = buf[2] ? buf[3 + k++] : UPMC_NOT_COUNTED;
@@ -161,7 +164,7 @@ static int read_one_group(struct upmc_set *set, uint64_t *values, uint64_t *enab
 	unsigned i;
 
 	if (got != size)
-		return upmc_failed_read(set, values, group_read_failed(got));
+		return upmc_failed_read(set, values, group_read_failed(ls, got));
 	for (i = 0; i < set->n; i++)
 		values[i] = buf[2] ? buf[3 + i] : UPMC_NOT_COUNTED;
 	if (enabled)
@@ -235,7 +238,7 @@ int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot)
 
 		if (got != (ssize_t)sizeof(buf)) {
 			memset(snapshot, 0xff, 3 * n * sizeof(*snapshot)); /* UPMC_NOT_COUNTED */
-			return group_read_failed(got);
+			return group_read_failed(ls, got);
 		}
 		snapshot[c] = buf[3];
 		snapshot[n + c] = buf[1];

@@ -31,6 +31,13 @@ static int core_of(const struct upmc_event *ev, const struct upmc_linux_probe *p
 	return core_of_type(p, ev->type);
 }
 
+int upmc_linux_other_pmu(const struct upmc_event *ev, const struct upmc_linux_probe *p)
+{
+	return !ev->generic && ev->type != UPMC_TYPE_SOFTWARE && ev->type != UPMC_TYPE_HARDWARE &&
+	       ev->type != UPMC_TYPE_HW_CACHE && ev->type != UPMC_TYPE_RAW &&
+	       core_of_type(p, ev->type) < 0;
+}
+
 /* The kind of the PMU an event goes to; a machine's core PMUs are of one kind. */
 static int kind_of(const struct upmc_linux_probe *p, int core)
 {
@@ -67,14 +74,16 @@ static uint32_t group_key(const struct upmc_event *ev, int core, const struct up
 static void fill(struct upmc_linux_attr *a, const struct upmc_event *ev, uint64_t config, int core,
                  const struct upmc_linux_probe *p, unsigned flags)
 {
-	int kind = kind_of(p, core);
+	/* Another PMU takes none of the core PMUs' bits below. */
+	int other = upmc_linux_other_pmu(ev, p), kind = other ? 0 : kind_of(p, core);
 
+	a->other_pmu = other;
 	a->type = ev->type;
 	a->config = config;
 	a->config1 = ev->config1;
 	a->core = core;
 	a->key = group_key(ev, core, p);
-	a->user_read = UPMC_ARCH_HAS_USER_READ && ev->type != UPMC_TYPE_SOFTWARE &&
+	a->user_read = UPMC_ARCH_HAS_USER_READ && ev->type != UPMC_TYPE_SOFTWARE && !other &&
 	               !(flags & UPMC_OPT_FORCE_SYSCALL) && kind != UPMC_LINUX_APPLE &&
 	               !upmc_linux_is_topdown_metric(ev, kind);
 	/* m1_pmu_set_event_filter() refuses events that count guests */
@@ -153,7 +162,8 @@ void upmc_linux_attr_init(struct perf_event_attr *attr, const struct upmc_event 
 	attr->config2 = ev->config2;
 	attr->exclude_user = ev->exclude_user;
 	attr->exclude_kernel = ev->exclude_kernel;
-	attr->exclude_hv = 1;
+	/* The hypervisor is a CPU mode: another PMU refuses the bit. */
+	attr->exclude_hv = !plan->other_pmu;
 	attr->exclude_guest = plan->exclude_guest || ev->exclude_guest;
 	attr->exclude_host = ev->exclude_host;
 	attr->precise_ip = ev->precise_ip;

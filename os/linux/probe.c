@@ -64,6 +64,34 @@ static int core_pmu_kind(const char *name)
 	return strncmp(name, "apple_", 6) ? 0 : UPMC_LINUX_APPLE;
 }
 
+int upmc_linux_is_core_pmu(const char *name)
+{
+	return core_pmu_kind(name) != 0;
+}
+
+void upmc_linux_pmu_name(uint32_t type, char *buf, size_t size)
+{
+	char dir[512], path[512];
+	struct dirent *e;
+	DIR *d;
+	int t;
+
+	upmc_format(buf, size, "type %u", (unsigned)type);
+	upmc_linux_root_path(dir, sizeof(dir), "/sys/bus/event_source/devices");
+	d = opendir(dir);
+	if (!d)
+		return;
+	while ((e = readdir(d))) {
+		upmc_format(path, sizeof(path), "/sys/bus/event_source/devices/%s/type", e->d_name);
+		if (e->d_name[0] != '.' && upmc_linux_read_int(path, &t) == 0 &&
+		    (uint32_t)t == type) {
+			upmc_format(buf, size, "%s", e->d_name);
+			break;
+		}
+	}
+	closedir(d);
+}
+
 /* Inserts a core PMU in type order. */
 static void add_core_pmu(struct upmc_linux_probe *p, const char *name, uint32_t type, int kind)
 {
@@ -140,7 +168,16 @@ void upmc_linux_probe(struct upmc_linux_probe *p)
 static void explain_permission(char *buf, size_t size, const struct upmc_event *ev,
                                const struct upmc_linux_probe *p)
 {
-	if (p->paranoid > 2)
+	char pmu[64];
+
+	if (p->paranoid == 2 && !ev->exclude_kernel && upmc_linux_other_pmu(ev, p)) {
+		upmc_linux_pmu_name(ev->type, pmu, sizeof(pmu));
+		upmc_format(buf, size,
+		            "'%s': the PMU '%s' counts every privilege level at once, which needs "
+		            "perf_event_paranoid <= 1 (it is %d): run `sysctl "
+		            "kernel.perf_event_paranoid=1`, or give the program CAP_PERFMON",
+		            ev->name, pmu, p->paranoid);
+	} else if (p->paranoid > 2)
 		upmc_format(
 		        buf, size,
 		        "'%s': perf_event_paranoid is %d, which forbids perf to non-root users: "
@@ -168,36 +205,64 @@ static void explain_permission(char *buf, size_t size, const struct upmc_event *
 		        ev->name, p->paranoid);
 }
 
-/* What to do about a virtual machine's PMU. */
-static const char enable_vpmu[] =
-        "enable it in the hypervisor (QEMU/KVM '-cpu host,pmu=on', libvirt <pmu state='on'/>, "
-        "VMware 'virtualize CPU performance counters', a cloud instance type with a PMU) or "
-        "use bare metal";
+/* A counter's reason says what to do in a few words; the set says how,
+ * in each hypervisor, once (upmc_advice()). */
+#define TURN_VPMU_ON "turn it on in the hypervisor, or use bare metal"
+
+void upmc_linux_vpmu_advice(char *buf, size_t size)
+{
+	upmc_format(buf, size,
+	            "to turn a virtual machine's PMU on: QEMU/KVM '-cpu host,pmu=on', libvirt "
+	            "<pmu state='on'/>, VMware 'virtualize CPU performance counters', or a cloud "
+	            "instance type with a PMU");
+}
 
 void upmc_linux_explain_dead_pmu(char *buf, size_t size, const struct upmc_event *ev,
                                  const struct upmc_linux_probe *p)
 {
 	upmc_format(buf, size,
 	            "'%s' cannot be counted: the PMU '%s' takes events but counts nothing (a "
-	            "loop of 10000 iterations counted 0 instructions), %s: %s",
+	            "loop of 10000 iterations counted 0 instructions), %s: turn the virtual PMU "
+	            "on in the hypervisor, or use bare metal",
 	            ev->name, p->core[0],
 	            p->hypervisor ? "typical of a virtual machine whose hypervisor shows a PMU it "
 	                            "does not implement"
-	                          : "its driver cannot start the counters",
-	            enable_vpmu);
+	                          : "its driver cannot start the counters");
 }
 
-static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
+/* A PMU that is not the CPU's refused ev (err: the errno). */
+static void explain_other_pmu(char *buf, size_t size, const struct upmc_event *ev, int err)
+{
+	char pmu[64];
+
+	upmc_linux_pmu_name(ev->type, pmu, sizeof(pmu));
+	if (ev->exclude_user || ev->exclude_kernel)
+		upmc_format(buf, size,
+		            "'%s': the PMU '%s' counts every privilege level at once and filters "
+		            "none: drop the privilege-level modifier (u, k)",
+		            ev->name, pmu);
+	else
+		upmc_format(
+		        buf, size,
+		        "'%s': the PMU '%s' refused it (%s): a PMU outside the CPU's cores that "
+		        "counts whole CPUs only (uncore, power) cannot count one thread or "
+		        "process",
+		        ev->name, pmu, strerror(err));
+}
+
+static void explain_missing(char *buf, size_t size, const struct upmc_event *ev, int err,
                             const struct upmc_linux_probe *p)
 {
-	if (ev->type == UPMC_TYPE_SOFTWARE)
+	if (upmc_linux_other_pmu(ev, p))
+		explain_other_pmu(buf, size, ev, err);
+	else if (ev->type == UPMC_TYPE_SOFTWARE)
 		upmc_format(buf, size, "'%s': this kernel does not provide the software event",
 		            ev->name);
 	else if (!p->n_core && p->hypervisor)
 		upmc_format(buf, size,
 		            "'%s' cannot be counted: no CPU PMU is visible, typical of a virtual "
-		            "machine without a virtual PMU: %s",
-		            ev->name, enable_vpmu);
+		            "machine without a virtual PMU: " TURN_VPMU_ON,
+		            ev->name);
 	else if (!p->n_core)
 		upmc_format(
 		        buf, size,
@@ -217,7 +282,7 @@ static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
 		            ev->name, p->core[0]);
 }
 
-static int max_counters(void)
+int upmc_linux_max_counters(void)
 {
 	struct upmc_linux_cpuid c;
 
@@ -247,7 +312,7 @@ static void explain_group_full(char *buf, size_t size, const struct upmc_event *
 		return;
 	}
 	char has[64] = "has no counter left";
-	int n = max_counters();
+	int n = upmc_linux_max_counters();
 
 	if (n > 0)
 		upmc_format(has, sizeof(has), "has %d counters per core", n);
@@ -272,13 +337,13 @@ void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev
 	case ENOENT:
 	case EOPNOTSUPP:
 	case ENODEV:
-		explain_missing(buf, size, ev, p);
+		explain_missing(buf, size, ev, err, p);
 		break;
 	case EINVAL:
 		if (alone_ok)
 			explain_group_full(buf, size, ev, p);
 		else
-			explain_missing(buf, size, ev, p);
+			explain_missing(buf, size, ev, err, p);
 		break;
 	case EBUSY:
 		upmc_format(buf, size,
@@ -323,4 +388,9 @@ void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_l
 		upmc_format(buf, size,
 		            "the kernel does not offer a user-space read of this counter now "
 		            "(cap_user_rdpmc or index is 0); read(2) is used");
+}
+
+int upmc_linux_vpmu_missing(const struct upmc_linux_probe *p, int pmu_dead)
+{
+	return pmu_dead || (!p->n_core && p->hypervisor);
 }

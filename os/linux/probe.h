@@ -42,7 +42,26 @@ struct upmc_linux_attr {
 	int core;                   /* its core PMU in the probe; -1: none, or unknown */
 	unsigned user_read : 1;     /* its page may offer a user-space read */
 	unsigned exclude_guest : 1; /* apple_* PMUs refuse events without it */
+	unsigned other_pmu : 1;     /* a PMU not the CPU's: upmc_linux_other_pmu() */
 };
+
+/*
+ * Whether ev goes to a PMU that is neither the CPU's (perf's generic and
+ * raw events, a core PMU's) nor the kernel's software one: msr, power,
+ * cstate_*, uncore_*, tracepoints. Such a PMU counts what it counts at
+ * every privilege level, and the core PMUs' attribute bits (exclude_hv,
+ * exclude_guest, PMUv3's config1 bits) are not its own: many refuse any
+ * exclude bit (the kernel's PERF_PMU_CAP_NO_EXCLUDE). Its page offers no
+ * user-space read.
+ */
+int upmc_linux_other_pmu(const struct upmc_event *ev, const struct upmc_linux_probe *p);
+
+/* A CPU's own PMU, by its name in sysfs: cpu, cpu_core, armv8_*, ... */
+int upmc_linux_is_core_pmu(const char *name);
+
+/* The sysfs name of the PMU of perf type `type`, or "type <n>" when no
+ * PMU in /sys/bus/event_source/devices has it. */
+void upmc_linux_pmu_name(uint32_t type, char *buf, size_t size);
 
 /* The events to open for ev: one, or one per core PMU for a generic event
  * on a hybrid CPU. Returns how many (at most UPMC_LINUX_MAX_CORE_PMUS). */
@@ -83,6 +102,9 @@ struct upmc_linux_cpuid {
 };
 void upmc_linux_cpuid(struct upmc_linux_cpuid *out);
 
+/* Counters per core as CPUID says (general and fixed); 0 when unknown. */
+int upmc_linux_max_counters(void);
+
 /* path under the fixture root ($UPMC_FS_ROOT), or path itself. */
 void upmc_linux_root_path(char *buf, size_t size, const char *path);
 
@@ -102,6 +124,16 @@ int upmc_linux_read_int(const char *path, int *value);
 /* Why perf_event_open(ev) failed with err; in_group: it was a group member. */
 void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev, int err,
                              int alone_ok, const struct upmc_linux_probe *p);
+
+/* How to turn a virtual machine's PMU on, in each hypervisor: what the
+ * reasons of a machine without a PMU, or with one that counts nothing, say
+ * in a few words ("turn it on in the hypervisor"), said once
+ * for a set (upmc_advice()) and by `upmc info`. */
+void upmc_linux_vpmu_advice(char *buf, size_t size);
+
+/* Whether the set's unavailable counters of the CPU call for that advice:
+ * a virtual machine without a CPU PMU, or a PMU that counts nothing. */
+int upmc_linux_vpmu_missing(const struct upmc_linux_probe *p, int pmu_dead);
 
 /* Why ev is not counted on a PMU that opens events but counts nothing. */
 void upmc_linux_explain_dead_pmu(char *buf, size_t size, const struct upmc_event *ev,

@@ -26,6 +26,17 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
 	return 0;
 }
 
+const char *upmc_os_core_kind(void)
+{
+	return UPMC_ARCH_NAME; /* what the CPU the library runs on is */
+}
+
+int upmc_os_metric_constant(const char *name, double *value)
+{
+	(void)value;
+	return upmc_fail(-ENOENT, "this OS layer publishes no constant '#%s'", name);
+}
+
 int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot)
 {
 	memset(snapshot, 0xff, 3 * set->n * sizeof(*snapshot)); /* UPMC_NOT_COUNTED */

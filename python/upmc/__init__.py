@@ -2,7 +2,8 @@
 """upmc: CPU performance counters from Python, over libupmc-ffi.so.
 
     import upmc
-    with upmc.Counters("cycles,instructions,branch-misses", time_only=True) as c:
+    c = upmc.Counters()          # upmc.DEFAULT_EVENTS, time_only: opens anywhere
+    with c:
         work()
     print(c.values, c.ns, c.summary)
 
@@ -10,7 +11,7 @@ docs/python.md has the whole API, how the library is found, and what one
 read costs.
 """
 from ._lib import NOT_COUNTED, Error, path as library, source as library_source
-from ._counters import Counters, Event, Path, events
+from ._counters import DEFAULT_EVENTS, Counters, Event, Metric, Path, events, metrics
 from ._bench import Result, Stats, measure, measured
 from ._zones import Profile, Zone, flush, frame_mark, thread_name, zone
 
@@ -19,6 +20,6 @@ from ._zones import Profile, Zone, flush, frame_mark, thread_name, zone
 LOW_CONFIDENCE = 0.9
 
 __version__ = "0.1.0"
-__all__ = ["Counters", "Error", "Event", "LOW_CONFIDENCE", "NOT_COUNTED", "Path", "Profile",
+__all__ = ["Counters", "DEFAULT_EVENTS", "Error", "Event", "LOW_CONFIDENCE", "Metric", "NOT_COUNTED", "Path", "Profile",
            "Result", "Stats", "Zone", "events", "flush", "frame_mark", "library", "library_source",
-           "measure", "measured", "thread_name", "zone"]
+           "measure", "measured", "metrics", "thread_name", "zone"]

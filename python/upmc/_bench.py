@@ -149,6 +149,14 @@ def _count(name, value, least):
     return value
 
 
+def _own_overhead(what, options):
+    """measure() and measured subtract their own overhead: Counters'
+    subtract_overhead is not one of their options."""
+    if "subtract_overhead" in options:
+        raise TypeError("%s subtracts its own overhead (the result's .overhead): "
+                        "subtract_overhead is an option of Counters only" % what)
+
+
 def measure(fn, *args, spec="", repeats=None, samples=31, min_ns=1000000, **options):
     """Runs fn(*args) in batches until a batch lasts min_ns (or exactly
     `repeats` calls per batch when given), then `samples` batches, and
@@ -160,6 +168,7 @@ def measure(fn, *args, spec="", repeats=None, samples=31, min_ns=1000000, **opti
     only)."""
     if not callable(fn):
         raise TypeError("measure: fn must be callable, not %s" % type(fn).__name__)
+    _own_overhead("measure()", options)
     if repeats is not None:
         _count("repeats", repeats, 1)
     _count("samples", samples, 1)
@@ -250,6 +259,7 @@ def measured(spec="", **options):
     during a call (inside it, or from another thread), when that call ends.
     """
     c_string(spec, "spec")
+    _own_overhead("measured", options)
 
     def decorate(fn):
         state = {"region": None, "uncounted": 0}

@@ -5,14 +5,30 @@ import errno
 import weakref
 from collections import namedtuple
 
-from ._lib import LIST_FN, NOT_COUNTED, Error, Options, closed, fail, lib, thread_token, unchecked
+import math
+
+from ._lib import (LIST_FN, METRIC_FN, NOT_COUNTED, Error, Options, closed, fail, lib, thread_token,
+                   unchecked)
 
 OPTIONS = {"kernel": 1, "time_only": 2, "force_syscall": 4, "require_user_read": 8,
            "multiplex": 16}
 PATHS = {1: "user", 2: "syscall", 3: "unavailable"}
 
+# What Counters() counts when it is given no events, as cirron's Collector
+# counts instructions, branch misses and page faults: opened time_only, so
+# that it opens on any machine and counts what the machine can.
+DEFAULT_EVENTS = "cycles,instructions,branch-misses,task-clock,page-faults"
+
+# Empty blocks that subtract_overhead=True measures, once per Counters; the
+# least of each series is the overhead.
+OVERHEAD_BLOCKS = 20
+
 # How a counter is read: how ("user", "syscall" or "unavailable") and why.
 Path = namedtuple("Path", "how why")
+
+# A metric of a set: its unit, whether it is a fraction (percent), and why
+# it cannot be computed ("" when it can).
+MetricOf = namedtuple("MetricOf", "unit percent why")
 
 _read = unchecked("upmc_read", ctypes.c_int)  # (c_void_p, c_uint64 array)
 _snapshot = unchecked("upmc_snapshot", ctypes.c_int)  # (c_void_p, c_uint64 array)
@@ -39,13 +55,21 @@ def c_string(value, what):
     return value.encode("utf-8")
 
 
+def check_bool(name, value):
+    """An option is True or False: "no", 0 or None would be taken for
+    something they do not say."""
+    if not isinstance(value, bool):
+        raise TypeError("option %s must be True or False, not %r" % (name, value))
+    return value
+
+
 def flags_of(options):
     flags = 0
     for name, on in options.items():
         if name not in OPTIONS:
             raise TypeError("unknown option %r; the options are %s"
                             % (name, ", ".join(sorted(OPTIONS))))
-        flags |= OPTIONS[name] if on else 0
+        flags |= OPTIONS[name] if check_bool(name, on) else 0
     return flags
 
 
@@ -71,20 +95,30 @@ def _text(raw):
 class Counters:
     """The counters of spec on the calling thread, counting from creation.
 
-    with upmc.Counters("cycles,instructions,branch-misses") as c:
+    c = upmc.Counters()   # DEFAULT_EVENTS, time_only
+    with c:
         work()
     c.values   # {"cycles": 123, ...}; None for a counter that did not count
     c.ns       # nanoseconds the block took
+    c.metrics  # {"IPC": 1.9, ...} for the metrics spec names ("IPC,TopdownL1")
 
-    The set is opened here (an error raises upmc.Error) and closed when the
-    with block ends or close() is called. spec "" opens no counter: time only.
-    Options (keywords, False by default): time_only (events this machine
-    cannot count are kept, reading None, instead of failing), multiplex,
-    kernel, force_syscall, require_user_read (UPMC_OPT_* in C).
+
+    The set is opened here (an error raises upmc.Error) and stays open for
+    any number of with blocks, one at a time, until close() (or until the
+    object is collected); each block's values replace the last. spec ""
+    opens no counter: time only. Options (keywords, True or False, False by
+    default): time_only (events this machine cannot count are kept, reading
+    None, instead of failing; True by default for DEFAULT_EVENTS),
+    multiplex, kernel, force_syscall, require_user_read (UPMC_OPT_* in C);
+    subtract_overhead (what an empty block reads, measured once here, is
+    subtracted from every block's values and ns: c.overhead).
     A set counts the thread that opened it, and only that thread may use it.
     """
 
-    def __init__(self, spec, **options):
+    def __init__(self, spec=DEFAULT_EVENTS, subtract_overhead=False, **options):
+        check_bool("subtract_overhead", subtract_overhead)
+        if spec == DEFAULT_EVENTS:
+            options.setdefault("time_only", True)
         self._set = open_set(spec, options)
         self._close = weakref.finalize(self, lib.upmc_close, self._set)
         n = lib.upmc_count(self._set)
@@ -95,12 +129,24 @@ class Counters:
         self.paths = {name: Path(PATHS.get(lib.upmc_counter_path(self._set, i), "unknown"),
                                  _text(lib.upmc_counter_reason(self._set, i)))
                       for i, name in enumerate(self.names)}
+        self.metric_names = tuple(_text(lib.upmc_metric_name(self._set, j))
+                                  for j in range(lib.upmc_metric_count(self._set)))
+        self.metric_info = {name: MetricOf(_text(lib.upmc_metric_unit(self._set, j)),
+                                           bool(lib.upmc_metric_is_percent(self._set, j)),
+                                           _text(lib.upmc_metric_reason(self._set, j)))
+                            for j, name in enumerate(self.metric_names)}
+        self._metric_values = (ctypes.c_double * max(1, len(self.metric_names)))()
         self.summary = _text(lib.upmc_summary(self._set))
+        self.advice = _text(lib.upmc_advice(self._set))
         self._buf = (ctypes.c_uint64 * n)()
+        self._counts = (ctypes.c_uint64 * max(1, n))()
+        self._ratios = (ctypes.c_double * max(1, n))()
         self._handle = ctypes.c_void_p(self._set)
         self._thread = thread_token()
-        self.values = self.ns = self.ratios = None
-        self._start = self._t0 = None
+        self.values = self.ns = self.ratios = self.metrics = self.overhead = None
+        self._block = None  # the running block's start: (t0, snapshot)
+        if subtract_overhead:
+            self.overhead = self._measure_overhead()
 
     @property
     def closed(self):
@@ -143,10 +189,16 @@ class Counters:
     def __enter__(self):
         if self._set is None:
             raise closed("upmc.Counters")
-        self.values = self.ns = self.ratios = None
-        self._t0 = _timestamp_serialized()
-        self._start = self._snapshot()
+        if self._block is not None:
+            raise Error(errno.EBUSY, "upmc.Counters: a with block of this set is running: "
+                        "one block at a time (nest two Counters instead)")
+        self.values = self.ns = self.ratios = self.metrics = None
+        self._block = self._begin()
         return self
+
+    def _begin(self):
+        t0 = _timestamp_serialized()
+        return t0, self._snapshot()
 
     def _snapshot(self):
         """What an interval needs of a read (upmc_snapshot(): for a
@@ -160,26 +212,51 @@ class Counters:
             fail(err)
         return snap
 
+    def _end(self, begun):
+        """(ns, {name: count or None}, {name: ratio}, {metric: value or
+        None}) since begun."""
+        t0, start = begun
+        end = self._snapshot()
+        t1 = _timestamp_after()
+        ns = _ticks_to_ns(self._set, t1) - _ticks_to_ns(self._set, t0)
+        # The interval's own scale for a multiplexed set (never the
+        # difference of two scaled totals), and the share it ran.
+        err = lib.upmc_interval(self._set, start, end, self._counts, self._ratios)
+        if err < 0:
+            fail(err)
+        counts = {name: (self._counts[i] if self._counts[i] != NOT_COUNTED else None)
+                  for i, name in enumerate(self.names)}
+        metrics = None
+        if self.metric_names:
+            lib.upmc_metrics(self._set, start, end, self._metric_values)
+            metrics = {name: None if math.isnan(v) else v
+                       for name, v in zip(self.metric_names, self._metric_values)}
+        return ns, counts, {name: self._ratios[i] for i, name in enumerate(self.names)}, metrics
+
+    def _measure_overhead(self):
+        """The least of each series over empty blocks: what a block reads
+        of itself (None for a counter that does not count)."""
+        least = None
+        for _ in range(OVERHEAD_BLOCKS):
+            ns, counts, _ratios, _metrics = self._end(self._begin())
+            sample = dict(counts, ns=ns)
+            least = sample if least is None else {
+                k: None if v is None or least[k] is None else min(v, least[k])
+                for k, v in sample.items()}
+        return least
+
     def __exit__(self, exc_type, exc, tb):
+        begun, self._block = self._block, None
         try:
-            end = self._snapshot()
-            t1 = _timestamp_after()
-            self.ns = _ticks_to_ns(self._set, t1) - _ticks_to_ns(self._set, self._t0)
-            # The interval's own scale for a multiplexed set (never the
-            # difference of two scaled totals), and the share it ran.
-            n = len(self.names)
-            counts, ratios = (ctypes.c_uint64 * max(1, n))(), (ctypes.c_double * max(1, n))()
-            err = lib.upmc_interval(self._set, self._start, end, counts, ratios)
-            if err < 0:
-                fail(err)
-            self.values = {name: (counts[i] if counts[i] != NOT_COUNTED else None)
-                           for i, name in enumerate(self.names)}
-            self.ratios = {name: ratios[i] for i, name in enumerate(self.names)}
+            ns, counts, self.ratios, self.metrics = self._end(begun)
+            less = self.overhead or {}
+            # What the block itself read, never below 0.
+            self.ns = max(0, ns - (less.get("ns") or 0))
+            self.values = {name: None if v is None else max(0, v - (less.get(name) or 0))
+                           for name, v in counts.items()}
         except Error:
             if exc_type is None:  # else the block's own exception goes on
                 raise
-        finally:
-            self.close()
         return False
 
     def __repr__(self):
@@ -187,7 +264,8 @@ class Counters:
             return "<upmc.Counters %s%s>" % (",".join(self.names) or "time only",
                                              " closed" if self.closed else "")
         shown = ", ".join("%s=%s" % kv for kv in self.values.items())
-        return "<upmc.Counters %sns=%d>" % (shown + ", " if shown else "", self.ns)
+        return "<upmc.Counters %sns=%d%s>" % (shown + ", " if shown else "", self.ns,
+                                              ", overhead subtracted" if self.overhead else "")
 
 
 Event = namedtuple("Event", "name pmu desc")
@@ -204,6 +282,28 @@ def events():
         return 0
 
     err = lib.upmc_list_events(LIST_FN(add), None)
+    if err < 0:
+        fail(err)
+    return found
+
+
+Metric = namedtuple("Metric", "name group unit percent desc events formula cpus source why_not")
+
+
+def metrics():
+    """The catalogue of metrics, as Metric tuples (upmc_list_metrics): a
+    name may come once per kind of CPU; why_not is "" where this machine
+    computes it, else why not."""
+    found = []
+
+    def add(info, _arg):
+        i = info.contents
+        found.append(Metric(_text(i.name), _text(i.group), _text(i.unit), bool(i.percent),
+                            _text(i.desc), _text(i.events), _text(i.formula), _text(i.cpus),
+                            _text(i.source), _text(i.why_not)))
+        return 0
+
+    err = lib.upmc_list_metrics(METRIC_FN(add), None)
     if err < 0:
         fail(err)
     return found

@@ -133,6 +133,17 @@ class EventInfo(ctypes.Structure):
 
 LIST_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(EventInfo), ctypes.c_void_p)
 
+
+class MetricInfo(ctypes.Structure):
+    _fields_ = [("name", ctypes.c_char_p), ("group", ctypes.c_char_p),
+                ("events", ctypes.c_char_p), ("formula", ctypes.c_char_p),
+                ("unit", ctypes.c_char_p), ("desc", ctypes.c_char_p), ("cpus", ctypes.c_char_p),
+                ("source", ctypes.c_char_p), ("percent", ctypes.c_int),
+                ("why_not", ctypes.c_char_p)]
+
+
+METRIC_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(MetricInfo), ctypes.c_void_p)
+
 _c = ctypes
 _P = ctypes.POINTER
 _prototypes = {
@@ -145,9 +156,17 @@ _prototypes = {
     "upmc_counter_reason": (_c.c_char_p, [c_set_p, _c.c_uint]),
     "upmc_counter_ratio": (_c.c_double, [c_set_p, _c.c_uint]),
     "upmc_summary": (_c.c_char_p, [c_set_p]),
+    "upmc_advice": (_c.c_char_p, [c_set_p]),
     "upmc_clock_source": (_c.c_int, [c_set_p]),
     "upmc_last_error": (_c.c_char_p, []),
-    "upmc_list_events": (_c.c_int, [LIST_FN, _c.c_void_p]),
+        "upmc_list_events": (_c.c_int, [LIST_FN, _c.c_void_p]),
+    "upmc_list_metrics": (_c.c_int, [METRIC_FN, _c.c_void_p]),
+    "upmc_metric_count": (_c.c_int, [c_set_p]),
+    "upmc_metric_name": (_c.c_char_p, [c_set_p, _c.c_uint]),
+    "upmc_metric_unit": (_c.c_char_p, [c_set_p, _c.c_uint]),
+    "upmc_metric_is_percent": (_c.c_int, [c_set_p, _c.c_uint]),
+    "upmc_metric_reason": (_c.c_char_p, [c_set_p, _c.c_uint]),
+    "upmc_metrics": (_c.c_int, [c_set_p, _P(_c.c_uint64), _P(_c.c_uint64), _P(_c.c_double)]),
     "upmc_read": (_c.c_int, [c_set_p, _c.c_void_p]),
     "upmc_read_times": (_c.c_int, [c_set_p, _P(_c.c_uint64), _P(_c.c_uint64)]),
     "upmc_timestamp": (_c.c_uint64, []),

@@ -134,3 +134,57 @@ TEST(cli_list, json)
 	cli_result_free(&r);
 	known_free(k);
 }
+
+/* The library's catalogue, one object per metric, each either computed
+ * here or with the reason it is not (which the library gives too). */
+static int library_available(const struct upmc_metric_info *info, void *arg)
+{
+	char *out = arg;
+
+	if (!strcmp(info->name, "IPC"))
+		out[0] = info->why_not[0] ? 'n' : 'y';
+	return 0;
+}
+
+TEST(cli_list, metrics_json)
+{
+	const struct jdoc *metrics, *ipc = NULL;
+	struct cli_result r;
+	struct jdoc *doc;
+	char err[128], here[2] = "";
+	int n = upmc_list_metrics(library_available, here);
+	size_t i;
+
+	ASSERT(n > 0);
+	CLI_RUN(r, NULL, "list", "--metrics", "--json");
+	EXPECT_EQ(r.status, 0);
+	doc = jdoc_parse(r.out, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON: %s", err);
+	metrics = jdoc_get(doc, "metrics");
+	ASSERT(metrics && metrics->type == JDOC_ARRAY);
+	EXPECT_EQ(metrics->n, n);
+	for (i = 0; i < metrics->n; i++) {
+		const struct jdoc *m = jdoc_at(metrics, i);
+		const char *why = jdoc_string(m, "why_not");
+		EXPECT(jdoc_string(m, "formula") && jdoc_string(m, "source"));
+		EXPECT_MSG((why != NULL) != jdoc_is_null(m, "why_not"), "metric %zu", i);
+		if (!ipc && !strcmp(jdoc_string(m, "name"), "IPC"))
+			ipc = m;
+	}
+	ASSERT(ipc);
+	EXPECT_EQ(jdoc_is_null(ipc, "why_not"), here[0] == 'y');
+	jdoc_free(doc);
+	cli_result_free(&r);
+}
+
+TEST(cli_list, metrics_text)
+{
+	struct cli_result r;
+
+	CLI_RUN(r, NULL, "list", "--metrics");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_CONTAINS(r.out, "IPC");
+	EXPECT_CONTAINS(r.out, "= instructions / cycles");
+	EXPECT_CONTAINS(r.out, "TopdownL1");
+	cli_result_free(&r);
+}

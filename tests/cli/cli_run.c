@@ -128,40 +128,59 @@ static void wait_for(pid_t pid, struct cli_result *r)
 		fprintf(stderr, "cli/upmc did not finish in %d s: killed\n", CLI_RUN_TIMEOUT_S);
 }
 
-int cli_run_with(struct cli_result *r, const struct cli_how *how, const char *const *args)
+int cli_start(struct cli_job *job, const struct cli_how *how, const char *const *args)
 {
-	char out_name[512], err_name[512];
 	char **argv = program_argv(args);
-	int out, err, ret = 0;
-	pid_t pid;
+	int ret = 0;
 
-	memset(r, 0, sizeof(*r));
-	out = how->out == CLI_OUT_CAPTURED ? open_capture(out_name, sizeof(out_name), "upmc-out")
-	                                   : how->out;
-	err = open_capture(err_name, sizeof(err_name), "upmc-err");
+	memset(job, 0, sizeof(*job));
+	job->pid = -1;
+	job->how = *how;
+	job->out = how->out == CLI_OUT_CAPTURED
+	                   ? open_capture(job->out_name, sizeof(job->out_name), "upmc-out")
+	                   : how->out;
+	job->err = open_capture(job->err_name, sizeof(job->err_name), "upmc-err");
 	if (!argv)
 		ret = -ENOMEM;
-	else if ((how->out != CLI_OUT_CLOSED && out < 0) || err < 0)
+	else if ((how->out != CLI_OUT_CLOSED && job->out < 0) || job->err < 0)
 		ret = -errno;
-	else if ((pid = fork()) < 0)
+	else if ((job->pid = fork()) < 0)
 		ret = -errno;
-	else if (pid == 0)
-		exec_cli(out, err, how, argv);
-	else
-		wait_for(pid, r);
+	else if (job->pid == 0)
+		exec_cli(job->out, job->err, how, argv);
 	free(argv);
-	if (how->out == CLI_OUT_CAPTURED && out >= 0)
-		close(out);
-	if (err >= 0)
-		close(err);
-	if (!ret) {
-		r->out = how->out == CLI_OUT_CAPTURED ? cli_read_file(out_name) : strdup("");
-		r->err = cli_read_file(err_name);
-	}
-	if (how->out == CLI_OUT_CAPTURED)
-		unlink(out_name);
-	unlink(err_name);
+	if (ret)
+		cli_finish(job, NULL);
 	return ret;
+}
+
+int cli_finish(struct cli_job *job, struct cli_result *r)
+{
+	int captured = job->how.out == CLI_OUT_CAPTURED;
+
+	if (r) {
+		memset(r, 0, sizeof(*r));
+		wait_for(job->pid, r);
+		r->out = captured ? cli_read_file(job->out_name) : strdup("");
+		r->err = cli_read_file(job->err_name);
+	}
+	if (captured && job->out >= 0)
+		close(job->out);
+	if (job->err >= 0)
+		close(job->err);
+	if (captured)
+		unlink(job->out_name);
+	unlink(job->err_name);
+	return 0;
+}
+
+int cli_run_with(struct cli_result *r, const struct cli_how *how, const char *const *args)
+{
+	struct cli_job job;
+	int ret = cli_start(&job, how, args);
+
+	memset(r, 0, sizeof(*r));
+	return ret ? ret : cli_finish(&job, r);
 }
 
 int cli_run(struct cli_result *r, const char *fs_root, const char *const *args)

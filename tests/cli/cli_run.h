@@ -35,6 +35,18 @@ struct cli_how {
 
 int cli_run_with(struct cli_result *r, const struct cli_how *how, const char *const *args);
 
+/* cli_run_with() in two steps, to act while it runs: cli_start() starts it
+ * (0, or -errno, nothing left behind); cli_finish() waits for it and reads
+ * what it printed. job->err_name is where its stderr is being written. */
+struct cli_job {
+	int pid;
+	struct cli_how how;
+	int out, err;
+	char out_name[512], err_name[512];
+};
+int cli_start(struct cli_job *job, const struct cli_how *how, const char *const *args);
+int cli_finish(struct cli_job *job, struct cli_result *r);
+
 /* cli_run() with the arguments listed, asserting that it ran (in a test:
  * ASSERT_MSG comes from tests/upmc_test.h). */
 #define CLI_RUN(r, fs_root, ...)                                                            \

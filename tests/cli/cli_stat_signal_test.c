@@ -70,3 +70,23 @@ TEST(cli_stat_signal, sigterm_reaches_the_command)
 	unlink(pids);
 	unlink(report);
 }
+
+/* -r: ^C ends the runs; the report covers those that ran, and upmc dies of
+ * SIGINT as after a single run. */
+TEST(cli_stat_signal, ctrl_c_ends_the_runs)
+{
+	char counter[512], script[1200], *runs;
+	struct cli_result r;
+
+	cli_temp_name(counter, sizeof(counter), "runs");
+	snprintf(script, sizeof(script), "echo run >> %s; kill -INT $$", counter);
+	CLI_RUN(r, NULL, "stat", "-r", "5", "-e", "task-clock", "sh", "-c", script);
+	EXPECT_EQ(r.signal, SIGINT);
+	runs = cli_read_file(counter);
+	EXPECT_MSG(runs && !strcmp(runs, "run\n"), "%s", runs ? runs : "(none)");
+	EXPECT_CONTAINS(r.err, " Performance counter stats for 'sh -c echo run >> ");
+	EXPECT(!strstr(r.err, " runs):"));
+	free(runs);
+	unlink(counter);
+	cli_result_free(&r);
+}

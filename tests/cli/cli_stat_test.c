@@ -358,3 +358,231 @@ TEST(cli_stat, long_event_lists)
 	jdoc_free(doc);
 	cli_result_free(&r);
 }
+
+/* perf stat's way too: the first argument that is not an option starts the
+ * command, whose own options stay its own. */
+TEST(cli_stat, command_without_dashes)
+{
+	struct cli_result r;
+
+	CLI_RUN(r, NULL, "stat", "-e", "task-clock", "sh", "-c", "exit 4", "-e");
+	EXPECT_EQ(r.status, 4);
+	EXPECT_CONTAINS(r.err, "Performance counter stats for 'sh -c exit 4 -e':");
+	expect_row(r.err, "task-clock");
+	cli_result_free(&r);
+}
+
+/* The value of field `field` (0-based) of the CSV row for event (field 2),
+ * in buf; 0 when there is such a row. */
+static int csv_field(const char *text, const char *event, unsigned field, char *buf, size_t size)
+{
+	char needle[128], line[1024], *p, *end;
+	unsigned i;
+
+	snprintf(needle, sizeof(needle), ",%s,", event);
+	if (cli_line_with(text, needle, line, sizeof(line)))
+		return -1;
+	for (p = line, i = 0; i < field && p; i++)
+		p = strchr(p, ',') ? strchr(p, ',') + 1 : NULL;
+	if (!p)
+		return -1;
+	end = strchr(p, ',');
+	snprintf(buf, size, "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+	return 0;
+}
+
+static unsigned fields_of(const char *line)
+{
+	unsigned n = 1;
+
+	for (; *line && *line != '\n'; line++)
+		n += *line == ',';
+	return n;
+}
+
+/* -x: perf stat's CSV, one row per counter and nothing else. */
+TEST(cli_stat, csv)
+{
+	struct cli_result r;
+	char value[64], unit[64];
+	const char *line;
+
+	CLI_RUN(r, NULL, "stat", "-x", ",", "-e", "task-clock,page-faults,cycles", "true");
+	EXPECT_EQ(r.status, 0);
+	EXPECT(!strstr(r.err, "Performance counter stats"));
+	for (line = r.err; *line; line = strchr(line, '\n') + 1) {
+		EXPECT_MSG(fields_of(line) == 7, "not 7 fields: %s", line);
+		if (!strchr(line, '\n'))
+			break;
+	}
+	ASSERT(csv_field(r.err, "task-clock", 1, unit, sizeof(unit)) == 0);
+	EXPECT(!strcmp(unit, "msec"));
+	ASSERT(csv_field(r.err, "page-faults", 0, value, sizeof(value)) == 0);
+	EXPECT_MSG(atol(value) > 0, "page-faults: %s", value);
+	if (!can_count("cycles")) {
+		ASSERT(csv_field(r.err, "cycles", 0, value, sizeof(value)) == 0);
+		EXPECT(!strcmp(value, "<not supported>"));
+	}
+	cli_result_free(&r);
+}
+
+/* -r: the command runs N times; the means, with +- the spread; the exit
+ * status is the last run's. */
+TEST(cli_stat, repeats)
+{
+	char counter[512], script[1200], *runs;
+	const struct jdoc *counters;
+	struct cli_result r;
+	struct jdoc *doc;
+	char err[128];
+
+	cli_temp_name(counter, sizeof(counter), "runs");
+	snprintf(script, sizeof(script),
+	         "n=$(cat %s 2>/dev/null || echo 0); n=$((n+1)); echo $n > %s; exit $n", counter,
+	         counter);
+	CLI_RUN(r, NULL, "stat", "-r", "3", "-e", "task-clock,page-faults", "--", "sh", "-c",
+	        script);
+	EXPECT_EQ(r.status, 3); /* the last run's */
+	runs = cli_read_file(counter);
+	EXPECT(runs && !strcmp(runs, "3\n"));
+	free(runs);
+	EXPECT_CONTAINS(r.err, " Performance counter stats for 'sh -c ");
+	EXPECT_CONTAINS(r.err, "' (3 runs):\n");
+	EXPECT_CONTAINS(r.err, " seconds time elapsed  ( +- ");
+	EXPECT(!strstr(r.err, "seconds user"));
+	expect_row(r.err, "page-faults");
+	cli_result_free(&r);
+	unlink(counter);
+
+	CLI_RUN(r, NULL, "stat", "-r", "3", "--json", "-e", "task-clock,page-faults", "true");
+	EXPECT_EQ(r.status, 0);
+	doc = jdoc_parse(r.err, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON (%s): %s", err, r.err);
+	EXPECT(jdoc_number(doc, "runs", 0) == 3);
+	EXPECT(jdoc_number(doc, "elapsed_noise_pct", -1) >= 0);
+	counters = jdoc_get(doc, "counters");
+	ASSERT(counters && counters->n == 2);
+	EXPECT(jdoc_number(jdoc_at(counters, 1), "noise_pct", -1) >= 0);
+	EXPECT(jdoc_number(jdoc_at(counters, 1), "value", 0) > 0);
+	jdoc_free(doc);
+	cli_result_free(&r);
+
+	CLI_RUN(r, NULL, "stat", "-r", "3", "-x", ";", "-e", "page-faults", "true");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_MSG(strstr(r.err, ";;page-faults;") && strstr(r.err, "%;"), "%s", r.err);
+	cli_result_free(&r);
+}
+
+/* A line of -I's CSV: its timestamp, and the value of `event` in it. */
+static int interval_row(const char *text, const char *event, double *at, long *value)
+{
+	const char *end = strchr(text, '\n');
+	char line[1024], needle[128];
+
+	snprintf(line, sizeof(line), "%.*s", end ? (int)(end - text) : (int)strlen(text), text);
+	snprintf(needle, sizeof(needle), ",,%s,", event);
+	if (!strstr(line, needle) || sscanf(line, "%lf,%ld,", at, value) != 2)
+		return -1;
+	return 0;
+}
+
+/* -I: a row per counter and interval, behind a timestamp that grows; the
+ * intervals add up to the work (the workload touches 3 x 700 pages: one
+ * page fault each). */
+TEST(cli_stat, intervals)
+{
+	double at, last_at = 0;
+	long value, faults = 0;
+	unsigned rows = 0, lines = 0;
+	struct cli_result r;
+	const char *line;
+
+	CLI_RUN(r, NULL, "stat", "-I", "20", "-x", ",", "-e", "page-faults,task-clock",
+	        "tests/cli/stat_workload", "-c", "2", "700");
+	EXPECT_EQ(r.status, 0);
+	for (line = r.err; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		lines++;
+		if (interval_row(line, "page-faults", &at, &value) < 0)
+			continue;
+		rows++;
+		EXPECT_MSG(at > last_at, "a timestamp that does not grow: %s", line);
+		last_at = at;
+		faults += value;
+	}
+	EXPECT(rows >= 1);
+	EXPECT_EQ(lines, 2 * rows); /* a task-clock row beside each */
+	EXPECT_MSG(faults >= 3 * 700 && faults < 3 * 700 + 2000, "%ld page faults", faults);
+	cli_result_free(&r);
+}
+
+/* -I -o FILE: the intervals in FILE, whole once counting ends; stderr
+ * stays the command's. */
+TEST(cli_stat, intervals_to_a_file)
+{
+	char path[512], *text;
+	struct cli_result r;
+	double at;
+	long value;
+
+	cli_temp_name(path, sizeof(path), "intervals.csv");
+	CLI_RUN(r, NULL, "stat", "-I", "20", "-x", ",", "-o", path, "-e", "page-faults", "sh", "-c",
+	        "echo said >&2");
+	EXPECT_EQ(r.status, 0);
+	EXPECT(!strcmp(r.err, "said\n"));
+	text = cli_read_file(path);
+	ASSERT_MSG(text, "no %s", path);
+	EXPECT_MSG(interval_row(text, "page-faults", &at, &value) == 0, "%s", text);
+	free(text);
+	unlink(path);
+	cli_result_free(&r);
+}
+
+/* -I --json: one object per interval and line. */
+TEST(cli_stat, intervals_as_json_lines)
+{
+	struct cli_result r;
+	const char *line;
+	unsigned n = 0;
+	double last = 0;
+
+	CLI_RUN(r, NULL, "stat", "-I", "20", "--json", "-e", "task-clock,page-faults",
+	        "tests/cli/stat_workload", "-c", "1", "500");
+	EXPECT_EQ(r.status, 0);
+	for (line = r.err; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char text[8192], err[128];
+		const struct jdoc *counters;
+		struct jdoc *doc;
+		const char *end = strchr(line, '\n');
+		snprintf(text, sizeof(text), "%.*s", end ? (int)(end - line) : (int)strlen(line),
+		         line);
+		doc = jdoc_parse(text, err, sizeof(err));
+		ASSERT_MSG(doc, "not a JSON object on its line (%s): %s", err, text);
+		EXPECT(jdoc_number(doc, "interval", 0) > last);
+		last = jdoc_number(doc, "interval", 0);
+		counters = jdoc_get(doc, "counters");
+		EXPECT(counters && counters->n == 2);
+		jdoc_free(doc);
+		n++;
+	}
+	EXPECT(n >= 1);
+	cli_result_free(&r);
+}
+
+/* -I's text: perf stat's column heads, then rows behind a timestamp. */
+TEST(cli_stat, intervals_as_text)
+{
+	struct cli_result r;
+	double at;
+	char name[64];
+
+	CLI_RUN(r, NULL, "stat", "-I", "20", "-e", "page-faults", "tests/cli/stat_workload", "300");
+	EXPECT_EQ(r.status, 0);
+	EXPECT(!strncmp(r.err, "#           time             counts unit events\n", 48));
+	ASSERT(strchr(r.err, '\n'));
+	EXPECT_MSG(sscanf(strchr(r.err, '\n') + 1, "%lf %*s %63s", &at, name) == 2 &&
+	                   !strcmp(name, "page-faults"),
+	           "%s", r.err);
+	cli_result_free(&r);
+}

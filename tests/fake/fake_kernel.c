@@ -25,6 +25,13 @@ static unsigned next_seq;
 
 /* ---- machines ---- */
 
+/* The kernel's own PMUs, which take exclude bits: not modelled as others. */
+static int kernel_pmu(const char *name)
+{
+	return !strcmp(name, "software") || !strcmp(name, "tracepoint") ||
+	       !strcmp(name, "breakpoint") || !strcmp(name, "kprobe") || !strcmp(name, "uprobe");
+}
+
 static void add_pmu(const char *name, uint32_t type)
 {
 	struct fake_pmu *p = &fake.pmu[fake.n_pmu];
@@ -33,8 +40,11 @@ static void add_pmu(const char *name, uint32_t type)
 	int pmuv3 = !strncmp(name, "armv8_", 6) || !strncmp(name, "armv9_", 6);
 	int apple = !strncmp(name, "apple_", 6);
 
-	if (!x86_big && !x86_small && !pmuv3 && !apple)
-		return; /* software, tracepoint, uncore: not core PMUs */
+	if (!x86_big && !x86_small && !pmuv3 && !apple) {
+		if (!kernel_pmu(name) && fake.n_other < FAKE_MAX_OTHER)
+			fake.other[fake.n_other++] = type; /* msr, power, uncore */
+		return;
+	}
 	if (fake.n_pmu == FAKE_MAX_PMUS)
 		abort();
 	memset(p, 0, sizeof(*p));
@@ -440,7 +450,9 @@ void fake_run(uint64_t ns)
 		if (!is_on(e))
 			continue;
 		e->running_ns += ns;
-		if (e->pmu < 0) {
+		if (e->other) {
+			e->count += ns;
+		} else if (e->pmu < 0) {
 			if (e->attr.config == PERF_COUNT_SW_TASK_CLOCK ||
 			    e->attr.config == PERF_COUNT_SW_CPU_CLOCK)
 				e->count += ns;
@@ -521,20 +533,28 @@ static void syscall_entry(void)
 	fake_run(fake.syscall_ns);
 }
 
-/* perf_init_event(): the PMU an event goes to; -1 software; -2 none. */
+#define SOFTWARE_PMU (-1)
+#define NO_PMU       (-2)
+#define OTHER_PMU    (-3)
+
+/* perf_init_event(): the core PMU an event goes to, or SOFTWARE_PMU,
+ * OTHER_PMU (msr, uncore), NO_PMU. */
 static int resolve_pmu(struct perf_event_attr *attr)
 {
 	uint32_t type = attr->type;
 	unsigned p;
 
 	if (type == PERF_TYPE_SOFTWARE)
-		return -1;
+		return SOFTWARE_PMU;
+	for (p = 0; p < fake.n_other; p++)
+		if (fake.other[p] == type)
+			return OTHER_PMU;
 	if (type == PERF_TYPE_HARDWARE || type == PERF_TYPE_HW_CACHE) {
 		uint32_t ext = (uint32_t)(attr->config >> 32);
 		if (ext) {
 			attr->config &= 0xffffffffu;
 			if (!fake.extended_type)
-				return -2; /* the PMU lacks PERF_PMU_CAP_EXTENDED_HW_TYPE */
+				return NO_PMU; /* the PMU lacks PERF_PMU_CAP_EXTENDED_HW_TYPE */
 			type = ext;
 		} else {
 			type = PERF_TYPE_RAW;
@@ -544,7 +564,40 @@ static int resolve_pmu(struct perf_event_attr *attr)
 		if (fake.pmu[p].type == type)
 			return (int)p;
 	/* Arm PMUs have dynamic types: the first one takes raw and legacy events. */
-	return type == PERF_TYPE_RAW && fake.n_pmu && fake.pmu[0].arm ? 0 : -2;
+	return type == PERF_TYPE_RAW && fake.n_pmu && fake.pmu[0].arm ? 0 : NO_PMU;
+}
+
+/* perf_try_init_event() for a PMU with PERF_PMU_CAP_NO_EXCLUDE (msr,
+ * uncore, power): any exclude bit is EINVAL. */
+static int init_other(const struct fake_event *e)
+{
+	const struct perf_event_attr *a = &e->attr;
+
+	return a->exclude_user || a->exclude_kernel || a->exclude_hv || a->exclude_idle ||
+	                       a->exclude_host || a->exclude_guest
+	               ? -EINVAL
+	               : 0;
+}
+
+/* The hardware PMU of a group's member: its core PMU's type, its other
+ * PMU's, or 0 (software). */
+static uint32_t hardware_of(const struct fake_event *e)
+{
+	return e->pmu >= 0 ? fake.pmu[e->pmu].type : e->other ? e->attr.type : 0;
+}
+
+/* One hardware PMU per group (perf_event_open's group checks): e may join
+ * the group of leader. */
+static int joins(const struct fake_event *e, int leader)
+{
+	uint32_t mine = hardware_of(e);
+	unsigned i;
+
+	for (i = 0; i < FAKE_MAX_EVENTS && mine; i++)
+		if (fake.ev[i].used && fake.ev[i].leader == leader && hardware_of(&fake.ev[i]) &&
+		    hardware_of(&fake.ev[i]) != mine)
+			return 0;
+	return 1;
 }
 
 /* The driver's event_init(): 0 or -errno. */
@@ -601,7 +654,7 @@ int upmc_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, i
 	if (group >= 0 && !(leader = event_of(group)))
 		return fail(EBADF);
 	pmu = resolve_pmu(&copy);
-	if (pmu == -2)
+	if (pmu == NO_PMU)
 		return fail(ENOENT);
 	for (i = 0; i < FAKE_MAX_EVENTS && fake.ev[i].used; i++)
 		;
@@ -610,14 +663,15 @@ int upmc_sys_perf_event_open(struct perf_event_attr *attr, pid_t pid, int cpu, i
 	e = &fake.ev[i];
 	memset(e, 0, sizeof(*e));
 	e->attr = copy;
-	e->pmu = pmu;
+	e->other = pmu == OTHER_PMU;
+	e->pmu = pmu < 0 ? -1 : pmu;
 	e->slot = OFF;
 	e->enabled = !copy.disabled;
 	e->leader = leader ? (int)(leader - fake.ev) : (int)i;
 	e->fd = FAKE_FD_BASE + (int)i;
 	e->seq = next_seq++;
-	err = pmu >= 0 ? init_event(e) : 0;
-	if (!err && leader && pmu >= 0 && group_pmu(e->leader) >= 0 && group_pmu(e->leader) != pmu)
+	err = pmu >= 0 ? init_event(e) : e->other ? init_other(e) : 0;
+	if (!err && leader && !joins(e, e->leader))
 		err = -EINVAL; /* one hardware PMU per group */
 	if (!err && is_metric(e) && !(leader && is_slots(leader)))
 		err = -EINVAL; /* intel_pmu_hw_config(): metrics need a slots leader */

@@ -26,6 +26,7 @@
 #include <upmc/upmc.h>
 
 #define FAKE_MAX_PMUS   4
+#define FAKE_MAX_OTHER  8
 #define FAKE_MAX_EVENTS 96
 #define FAKE_SLOTS      32 /* x86: general 0..15, fixed 16..31; Arm: 0..30, cycles 31 */
 #define FAKE_FIXED      16
@@ -51,7 +52,8 @@ struct fake_pmu {
 struct fake_event {
 	int used, fd;
 	struct perf_event_attr attr; /* as opened, config without the extended type */
-	int pmu;                     /* its core PMU; -1: software */
+	int pmu;                     /* its core PMU; -1: software, or another PMU */
+	int other;                   /* on a PMU that is not the CPU's (msr, uncore) */
 	int leader;                  /* index of its group leader (itself for a leader) */
 	int enabled, error;          /* error: a pinned group that could not go on */
 	int slot;                    /* counter while on the PMU, else -1 */
@@ -67,6 +69,11 @@ struct fake_event {
 struct fake_kernel {
 	struct fake_pmu pmu[FAKE_MAX_PMUS];
 	unsigned n_pmu;
+	/* The fixture's PMUs that are not the CPU's (msr, power, uncore), by
+	 * perf type: their events count 1 per ns (as msr/tsc/ does), on no
+	 * counter, and refuse any exclude bit (PERF_PMU_CAP_NO_EXCLUDE). */
+	uint32_t other[FAKE_MAX_OTHER];
+	unsigned n_other;
 	struct fake_event ev[FAKE_MAX_EVENTS];
 	int extended_type; /* generic events name a PMU in config[63:32] (x86 5.13, Arm 6.6) */
 	int rdpmc_bit;     /* Arm: config1 bit 1 asks for user access (5.17); before, only bit 0 */

@@ -1,9 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Every public macro and inline function, used as a program would use
- * them: built by tools/ci-headers.sh with gcc and clang, as C11 and C++17,
- * at -O0, -O2 and -O3 with -Wall -Wextra -Werror -pedantic, against the
- * installed headers and against the single-file upmc.h (-DUPMC_SINGLE_FILE),
+ * them: built by tools/ci-dist.sh (its every-macro-* checks) with gcc and
+ * clang, as C11 and C++17, at -O0, -O2 and -O3 with -Wall -Wextra -Werror
+ * -pedantic, against the installed headers and against the single-file upmc.h (-DUPMC_SINGLE_FILE),
  * also with -DUPMC_DEBUG and -DUPMC_NO_ZONES; and run. Exits 0 when every
  * value read is consistent, 1 with the reason when one is not. Works on a
  * machine without a PMU (counters it cannot count read UPMC_NOT_COUNTED).

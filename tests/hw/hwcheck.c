@@ -903,6 +903,77 @@ static void x86_hybrid(void)
 }
 #endif
 
+/* ---- metrics on a real PMU ---- */
+
+static int counter_named(struct upmc_set *set, const char *name)
+{
+	int i;
+
+	for (i = 0; i < upmc_count(set); i++)
+		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
+			return i;
+	return -1;
+}
+
+/* IPC from upmc_metrics() is instructions over cycles of the same two
+ * snapshots, exactly. */
+static void metric_ipc(void)
+{
+	uint64_t a[UPMC_SNAPSHOT_MAX], b[UPMC_SNAPSHOT_MAX];
+	struct upmc_set *set;
+	uint64_t insn, cycles;
+	double ipc = 0;
+	int i, c;
+
+	if (upmc_open(&set, "IPC", NULL) < 0) {
+		check(0, "metric_ipc", "%s", upmc_last_error());
+		return;
+	}
+	i = counter_named(set, "instructions");
+	c = counter_named(set, "cycles");
+	upmc_snapshot(set, a);
+	spin(100000);
+	upmc_snapshot(set, b);
+	upmc_metrics(set, a, b, &ipc);
+	insn = b[i] - a[i];
+	cycles = b[c] - a[c];
+	check(insn > 0 && cycles > 0 && ipc == (double)insn / (double)cycles, "metric_ipc",
+	      "IPC %.6f from upmc_metrics(), %llu instructions / %llu cycles of the same reads",
+	      ipc, (unsigned long long)insn, (unsigned long long)cycles);
+	upmc_close(set);
+}
+
+/* TopdownL1 where the CPU has its events (its four fractions add up to 1),
+ * else the reason, said. */
+static void metric_topdown(void)
+{
+	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
+	uint64_t a[UPMC_SNAPSHOT_MAX], b[UPMC_SNAPSHOT_MAX];
+	struct upmc_set *set;
+	double v[4], sum = 0;
+	int j;
+
+	if (upmc_open(&set, "TopdownL1", &time_only) < 0) {
+		check(0, "metric_topdown", "%s", upmc_last_error());
+		return;
+	}
+	if (upmc_metric_count(set) != 4 || upmc_metric_reason(set, 0)[0]) {
+		skip("metric_topdown", "%s", upmc_metric_reason(set, 0));
+		upmc_close(set);
+		return;
+	}
+	upmc_snapshot(set, a);
+	spin(100000);
+	upmc_snapshot(set, b);
+	upmc_metrics(set, a, b, v);
+	for (j = 0; j < 4; j++)
+		sum += v[j];
+	check(sum > 0.95 && sum < 1.05, "metric_topdown",
+	      "retiring %.3f, bad speculation %.3f, frontend %.3f, backend %.3f: sum %.3f", v[0],
+	      v[1], v[2], v[3], sum);
+	upmc_close(set);
+}
+
 /* ---- user access withdrawn while a set is open ---- */
 
 /* The setting that allows user-space counter reads, where there is one. */
@@ -1053,6 +1124,8 @@ int main(int argc, char **argv)
 		zero_syscalls();
 		fork_child();
 		access_withdrawn();
+		metric_ipc();
+		metric_topdown();
 		width_and_wrap(width, wrap);
 #ifdef LOOP_ASM
 		multiplex();

@@ -94,8 +94,19 @@ UPMC_API const char *upmc_counter_name(const struct upmc_set *set, unsigned i);
 /* How counter i is read; negative errno when i is out of range. */
 UPMC_API int upmc_counter_path(const struct upmc_set *set, unsigned i);
 
-/* Why counter i is not read in user space ("" when it is). */
+/* Why counter i is not read in user space ("" when it is): one sentence,
+ * its cause and what to do, e.g. "'cycles' cannot be counted: no CPU PMU is
+ * visible, typical of a virtual machine without a virtual PMU: turn it on
+ * in the hypervisor, or use bare metal". */
 UPMC_API const char *upmc_counter_reason(const struct upmc_set *set, unsigned i);
+
+/*
+ * How to do what the reasons of the set's unavailable counters ask, when
+ * that takes more than a reason says: said once for the set, e.g. how to
+ * turn a virtual machine's PMU on in each hypervisor. "" when the reasons
+ * say it all (or every counter counts).
+ */
+UPMC_API const char *upmc_advice(const struct upmc_set *set);
 
 /*
  * For a multiplexed set (UPMC_OPT_MULTIPLEX): the share of the time counter
@@ -150,6 +161,55 @@ UPMC_API int upmc_snapshot(struct upmc_set *set, uint64_t *snapshot);
  */
 UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
                            const uint64_t *after, uint64_t *counts, double *ratios);
+
+/* ---- metrics: answers computed from counters ---- */
+
+/*
+ * A spec may name metrics ("IPC", "branch-miss-ratio") and groups of them
+ * ("TopdownL1") beside events: upmc_open() adds the events they need (an
+ * event named twice is counted once) and computes them with upmc_metrics()
+ * from two snapshots, never on the hot path. docs/metrics.md lists them,
+ * where each formula comes from and which CPUs have it. Without
+ * UPMC_OPT_TIME_ONLY a metric this machine cannot compute fails the open;
+ * with it, the metric reads NAN and upmc_metric_reason() says why.
+ */
+
+/* Metrics of the set, and metric j's name, unit ("insn per cycle"), and
+ * whether it is a fraction best shown as a percentage (1, else 0).
+ * NULL or a negative errno when j is out of range. */
+UPMC_API int upmc_metric_count(const struct upmc_set *set);
+UPMC_API const char *upmc_metric_name(const struct upmc_set *set, unsigned j);
+UPMC_API const char *upmc_metric_unit(const struct upmc_set *set, unsigned j);
+UPMC_API int upmc_metric_is_percent(const struct upmc_set *set, unsigned j);
+
+/* Why metric j cannot be computed ("" when it can). */
+UPMC_API const char *upmc_metric_reason(const struct upmc_set *set, unsigned j);
+
+/* values[j]: metric j over the interval between two snapshots (the interval
+ * rule of upmc_interval()); NAN where it cannot be computed (an input did
+ * not count, a denominator is 0). Returns upmc_metric_count(), or -EINVAL. */
+UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
+                          double *values);
+
+/* A metric upmc knows, as upmc_list_metrics() gives it. */
+struct upmc_metric_info {
+	const char *name;
+	const char *group;   /* perf's metric group ("TopdownL1", "Default"), or "" */
+	const char *events;  /* what it needs, comma-separated */
+	const char *formula; /* over those events */
+	const char *unit;
+	const char *desc;
+	const char *cpus;    /* which CPUs have its events */
+	const char *source;  /* where the formula comes from */
+	int percent;         /* a fraction, best shown as a percentage */
+	const char *why_not; /* "" when this machine can compute it, else why not */
+};
+
+/* Calls fn for every metric of the catalogue (a name may come once per
+ * kind of CPU it is defined for), until fn returns non-zero. The strings
+ * live until fn returns. Returns how many were listed, or -EINVAL. */
+UPMC_API int upmc_list_metrics(int (*fn)(const struct upmc_metric_info *info, void *arg),
+                               void *arg);
 
 /* ---- events ---- */
 

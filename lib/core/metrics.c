@@ -1,0 +1,564 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Metrics: answers computed from counters (IPC, miss ratios, topdown).
+ *
+ * A metric is data: a name, the events it needs, a formula over their
+ * counts in an interval, and where the formula comes from; one small
+ * evaluator computes them all (docs/metrics.md). A spec that names a
+ * metric, or a group of them, gets the events it needs added to the set
+ * (shared events once) and the metric computed by upmc_metrics() from two
+ * snapshots: the interval rule of lib/core/interval.c, never totals.
+ *
+ * A name may have several variants, one per kind of CPU (topdown is read
+ * from different events on Intel and on Arm): the first whose events this
+ * machine resolves is taken.
+ */
+#include <errno.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "os.h"
+
+struct upmc_metric_def {
+	const char *name;
+	const char *group;   /* perf's metric group, or "" */
+	const char *events;  /* what it needs, comma-separated, as a spec names them */
+	const char *formula; /* over those names and #constants; operators spaced */
+	const char *unit;    /* what its value is */
+	int percent;         /* a fraction, shown as a percentage */
+	const char *desc;
+	const char *cpus; /* which CPUs have its events */
+	const char *source;
+	const char *arch; /* the kind of CPU it is defined for (upmc_os_core_kind()); NULL: any */
+};
+
+#define PERF_GENERIC "perf's generic events (tools/perf/util/stat-shadow.c)"
+#define INTEL_TOPDOWN                                                                       \
+	"the kernel's tools/perf/Documentation/topdown.txt (Ice Lake and later: slots and " \
+	"the topdown metric events)"
+#define AMD_PIPELINE                                                                         \
+	"the kernel's tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json (AMD's pipeline " \
+	"utilisation, PipelineL1)"
+/* Zen 4's events as libpfm4 names them: they resolve where libpfm4 takes
+ * the CPU for a Zen 4 (6 dispatch slots a cycle). */
+#define ZEN4(event) "amd64_fam19h_zen4::" event
+#define ZEN4_SLOTS  "( 6 * " ZEN4("CYCLES_NOT_IN_HALT") " )"
+#define ZEN4_CPUS   "AMD Zen 4"
+
+#define ARM_TOPDOWN                                                                            \
+	"the kernel's tools/perf/pmu-events/arch/arm64/sbsa.json (Arm's topdown methodology, " \
+	"STALL_SLOT events of PMUv3.5)"
+
+static const struct upmc_metric_def catalogue[] = {
+        {"IPC", "Default", "instructions,cycles", "instructions / cycles", "insn per cycle", 0,
+         "instructions retired per cycle", "any CPU that counts perf's generic events",
+         PERF_GENERIC, NULL},
+        {"CPI", "", "cycles,instructions", "cycles / instructions", "cycles per insn", 0,
+         "cycles per instruction retired", "any CPU that counts perf's generic events",
+         PERF_GENERIC, NULL},
+        {"branch-miss-ratio", "Default", "branch-misses,branches", "branch-misses / branches",
+         "of all branches", 1, "mispredicted branches per branch retired",
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
+        {"cache-miss-ratio", "", "cache-misses,cache-references", "cache-misses / cache-references",
+         "of all cache refs", 1, "last-level cache misses per access (vendor-defined events)",
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
+        {"L1d-load-miss-ratio", "", "L1-dcache-load-misses,L1-dcache-loads",
+         "L1-dcache-load-misses / L1-dcache-loads", "of all L1-dcache accesses", 1,
+         "L1 data cache load misses per load", "any CPU that counts perf's generic events",
+         PERF_GENERIC, NULL},
+        {"frontend-stall-ratio", "", "stalled-cycles-frontend,cycles",
+         "stalled-cycles-frontend / cycles", "frontend cycles idle", 1,
+         "cycles the front end issued nothing, per cycle",
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
+        {"backend-stall-ratio", "", "stalled-cycles-backend,cycles",
+         "stalled-cycles-backend / cycles", "backend cycles idle", 1,
+         "cycles the back end retired nothing, per cycle",
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
+        {"GHz", "", "cycles,task-clock", "cycles / task-clock", "GHz", 0,
+         "cycles per nanosecond of the thread's CPU time",
+         "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
+        /* Intel, Ice Lake and later: the PERF_METRICS fractions of slots. */
+        {"retiring", "TopdownL1", "slots,topdown-retiring", "topdown-retiring / slots", "retiring",
+         1, "slots that retired an operation", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
+        {"bad-speculation", "TopdownL1", "slots,topdown-bad-spec", "topdown-bad-spec / slots",
+         "bad speculation", 1, "slots wasted on operations that did not retire",
+         "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
+        {"frontend-bound", "TopdownL1", "slots,topdown-fe-bound", "topdown-fe-bound / slots",
+         "frontend bound", 1, "slots the front end left empty", "Intel, Ice Lake and later",
+         INTEL_TOPDOWN, "x86"},
+        {"backend-bound", "TopdownL1", "slots,topdown-be-bound", "topdown-be-bound / slots",
+         "backend bound", 1, "slots stalled on the back end", "Intel, Ice Lake and later",
+         INTEL_TOPDOWN, "x86"},
+        /* AMD Zen 4: the dispatch slots of each cycle. */
+        {"retiring", "TopdownL1", ZEN4("RETIRED_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         ZEN4("RETIRED_OPS") " / " ZEN4_SLOTS, "retiring", 1,
+         "dispatch slots that retired an operation", ZEN4_CPUS, AMD_PIPELINE, "x86"},
+        {"bad-speculation", "TopdownL1",
+         ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER") "," ZEN4(
+                 "RETIRED_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         "( " ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER") " - " ZEN4(
+                 "RETIRED_OPS") " ) / " ZEN4_SLOTS,
+         "bad speculation", 1, "dispatched operations that did not retire, per slot", ZEN4_CPUS,
+         AMD_PIPELINE, "x86"},
+        {"frontend-bound", "TopdownL1",
+         ZEN4("DISPATCH_STALLS_1:FE_NO_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         ZEN4("DISPATCH_STALLS_1:FE_NO_OPS") " / " ZEN4_SLOTS, "frontend bound", 1,
+         "dispatch slots the front end left empty", ZEN4_CPUS, AMD_PIPELINE, "x86"},
+        {"backend-bound", "TopdownL1",
+         ZEN4("DISPATCH_STALLS_1:BE_STALLS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         ZEN4("DISPATCH_STALLS_1:BE_STALLS") " / " ZEN4_SLOTS, "backend bound", 1,
+         "dispatch slots stalled on the back end", ZEN4_CPUS, AMD_PIPELINE, "x86"},
+        {"smt-contention", "TopdownL1",
+         ZEN4("DISPATCH_STALLS_1:SMT_CONTENTION") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         ZEN4("DISPATCH_STALLS_1:SMT_CONTENTION") " / " ZEN4_SLOTS, "SMT contention", 1,
+         "dispatch slots the other thread of the core took", ZEN4_CPUS, AMD_PIPELINE, "x86"},
+        /* Arm, PMUv3.5 STALL_SLOT events; #slots per cycle from sysfs. */
+        {"retiring", "TopdownL1", "op_retired,op_spec,stall_slot,cpu_cycles",
+         "op_retired / op_spec * ( 1 - stall_slot / ( #slots * cpu_cycles ) )", "retiring", 1,
+         "slots that retired an operation", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN,
+         "arm64"},
+        {"bad-speculation", "TopdownL1", "op_retired,op_spec,stall_slot,cpu_cycles",
+         "( 1 - op_retired / op_spec ) * ( 1 - stall_slot / ( #slots * cpu_cycles ) )",
+         "bad speculation", 1, "slots wasted on operations that did not retire",
+         "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN, "arm64"},
+        {"frontend-bound", "TopdownL1", "stall_slot_frontend,cpu_cycles",
+         "stall_slot_frontend / ( #slots * cpu_cycles )", "frontend bound", 1,
+         "slots the front end left empty", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN,
+         "arm64"},
+        {"backend-bound", "TopdownL1", "stall_slot_backend,cpu_cycles",
+         "stall_slot_backend / ( #slots * cpu_cycles )", "backend bound", 1,
+         "slots stalled on the back end", "Arm, PMUv3.5 and later (STALL_SLOT)", ARM_TOPDOWN,
+         "arm64"},
+};
+#define N_DEFS (sizeof(catalogue) / sizeof(catalogue[0]))
+
+/* ---- formulas ---- */
+
+/* The next token of a formula (separated by spaces) into tok; NULL at the end. */
+static const char *token(const char *p, char *tok, size_t size)
+{
+	size_t n = 0;
+
+	while (*p == ' ')
+		p++;
+	if (!*p)
+		return NULL;
+	while (p[n] && p[n] != ' ')
+		n++;
+	upmc_format(tok, size, "%.*s", (int)n, p);
+	return p + n;
+}
+
+static int precedence(char op)
+{
+	return op == '+' || op == '-' ? 1 : op == '*' || op == '/' ? 2 : 0;
+}
+
+static int is_operator(const char *tok)
+{
+	return tok[1] == '\0' && strchr("+-*/()", tok[0]);
+}
+
+/* The index of name among the comma-separated events; -1 when not there. */
+static int event_index(const char *events, const char *name)
+{
+	size_t len = strlen(name);
+	int i = 0;
+
+	for (const char *p = events; p; p = strchr(p, ','), p = p ? p + 1 : NULL, i++)
+		if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\0'))
+			return i;
+	return -1;
+}
+
+static int push_step(struct upmc_metric *m, char kind, unsigned input, double value)
+{
+	if (m->n_steps == UPMC_METRIC_STEPS)
+		return -E2BIG;
+	m->step[m->n_steps++] = (struct upmc_metric_step){kind, input, value};
+	return 0;
+}
+
+/*
+ * The formula in postfix order (shunting-yard): numbers and #constants as
+ * values, event names as the metric's inputs. 0, or -errno with the reason
+ * in m->reason (an unknown #constant: this machine does not publish it).
+ */
+static int compile(struct upmc_metric *m)
+{
+	char tok[UPMC_NAME_MAX], ops[UPMC_METRIC_STEPS];
+	const char *p = m->def->formula;
+	unsigned n_ops = 0;
+	int err = 0;
+
+	m->n_steps = 0;
+	while (!err && (p = token(p, tok, sizeof(tok)))) {
+		int input = event_index(m->def->events, tok);
+		double value;
+		char *end;
+
+		if (is_operator(tok) && tok[0] == '(') {
+			ops[n_ops++] = '(';
+		} else if (is_operator(tok) && tok[0] == ')') {
+			while (n_ops && ops[n_ops - 1] != '(' && !err)
+				err = push_step(m, ops[--n_ops], 0, 0);
+			n_ops -= n_ops > 0;
+		} else if (is_operator(tok)) {
+			while (n_ops && precedence(ops[n_ops - 1]) >= precedence(tok[0]) && !err)
+				err = push_step(m, ops[--n_ops], 0, 0);
+			ops[n_ops++] = tok[0];
+		} else if (tok[0] == '#') {
+			err = upmc_os_metric_constant(tok + 1, &value);
+			if (err < 0)
+				upmc_format(
+				        m->reason, sizeof(m->reason),
+				        "this machine does not publish '%s', which '%s' needs: %s",
+				        tok, m->def->name, upmc_last_error());
+			else
+				err = push_step(m, 'v', 0, value);
+		} else if (input >= 0) {
+			err = push_step(m, 'e', (unsigned)input, 0);
+		} else {
+			value = strtod(tok, &end);
+			err = *end ? -EINVAL : push_step(m, 'v', 0, value);
+		}
+	}
+	while (n_ops && !err)
+		err = push_step(m, ops[--n_ops], 0, 0);
+	return err;
+}
+
+/* The formula over the interval's counts of the metric's inputs; NAN when
+ * an input did not count or a division has no denominator. */
+static double evaluate(const struct upmc_metric *m, const uint64_t *counts)
+{
+	double stack[UPMC_METRIC_STEPS];
+	unsigned n = 0, i;
+
+	for (i = 0; i < m->n_steps; i++) {
+		const struct upmc_metric_step *s = &m->step[i];
+		double a, b;
+
+		if (s->kind == 'v' || s->kind == 'e') {
+			uint64_t c = s->kind == 'e' ? counts[m->in[s->input]] : 0;
+			if (c == UPMC_NOT_COUNTED)
+				return NAN;
+			stack[n++] = s->kind == 'v' ? s->value : (double)c;
+			continue;
+		}
+		if (n < 2)
+			return NAN;
+		b = stack[--n];
+		a = stack[--n];
+		if (s->kind == '/' && b == 0)
+			return NAN;
+		stack[n++] = s->kind == '+'   ? a + b
+		             : s->kind == '-' ? a - b
+		             : s->kind == '*' ? a * b
+		                              : a / b;
+	}
+	return n == 1 ? stack[0] : NAN;
+}
+
+/* ---- a spec's metrics ---- */
+
+/* Whether def is defined for this machine's kind of CPU (any, when no
+ * core PMU says which). */
+static int for_this_arch(const struct upmc_metric_def *def)
+{
+	const char *kind = upmc_os_core_kind();
+
+	return !def->arch || !*kind || !strcmp(def->arch, kind);
+}
+
+/* The definitions item names: a metric or a group of them (every variant
+ * for this architecture). */
+static unsigned named_by(const char *item, const struct upmc_metric_def **found, unsigned max)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < N_DEFS && n < max; i++)
+		if (for_this_arch(&catalogue[i]) &&
+		    (!strcmp(catalogue[i].name, item) || !strcmp(catalogue[i].group, item)))
+			found[n++] = &catalogue[i];
+	return n;
+}
+
+int upmc_is_metric(const char *item)
+{
+	const struct upmc_metric_def *def;
+
+	return named_by(item, &def, 1) > 0;
+}
+
+/* Whether every event of def resolves on this machine; why not in why. */
+static int resolves(const struct upmc_metric_def *def, unsigned flags, char *why, size_t size)
+{
+	char name[UPMC_NAME_MAX];
+	const char *p = def->events;
+	struct upmc_event ev;
+
+	while (p) {
+		const char *comma = strchr(p, ',');
+		size_t len = comma ? (size_t)(comma - p) : strlen(p);
+		upmc_format(name, sizeof(name), "%.*s", (int)len, p);
+		if (upmc_parse_spec(name, flags & ~UPMC_OPT_TIME_ONLY, &ev, 1) < 0) {
+			upmc_format(why, size, "%s", upmc_last_error());
+			return 0;
+		}
+		p = comma ? comma + 1 : NULL;
+	}
+	return 1;
+}
+
+/* Of the variants with def's name, the first whose events this machine
+ * resolves; NULL, with why none does, when there is none. */
+static const struct upmc_metric_def *variant(const struct upmc_metric_def *def, unsigned flags,
+                                             char *why, size_t size)
+{
+	char first[UPMC_REASON_MAX] = "", cpus[UPMC_REASON_MAX] = "";
+	unsigned i;
+
+	for (i = 0; i < N_DEFS; i++) {
+		const struct upmc_metric_def *v = &catalogue[i];
+		size_t len = strlen(cpus);
+		if (strcmp(v->name, def->name) || !for_this_arch(v))
+			continue;
+		if (resolves(v, flags, why, size))
+			return v;
+		if (!first[0])
+			upmc_format(first, sizeof(first), "%s", why);
+		upmc_format(cpus + len, sizeof(cpus) - len, "%s%s", len ? "; or of " : "", v->cpus);
+	}
+	upmc_format(why, size, "'%s' needs the events of %s: %s", def->name, cpus, first);
+	return NULL;
+}
+
+/* The set's counter of event name, added when the set has none; -1 when
+ * the set is full. */
+static int counter_of(struct upmc_spec *out, const char *name, unsigned flags)
+{
+	unsigned i;
+	int err;
+
+	for (i = 0; i < out->n; i++)
+		if (!strcmp(upmc_spec_event(out, i)->name, name)) {
+			out->for_metrics |= 1u << i;
+			return (int)i;
+		}
+	if (out->n == out->max)
+		return upmc_fail(-E2BIG,
+		                 "the metrics need more than %u events, the most one set holds",
+		                 out->max);
+	err = upmc_spec_add(out, name, flags);
+	if (err < 0)
+		return err;
+	out->for_metrics |= 1u << (out->n - 1);
+	return (int)out->n - 1;
+}
+
+/* One metric of the spec: its variant's events in the set, its formula
+ * compiled. A metric this machine cannot compute is refused, or, with
+ * UPMC_OPT_TIME_ONLY, kept with its reason (it then reads NAN). */
+static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned flags)
+{
+	struct upmc_metric *m;
+	char why[UPMC_REASON_MAX] = "", name[UPMC_NAME_MAX];
+	const struct upmc_metric_def *v = variant(def, flags, why, sizeof(why));
+	const char *p;
+	unsigned i;
+	int err;
+
+	for (i = 0; i < out->n_metrics; i++)
+		if (!strcmp(out->metrics[i].def->name, def->name))
+			return 0; /* a metric named twice, or by its group too */
+	if (out->n_metrics == UPMC_MAX_METRICS)
+		return upmc_fail(-E2BIG, "the spec names more than %d metrics", UPMC_MAX_METRICS);
+	if (!v && !(flags & UPMC_OPT_TIME_ONLY))
+		return upmc_fail(-ENOENT, "metric '%s' cannot be computed here: %s", def->name,
+		                 why);
+	m = &out->metrics[out->n_metrics++];
+	memset(m, 0, sizeof(*m));
+	m->def = v ? v : def;
+	if (!v) {
+		upmc_format(m->reason, sizeof(m->reason), "%s", why);
+		return 0;
+	}
+	for (p = v->events; p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
+		const char *comma = strchr(p, ',');
+		upmc_format(name, sizeof(name), "%.*s", (int)(comma ? comma - p : (long)strlen(p)),
+		            p);
+		err = counter_of(out, name, flags);
+		if (err < 0)
+			return err;
+		m->in[m->n_in++] = (unsigned)err;
+	}
+	err = compile(m);
+	if (err < 0 && !m->reason[0])
+		upmc_format(m->reason, sizeof(m->reason), "the formula of '%s' is malformed",
+		            def->name);
+	if (err < 0 && !(flags & UPMC_OPT_TIME_ONLY))
+		return upmc_fail(err, "metric '%s': %s", def->name, m->reason);
+	return 0;
+}
+
+/* Whether some variant of def resolves here. */
+static int resolvable(const struct upmc_metric_def *def, unsigned flags)
+{
+	char why[UPMC_REASON_MAX];
+
+	return variant(def, flags, why, sizeof(why)) != NULL;
+}
+
+/*
+ * A metric's name adds it; a group's name adds those of its metrics this
+ * machine has (TopdownL1 has one more on AMD), or, when it has none, all
+ * of them, so that each is refused or said as a metric named alone is.
+ */
+int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flags)
+{
+	const struct upmc_metric_def *found[N_DEFS];
+	unsigned n = named_by(item, found, N_DEFS), i, here = 0;
+	int group = strcmp(found[0]->name, item) != 0, err = 0;
+
+	for (i = 0; group && i < n; i++)
+		here += resolvable(found[i], flags);
+	for (i = 0; i < n && err == 0; i++)
+		if (!group || !here || resolvable(found[i], flags))
+			err = add_metric(out, found[i], flags);
+	return err;
+}
+
+/* ---- the API ---- */
+
+static int check_metric(const struct upmc_set *set, unsigned j, const char *fn)
+{
+	if (!set)
+		return upmc_fail(-EINVAL, "%s: the set is NULL", fn);
+	if (j >= set->state->n_metrics)
+		return upmc_fail(-EINVAL, "%s: metric %u does not exist (the set has %u)", fn, j,
+		                 set->state->n_metrics);
+	return 0;
+}
+
+UPMC_API int upmc_metric_count(const struct upmc_set *set)
+{
+	if (!set)
+		return upmc_fail(-EINVAL, "upmc_metric_count: the set is NULL");
+	return (int)set->state->n_metrics;
+}
+
+UPMC_API const char *upmc_metric_name(const struct upmc_set *set, unsigned j)
+{
+	return check_metric(set, j, "upmc_metric_name") < 0 ? NULL
+	                                                    : set->state->metric[j].def->name;
+}
+
+UPMC_API const char *upmc_metric_unit(const struct upmc_set *set, unsigned j)
+{
+	return check_metric(set, j, "upmc_metric_unit") < 0 ? NULL
+	                                                    : set->state->metric[j].def->unit;
+}
+
+UPMC_API int upmc_metric_is_percent(const struct upmc_set *set, unsigned j)
+{
+	int err = check_metric(set, j, "upmc_metric_is_percent");
+
+	return err < 0 ? err : set->state->metric[j].def->percent;
+}
+
+/* Why metric j cannot be computed now: its own reason, else that of an
+ * input the set does not count. */
+UPMC_API const char *upmc_metric_reason(const struct upmc_set *set, unsigned j)
+{
+	const struct upmc_metric *m;
+	unsigned k;
+
+	if (check_metric(set, j, "upmc_metric_reason") < 0)
+		return NULL;
+	m = &set->state->metric[j];
+	if (m->reason[0])
+		return m->reason;
+	for (k = 0; k < m->n_in; k++)
+		if (set->state->counter[m->in[k]].path == UPMC_PATH_UNAVAILABLE)
+			return set->state->counter[m->in[k]].reason;
+	return "";
+}
+
+double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts)
+{
+	return m->reason[0] ? NAN : evaluate(m, counts);
+}
+
+void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values)
+{
+	unsigned j;
+
+	for (j = 0; j < set->state->n_metrics; j++)
+		values[j] = upmc_metric_value(&set->state->metric[j], counts);
+}
+
+static struct upmc_metric_info info_of(const struct upmc_metric_def *d, const char *why)
+{
+	return (struct upmc_metric_info){d->name, d->group, d->events, d->formula, d->unit,
+	                                 d->desc, d->cpus,  d->source, d->percent, why};
+}
+
+void upmc_metric_describe(const struct upmc_metric *m, struct upmc_metric_info *info)
+{
+	*info = info_of(m->def, m->reason);
+}
+
+UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
+                          double *values)
+{
+	uint64_t counts[UPMC_MAX_COUNTERS];
+
+	if (!set || !before || !after || !values)
+		return upmc_fail(-EINVAL, "upmc_metrics: the set, a snapshot or values is NULL");
+	upmc_interval_of(set->state->multiplexed, set->n, before, after, counts, NULL);
+	upmc_metrics_of(set, counts, values);
+	return (int)set->state->n_metrics;
+}
+
+/* Whether this machine can compute def: its events open as one set, and
+ * its constants are published; why not in why. */
+static int computable(const struct upmc_metric_def *def, char *why, size_t size)
+{
+	struct upmc_metric m = {.def = def};
+	struct upmc_set *set;
+
+	if (upmc_open(&set, def->events, NULL) < 0) {
+		upmc_format(why, size, "%s", upmc_last_error());
+		return 0;
+	}
+	upmc_close(set);
+	if (compile(&m) < 0) {
+		upmc_format(why, size, "%s", m.reason[0] ? m.reason : "its formula is malformed");
+		return 0;
+	}
+	return 1;
+}
+
+UPMC_API int upmc_list_metrics(int (*fn)(const struct upmc_metric_info *info, void *arg), void *arg)
+{
+	struct upmc_metric_info info;
+	char why[UPMC_REASON_MAX];
+	unsigned i, listed = 0;
+
+	if (!fn)
+		return upmc_fail(-EINVAL, "upmc_list_metrics: fn is NULL");
+	for (i = 0; i < N_DEFS; i++) {
+		const struct upmc_metric_def *d = &catalogue[i];
+		if (!for_this_arch(d))
+			continue;
+		why[0] = '\0';
+		info = info_of(d, why);
+		computable(d, why, sizeof(why));
+		listed++;
+		if (fn(&info, arg))
+			break;
+	}
+	return (int)listed;
+}

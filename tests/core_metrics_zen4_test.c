@@ -1,0 +1,55 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * AMD Zen 4's TopdownL1 (its pipeline utilisation) on the fake kernel, with
+ * libpfm4 taking the CPU for a Zen 4 (LIBPFM_FORCE_PMU, set before libpfm4
+ * starts: a program of its own): the events by libpfm4's names, five
+ * metrics over 6 dispatch slots a cycle, exact values.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/fake/fake_kernel.h"
+#include "tests/upmc_test.h"
+
+#define ZEN4(event) "amd64_fam19h_zen4::" event
+
+static int counter_named(struct upmc_set *set, const char *name)
+{
+	int i;
+
+	for (i = 0; i < upmc_count(set); i++)
+		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
+			return i;
+	return -1;
+}
+
+TEST(metrics_zen4, dispatch_slots)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	struct upmc_set *set;
+	double v[5];
+
+	setenv("LIBPFM_FORCE_PMU", "amd64_fam19h_zen4", 1);
+	fake_boot("amd-zen4"); /* no topdown events: Intel's TopdownL1 is not its */
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 5);
+	EXPECT(!strcmp(upmc_metric_name(set, 4), "smt-contention"));
+	EXPECT_EQ(upmc_count(set), 6);
+	/* 1000 cycles: 6000 slots */
+	after[counter_named(set, ZEN4("CYCLES_NOT_IN_HALT"))] = 1000;
+	after[counter_named(set, ZEN4("RETIRED_OPS"))] = 3000;
+	after[counter_named(
+	        set, ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER"))] =
+	        3600;
+	after[counter_named(set, ZEN4("DISPATCH_STALLS_1:FE_NO_OPS"))] = 900;
+	after[counter_named(set, ZEN4("DISPATCH_STALLS_1:BE_STALLS"))] = 1200;
+	after[counter_named(set, ZEN4("DISPATCH_STALLS_1:SMT_CONTENTION"))] = 300;
+	upmc_metrics(set, before, after, v);
+	EXPECT(v[0] == 0.5);  /* retiring */
+	EXPECT(v[1] == 0.1);  /* bad speculation */
+	EXPECT(v[2] == 0.15); /* frontend bound */
+	EXPECT(v[3] == 0.2);  /* backend bound */
+	EXPECT(v[4] == 0.05); /* SMT contention */
+	upmc_close(set);
+}
