@@ -102,8 +102,17 @@ struct bench_sizes {
 	char skipped[256];
 };
 
+/* A stream's own work per zone: collect, encode, write (on one thread). */
+struct bench_stream {
+	uint64_t zones;
+	double ns;    /* per zone, the least of the rounds */
+	double bytes; /* per zone in the file */
+	char skipped[256];
+};
+
 struct bench_zones {
 	struct bench_flat_out flat_out;
+	struct bench_stream stream;
 	struct bench_sizes time_only, counters;
 	struct bench_sizes uncounted; /* time only where its counters cannot count */
 };

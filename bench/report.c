@@ -187,6 +187,28 @@ static void target_flat_out(struct target *t, const struct bench_flat_out *f)
 	         (double)f->peak_bytes / (1 << 20), 100 * f->collector_share);
 }
 
+/* Information: what a stream's thread spends per zone, beside recording it. */
+static void info_stream(struct target *t, const struct bench_stream *s,
+                        const struct bench_report *r)
+{
+	const struct bench_case *rec = bench_find(r->cases, r->n, BENCH_ZONE_TIME);
+
+	snprintf(t->text, sizeof(t->text), "stream a zone (collect, encode, write), 1 thread");
+	t->verdict = INFO;
+	t->limit = NAN;
+	t->measured = s->ns;
+	if (s->skipped[0]) {
+		snprintf(t->note, sizeof(t->note), "not measured");
+		t->why = s->skipped;
+		return;
+	}
+	snprintf(t->note, sizeof(t->note),
+	         "%.1f ns a zone of its CPU time, %.1fx %s (%.2f ns); %.1f bytes a zone in the "
+	         "file; %llu zones",
+	         s->ns, measured(rec) ? s->ns / rec->median : NAN, BENCH_ZONE_TIME,
+	         measured(rec) ? rec->median : NAN, s->bytes, (unsigned long long)s->zones);
+}
+
 static void target_bytes(struct target *t, const struct bench_sizes *s, const char *what,
                          double limit)
 {
@@ -226,6 +248,7 @@ static void zone_targets(struct target *t, unsigned *n, const struct bench_repor
 	if (!z)
 		return;
 	target_flat_out(&t[(*n)++], &z->flat_out);
+	info_stream(&t[(*n)++], &z->stream, r);
 	target_bytes(&t[(*n)++], &z->time_only, "time only", 12);
 	target_bytes(&t[(*n)++], &z->counters, "4 counters", 24);
 	target_nulls(&t[(*n)++], &z->uncounted);

@@ -294,49 +294,53 @@ UPMC_API int upmc_profile_print(struct upmc_profile *profile, FILE *out);
 
 /* ---- the inline test: nothing but a load and a branch while idle ---- */
 
+/* Always inline: left to itself, GCC makes a function with many zones call
+ * an outlined copy of each test, which costs a call more per zone. */
 #if defined(__GNUC__) || defined(__clang__)
-#define UPMC_ZONES_ON_() __atomic_load_n(&upmc_zones_recording, __ATOMIC_RELAXED)
+#define UPMC_ZONES_ON_()  __atomic_load_n(&upmc_zones_recording, __ATOMIC_RELAXED)
+#define UPMC_ZONE_INLINE_ static inline __attribute__((always_inline))
 #else
-#define UPMC_ZONES_ON_() (*(const volatile int *)&upmc_zones_recording)
+#define UPMC_ZONES_ON_()  (*(const volatile int *)&upmc_zones_recording)
+#define UPMC_ZONE_INLINE_ static inline
 #endif
 
-static inline void upmc_zone_begin_if_(const struct upmc_zone_loc *loc)
+UPMC_ZONE_INLINE_ void upmc_zone_begin_if_(const struct upmc_zone_loc *loc)
 {
 	if (UPMC_ZONES_ON_())
 		(upmc_zone_begin)(loc);
 }
 
-static inline void upmc_zone_end_if_(void)
+UPMC_ZONE_INLINE_ void upmc_zone_end_if_(void)
 {
 	if (UPMC_ZONES_ON_())
 		(upmc_zone_end)();
 }
 
-static inline void upmc_zone_begin_name_if_(const struct upmc_zone_loc *site, const char *name)
+UPMC_ZONE_INLINE_ void upmc_zone_begin_name_if_(const struct upmc_zone_loc *site, const char *name)
 {
 	if (UPMC_ZONES_ON_())
 		(upmc_zone_begin_name)(site, name);
 }
 
-static inline void upmc_zone_text_if_(const char *text, size_t len)
+UPMC_ZONE_INLINE_ void upmc_zone_text_if_(const char *text, size_t len)
 {
 	if (UPMC_ZONES_ON_())
 		(upmc_zone_text)(text, len);
 }
 
-static inline void upmc_zone_value_if_(uint64_t value)
+UPMC_ZONE_INLINE_ void upmc_zone_value_if_(uint64_t value)
 {
 	if (UPMC_ZONES_ON_())
 		(upmc_zone_value)(value);
 }
 
-static inline void upmc_frame_mark_if_(void)
+UPMC_ZONE_INLINE_ void upmc_frame_mark_if_(void)
 {
 	if (UPMC_ZONES_ON_())
 		(upmc_frame_mark)();
 }
 
-static inline void upmc_frame_mark_named_if_(const char *name)
+UPMC_ZONE_INLINE_ void upmc_frame_mark_named_if_(const char *name)
 {
 	if (UPMC_ZONES_ON_())
 		(upmc_frame_mark_named)(name);
