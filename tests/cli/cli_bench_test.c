@@ -134,7 +134,7 @@ TEST(cli_bench, json_targets)
 	/* the raw instruction is its own baseline */
 	EXPECT(jdoc_number(jdoc_at(list, 0), "ratio", 0) == 1);
 	targets = jdoc_get(doc, "targets");
-	ASSERT(targets && targets->n == 17); /* with the zones' measured once */
+	ASSERT(targets && targets->n == 18); /* with the zones' measured once */
 	for (i = 0; i < targets->n; i++)
 		expect_target(jdoc_at(targets, i));
 	jdoc_free(doc);
@@ -156,6 +156,7 @@ TEST(cli_bench, text_names_the_targets)
 	EXPECT_CONTAINS(r.out, "zone begin+end, no profile open <= 0.1x raw rdtsc pair: ");
 	EXPECT_CONTAINS(r.out, "collect a zone, 8 threads <= 2.0x zone begin+end, time only: ");
 	EXPECT_CONTAINS(r.out, "collected every 1 ms: dropped <= 0%: ");
+	EXPECT_CONTAINS(r.out, "stream a zone (collect, encode, write), 1 thread: ");
 	EXPECT_CONTAINS(r.out, "Perfetto bytes per zone, time only <= 12: ");
 	cli_result_free(&r);
 }

@@ -432,7 +432,10 @@ static int take_event(struct pb_trace *t, struct pb_sequence *s, const struct pb
 	if (event_name(s, te, &e, why, size) < 0 || event_annotations(s, te, &e, why, size) < 0 ||
 	    event_values(t, s, te, &e, why, size) < 0)
 		return -1;
-	t->ev = realloc(t->ev, (t->n + 1) * sizeof(*t->ev));
+	if (t->n == t->cap) { /* doubled: an event is a kilobyte, a trace many thousands */
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->ev = realloc(t->ev, t->cap * sizeof(*t->ev));
+	}
 	t->ev[t->n++] = e;
 	return 0;
 }

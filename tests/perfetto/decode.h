@@ -71,7 +71,7 @@ struct pb_track {
 
 struct pb_trace {
 	struct pb_event *ev;
-	size_t n;
+	size_t n, cap;
 	struct pb_track track[256];
 	size_t n_tracks;
 	size_t bytes_of_events; /* unused by the reader: for callers' sums */
