@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -625,7 +626,7 @@ static void *record_frames(void *arg)
 	return NULL;
 }
 
-static volatile int collecting;
+static atomic_int collecting; /* a flag between threads */
 
 static void *collect_all_along(void *arg)
 {
@@ -960,7 +961,7 @@ static void *fail_marked_threads(void *items, size_t bytes)
 	return realloc(items, bytes);
 }
 
-static volatile int next_profile_open;
+static atomic_int next_profile_open; /* a flag between threads */
 
 static void *zones_meanwhile(void *arg)
 {
@@ -1093,7 +1094,7 @@ TEST(zone, zones_after_the_exit_call_are_ignored)
 	pthread_key_delete(late_key);
 }
 
-static volatile int renaming;
+static atomic_int renaming; /* a flag between threads */
 
 static void *rename_all_along(void *arg)
 {

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -76,7 +77,7 @@ static int sum(const struct upmc_zone_info *z, void *arg)
 	return 0;
 }
 
-static volatile int collecting;
+static atomic_int collecting; /* a flag between threads */
 
 static void *collect_all_along(void *arg)
 {
