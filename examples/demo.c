@@ -11,6 +11,7 @@
  * and says why, and what would enable counters.
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -18,16 +19,16 @@
 #include <upmc/upmc.h>
 
 #define REPEATS 5
-#define COLUMNS 8 /* time, at most 4 hardware counters, a ratio, task-clock */
 #define WIDTH   14
 
-/* The hardware events of each experiment, opened at start: which of them
- * this machine counts decides the columns, and what it cannot count is
- * said once, before the experiments. */
+/* The metrics of each experiment, by name (docs/metrics.md): a set opened
+ * with them counts their events, and upmc_metrics() computes them. Which
+ * events this machine counts decides the columns, and what it cannot count
+ * is said once, before the experiments. */
 static const char *const hardware_specs[] = {
-        "cycles,instructions,branches,branch-misses",
-        "cycles,instructions",
-        "cycles,instructions,cache-references,cache-misses",
+        "IPC,branch-miss-ratio",
+        "IPC",
+        "IPC,cache-miss-ratio",
 };
 #define EXPERIMENTS (sizeof(hardware_specs) / sizeof(hardware_specs[0]))
 
@@ -41,8 +42,9 @@ static struct upmc_set *software, *timer;
 
 struct measurement {
 	uint64_t ns;
-	uint64_t hw[4];
-	uint64_t sw[2]; /* task-clock, page-faults */
+	uint64_t hw[4];   /* the hardware counters' counts */
+	double metric[2]; /* the metrics of the experiment */
+	uint64_t sw[2];   /* task-clock, page-faults */
 };
 
 static uint64_t delta(uint64_t before, uint64_t after)
@@ -56,26 +58,28 @@ static uint64_t elapsed_ns(uint64_t t0, uint64_t t1)
 	return upmc_ticks_to_ns(timer, t1) - upmc_ticks_to_ns(timer, t0);
 }
 
-/* Runs fn(arg) REPEATS times; keeps the fastest run. */
+/* Runs fn(arg) REPEATS times; keeps the fastest run. The hardware counts
+ * and the metrics are those of the interval between two snapshots
+ * (upmc_interval(), upmc_metrics()). */
 static void measure(struct experiment *x, void (*fn)(void *), void *arg, struct measurement *best)
 {
-	uint64_t hw0[4], hw1[4], sw0[2], sw1[2], t0, t1;
-	unsigned r, i, n = (unsigned)upmc_count(x->hw);
+	uint64_t hw0[UPMC_SNAPSHOT_MAX], hw1[UPMC_SNAPSHOT_MAX], sw0[2], sw1[2], t0, t1;
+	unsigned r, i;
 
 	best->ns = UINT64_MAX;
 	for (r = 0; r < REPEATS; r++) {
 		upmc_read(software, sw0);
 		t0 = upmc_timestamp_serialized();
-		upmc_read(x->hw, hw0);
+		upmc_snapshot(x->hw, hw0);
 		fn(arg);
-		upmc_read(x->hw, hw1);
+		upmc_snapshot(x->hw, hw1);
 		t1 = upmc_timestamp_after();
 		upmc_read(software, sw1);
 		if (elapsed_ns(t0, t1) >= best->ns)
 			continue;
 		best->ns = elapsed_ns(t0, t1);
-		for (i = 0; i < n; i++)
-			best->hw[i] = delta(hw0[i], hw1[i]);
+		upmc_interval(x->hw, hw0, hw1, best->hw, NULL);
+		upmc_metrics(x->hw, hw0, hw1, best->metric);
 		for (i = 0; i < 2; i++)
 			best->sw[i] = delta(sw0[i], sw1[i]);
 	}
@@ -101,13 +105,11 @@ static int counted(struct experiment *x, unsigned i)
 	return upmc_counter_path(x->hw, i) != UPMC_PATH_UNAVAILABLE;
 }
 
-/* A ratio a/b of two counters, shown when both count. */
-struct ratio {
-	const char *header;
-	unsigned a, b;
-	double scale;
-	const char *unit;
-};
+/* A metric is shown when its events count here. */
+static int computed(struct experiment *x, unsigned j)
+{
+	return upmc_metric_reason(x->hw, j)[0] == '\0';
+}
 
 static int width(const char *header)
 {
@@ -117,8 +119,8 @@ static int width(const char *header)
 }
 
 /* The columns of an experiment: time, every counter this machine counts
- * (full names), the ratio when both of its counters count, task-clock. */
-static void print_header(struct experiment *x, const struct ratio *q)
+ * (full names), every metric whose events count, task-clock. */
+static void print_header(struct experiment *x)
 {
 	unsigned i;
 
@@ -127,13 +129,27 @@ static void print_header(struct experiment *x, const struct ratio *q)
 		if (counted(x, i))
 			printf(" %*s", width(upmc_counter_name(x->hw, i)),
 			       upmc_counter_name(x->hw, i));
-	if (counted(x, q->a) && counted(x, q->b))
-		printf(" %*s", width(q->header), q->header);
+	for (i = 0; i < (unsigned)upmc_metric_count(x->hw); i++)
+		if (computed(x, i))
+			printf(" %*s", width(upmc_metric_name(x->hw, i)),
+			       upmc_metric_name(x->hw, i));
 	printf(" %*s\n", WIDTH, "task-clock ns");
 }
 
-static void print_row(struct experiment *x, const char *label, const struct measurement *m,
-                      const struct ratio *q)
+/* A metric's value: a fraction as a percentage; "-" when it has none. */
+static void print_metric(struct experiment *x, unsigned j, double v)
+{
+	int w = width(upmc_metric_name(x->hw, j));
+
+	if (isnan(v))
+		printf(" %*s", w, "-");
+	else if (upmc_metric_is_percent(x->hw, j))
+		printf(" %*.2f%%", w - 1, 100 * v);
+	else
+		printf(" %*.2f", w, v);
+}
+
+static void print_row(struct experiment *x, const char *label, const struct measurement *m)
 {
 	char buf[32];
 	unsigned i;
@@ -145,14 +161,9 @@ static void print_row(struct experiment *x, const char *label, const struct meas
 			       m->hw[i] == UPMC_NOT_COUNTED
 			               ? "-"
 			               : thousands(m->hw[i], buf, sizeof(buf)));
-	if (counted(x, q->a) && counted(x, q->b)) {
-		if (m->hw[q->a] == UPMC_NOT_COUNTED || m->hw[q->b] == UPMC_NOT_COUNTED ||
-		    !m->hw[q->b])
-			printf(" %*s", width(q->header), "-");
-		else
-			printf(" %*.2f%s", width(q->header) - (int)strlen(q->unit),
-			       q->scale * (double)m->hw[q->a] / (double)m->hw[q->b], q->unit);
-	}
+	for (i = 0; i < (unsigned)upmc_metric_count(x->hw); i++)
+		if (computed(x, i))
+			print_metric(x, i, m->metric[i]);
 	printf(" %*s\n", WIDTH,
 	       m->sw[0] == UPMC_NOT_COUNTED ? "-" : thousands(m->sw[0], buf, sizeof(buf)));
 }
@@ -185,7 +196,6 @@ static int by_value(const void *a, const void *b)
 
 static int branch_experiment(struct experiment *x)
 {
-	static const struct ratio miss_rate = {"miss rate", 3, 2, 100.0, "%"};
 	struct bytes b = {NULL, 1 << 22, 0};
 	struct measurement random, sorted;
 	size_t i;
@@ -198,12 +208,12 @@ static int branch_experiment(struct experiment *x)
 		b.data[i] = (unsigned char)rand();
 	printf("\n1. Branch prediction: sum the bytes >= 128 of 4 MiB of random bytes, then of "
 	       "the same bytes sorted\n");
-	print_header(x, &miss_rate);
+	print_header(x);
 	measure(x, sum_large_bytes, &b, &random);
 	qsort(b.data, b.n, 1, by_value);
 	measure(x, sum_large_bytes, &b, &sorted);
-	print_row(x, "random", &random, &miss_rate);
-	print_row(x, "sorted", &sorted, &miss_rate);
+	print_row(x, "random", &random);
+	print_row(x, "sorted", &sorted);
 	printf("  sorted data ran %.1fx faster: the branch became predictable\n",
 	       (double)random.ns / (double)sorted.ns);
 	free(b.data);
@@ -244,7 +254,6 @@ static int ilp_experiment(struct experiment *x)
 {
 	static void (*const loops[])(void *) = {ipc1, ipc2, ipc3};
 	static const char *const labels[] = {"1 chain", "2 chains", "3 chains"};
-	static const struct ratio ipc = {"IPC", 1, 0, 1.0, ""};
 	struct measurement m[3];
 	char iterations[32];
 	uint64_t sink;
@@ -253,10 +262,10 @@ static int ilp_experiment(struct experiment *x)
 	printf("\n2. Instruction-level parallelism: %s x 96 adds in 1, 2 or 3 independent "
 	       "chains (IPC about 1, 2, 3)\n",
 	       thousands(ILP_ITERATIONS, iterations, sizeof(iterations)));
-	print_header(x, &ipc);
+	print_header(x);
 	for (k = 0; k < 3; k++) {
 		measure(x, loops[k], &sink, &m[k]);
-		print_row(x, labels[k], &m[k], &ipc);
+		print_row(x, labels[k], &m[k]);
 	}
 	printf("  time per add: %.3f, %.3f, %.3f ns\n", (double)m[0].ns / (96.0 * ILP_ITERATIONS),
 	       (double)m[1].ns / (96.0 * ILP_ITERATIONS),
@@ -352,7 +361,6 @@ static int cache_experiment(struct experiment *x)
 {
 	static const size_t sizes[] = {16 << 10, 64 << 20};
 	static const char *const labels[] = {"16 KiB", "64 MiB"};
-	static const struct ratio miss_rate = {"miss rate", 3, 2, 100.0, "%"};
 	struct first_touch touch;
 	struct measurement m;
 	char loads[32];
@@ -361,14 +369,14 @@ static int cache_experiment(struct experiment *x)
 	printf("\n3. Memory hierarchy: %s dependent loads in random order over 16 KiB (fits in "
 	       "L1) and 64 MiB (does not fit in any cache), after the chain is written\n",
 	       thousands(CHASE_LOADS, loads, sizeof(loads)));
-	print_header(x, &miss_rate);
+	print_header(x);
 	for (k = 0; k < 2; k++) {
 		struct chase c = {make_chain(sizes[k], &touch), NULL};
 		if (!c.start)
 			return -1;
 		chase(&c); /* warm up: fill what fits */
 		measure(x, chase, &c, &m);
-		print_row(x, labels[k], &m, &miss_rate);
+		print_row(x, labels[k], &m);
 		printf("  %-16s %.1f ns per load\n", "", (double)m.ns / CHASE_LOADS);
 		if (k == 1)
 			print_first_touch(sizes[k], &touch);
@@ -476,7 +484,8 @@ static void explain(const struct not_counted *nc)
 		       "    default) or 2; arm64 `sysctl kernel.perf_user_access=1`;\n"
 		       "  - free counters: `sysctl kernel.nmi_watchdog=0` frees the one the NMI\n"
 		       "    watchdog holds.\n");
-	printf("The tables show the time, task-clock and the counters this machine counts.\n");
+	printf("The tables show the time, task-clock, the counters this machine counts and the "
+	       "metrics of those (IPC, miss ratios).\n");
 }
 
 /* Each experiment with its hardware set, opened for it: the experiments'

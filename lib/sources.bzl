@@ -13,12 +13,14 @@ CORE_SRCS = [
     "read.c",
     "set.c",
     "stats.c",
+    "topdown.c",
 ]
 
 CORE_HDRS = [
     "internal.h",
     "os.h",
     "stats.h",
+    "topdown.h",
 ]
 
 # Regions, bench, UPMC_PROF, upmc_measure_call's shared part: lib/measure.

@@ -74,7 +74,10 @@ TEST(demo, first_output_shows_numbers)
 	const char *not_counted, *row, *touch;
 	unsigned i;
 
-	ASSERT_MSG(out != NULL, "examples/demo did not run");
+	if (!out) { /* spelt out: gcc's format check then knows out is set below */
+		EXPECT_MSG(0, "examples/demo did not run");
+		return;
+	}
 	EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d:\n%s", status, out);
 	EXPECT_MSG(!strstr(out, "n/a"), "a column without values:\n%s", out);
 	EXPECT_EQ(occurrences(out, "Read path:"), 1);

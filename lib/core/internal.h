@@ -56,19 +56,32 @@ struct upmc_metric {
 	unsigned n_in, n_steps;
 	unsigned in[UPMC_METRIC_INPUTS];
 	struct upmc_metric_step step[UPMC_METRIC_STEPS];
-	char reason[UPMC_REASON_MAX]; /* why it cannot be computed; "" when it can */
+	char reason[UPMC_REASON_MAX];   /* why it cannot be computed; "" when it can */
+	char last_why[UPMC_REASON_MAX]; /* why upmc_metrics() last gave NAN, if it says */
 };
 
 /* A reader of a whole set, as upmc_read() calls it. */
 typedef int (*upmc_reader)(struct upmc_set *set, uint64_t *values);
+
+/*
+ * Intel topdown read in user space (lib/core/topdown.c): the OS layer sets
+ * it at open when every counter of the set is read from its page and some
+ * are topdown metric events of a slots group. field[i] is 1 + the
+ * PERF_METRICS field counter i's event names (0: a count, read as any
+ * other); slots is the counter of slots; reset restarts slots and
+ * PERF_METRICS from 0 (PERF_EVENT_IOC_RESET of the group).
+ */
+struct upmc_topdown {
+	unsigned slots;
+	uint8_t field[UPMC_MAX_COUNTERS];
+	int (*reset)(struct upmc_set *set);
+};
 
 struct upmc_set_state {
 	struct upmc_counter counter[UPMC_MAX_COUNTERS];
 	/* Every page the OS layer gave for a user-space read, whatever its
 	 * width; set->page[] keeps those the inline reader was built for. */
 	const volatile struct upmc_perf_page *user_page[UPMC_MAX_COUNTERS];
-	struct upmc_metric metric[UPMC_MAX_METRICS];
-	unsigned n_metrics;
 	char summary[UPMC_REASON_MAX + 96];
 	/* upmc_advice(): how to lift, once for the set, what keeps its
 	 * unavailable counters from counting, when their reasons say it
@@ -80,10 +93,17 @@ struct upmc_set_state {
 	/* upmc_snapshot()'s reader and the words it writes (lib/interval.c). */
 	upmc_reader snapshot;
 	unsigned snapshot_words;
+	/* Intel topdown read in user space; NULL when the set has none. */
+	const struct upmc_topdown *topdown;
 	void *os; /* the OS layer's own data */
 	/* The registry of open sets (lib/set.c), for fork(). */
 	struct upmc_set *prev, *next;
 	int forked; /* this is a forked child; the set is the parent's */
+	/* Last, 19 KiB: the fields above that reads load (os, multiplexed)
+	 * stay well within an arm64 load's reach from the state's address
+	 * (32760 bytes for 8-byte words), a field beyond it costs an add. */
+	unsigned n_metrics;
+	struct upmc_metric metric[UPMC_MAX_METRICS];
 };
 
 /* Parses spec into at most max events; returns how many, or -errno. */
@@ -229,6 +249,26 @@ extern const struct upmc_perf_page upmc_no_page;
 /* One page's count by the uapi header's loop, with the page's own width and
  * capability; -1 when it cannot be read in user space right now. */
 int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count);
+
+/*
+ * Intel topdown read in user space (lib/core/topdown.c). At open, after
+ * upmc_choose_readers(): a topdown set gets its pass as upmc_read() and
+ * upmc_snapshot(). Where read.c would hand a read over to read(2), a
+ * topdown set is read by its pass instead (it fails when a page says no),
+ * and its times are refused: read(2) resets slots and PERF_METRICS.
+ */
+void upmc_topdown_choose_readers(struct upmc_set *set);
+int upmc_topdown_read(struct upmc_set *set, uint64_t *values);
+int upmc_topdown_no_times(void);
+
+/* For upmc_metrics(): whether metric m's interval between the snapshots
+ * is one PERF_METRICS cannot measure (reset in between, too short), with
+ * why; and the interval's counts of the topdown metric counters made
+ * whole (a step back within the fields' precision counts 0). */
+int upmc_topdown_unmeasured(const struct upmc_set *set, const struct upmc_metric *m,
+                            const uint64_t *before, const uint64_t *after, char *why, size_t size);
+void upmc_topdown_counts(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
+                         uint64_t *counts);
 
 /* Calibrated factors for timestamp ticks (measured once per process). */
 void upmc_clock_calibrated(struct upmc_clock *clock);

@@ -40,6 +40,10 @@ struct upmc_metric_def {
 #define AMD_PIPELINE                                                                         \
 	"the kernel's tools/perf/pmu-events/arch/x86/amdzen4/pipeline.json (AMD's pipeline " \
 	"utilisation, PipelineL1)"
+/* Each of them needs all four level 1 events: their values add up to the
+ * slots since PERF_METRICS was last reset, which tells whether an interval
+ * is long enough to measure (lib/core/topdown.c). */
+#define INTEL_L1 "slots,topdown-retiring,topdown-bad-spec,topdown-fe-bound,topdown-be-bound"
 /* Zen 4's events as libpfm4 names them: they resolve where libpfm4 takes
  * the CPU for a Zen 4 (6 dispatch slots a cycle). */
 #define ZEN4(event) "amd64_fam19h_zen4::" event
@@ -79,17 +83,15 @@ static const struct upmc_metric_def catalogue[] = {
          "cycles per nanosecond of the thread's CPU time",
          "any CPU that counts perf's generic events", PERF_GENERIC, NULL},
         /* Intel, Ice Lake and later: the PERF_METRICS fractions of slots. */
-        {"retiring", "TopdownL1", "slots,topdown-retiring", "topdown-retiring / slots", "retiring",
-         1, "slots that retired an operation", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
-        {"bad-speculation", "TopdownL1", "slots,topdown-bad-spec", "topdown-bad-spec / slots",
-         "bad speculation", 1, "slots wasted on operations that did not retire",
-         "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
-        {"frontend-bound", "TopdownL1", "slots,topdown-fe-bound", "topdown-fe-bound / slots",
-         "frontend bound", 1, "slots the front end left empty", "Intel, Ice Lake and later",
+        {"retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", 1,
+         "slots that retired an operation", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
+        {"bad-speculation", "TopdownL1", INTEL_L1, "topdown-bad-spec / slots", "bad speculation", 1,
+         "slots wasted on operations that did not retire", "Intel, Ice Lake and later",
          INTEL_TOPDOWN, "x86"},
-        {"backend-bound", "TopdownL1", "slots,topdown-be-bound", "topdown-be-bound / slots",
-         "backend bound", 1, "slots stalled on the back end", "Intel, Ice Lake and later",
-         INTEL_TOPDOWN, "x86"},
+        {"frontend-bound", "TopdownL1", INTEL_L1, "topdown-fe-bound / slots", "frontend bound", 1,
+         "slots the front end left empty", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
+        {"backend-bound", "TopdownL1", INTEL_L1, "topdown-be-bound / slots", "backend bound", 1,
+         "slots stalled on the back end", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
         /* AMD Zen 4: the dispatch slots of each cycle. */
         {"retiring", "TopdownL1", ZEN4("RETIRED_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
          ZEN4("RETIRED_OPS") " / " ZEN4_SLOTS, "retiring", 1,
@@ -195,7 +197,7 @@ static int compile(struct upmc_metric *m)
 	m->n_steps = 0;
 	while (!err && (p = token(p, tok, sizeof(tok)))) {
 		int input = event_index(m->def->events, tok);
-		double value;
+		double value = 0; /* gcc cannot see that a failed lookup is never pushed */
 		char *end;
 
 		if (is_operator(tok) && tok[0] == '(') {
@@ -483,7 +485,7 @@ UPMC_API const char *upmc_metric_reason(const struct upmc_set *set, unsigned j)
 	for (k = 0; k < m->n_in; k++)
 		if (set->state->counter[m->in[k]].path == UPMC_PATH_UNAVAILABLE)
 			return set->state->counter[m->in[k]].reason;
-	return "";
+	return m->last_why;
 }
 
 double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts)
@@ -514,11 +516,20 @@ UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, co
                           double *values)
 {
 	uint64_t counts[UPMC_MAX_COUNTERS];
+	unsigned j;
 
 	if (!set || !before || !after || !values)
 		return upmc_fail(-EINVAL, "upmc_metrics: the set, a snapshot or values is NULL");
 	upmc_interval_of(set->state->multiplexed, set->n, before, after, counts, NULL);
-	upmc_metrics_of(set, counts, values);
+	upmc_topdown_counts(set, before, after, counts);
+	for (j = 0; j < set->state->n_metrics; j++) {
+		struct upmc_metric *m = &set->state->metric[j];
+		m->last_why[0] = '\0';
+		values[j] = upmc_topdown_unmeasured(set, m, before, after, m->last_why,
+		                                    sizeof(m->last_why))
+		                    ? NAN
+		                    : upmc_metric_value(m, counts);
+	}
 	return (int)set->state->n_metrics;
 }
 

@@ -199,6 +199,8 @@ static int read_pages(struct upmc_set *set, uint64_t *values)
 	err = check_owner(set, "upmc_read");
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
+	if (set->state->topdown)
+		return upmc_topdown_read(set, values);
 	if (read_user_pages(set, values) == 0)
 		return (int)set->n;
 	return upmc_os_read(set, values, NULL, NULL);
@@ -237,6 +239,7 @@ void upmc_choose_readers(struct upmc_set *set)
 		set->read = straight_line_reader(set) ? straight_line_reader(set) : read_pages;
 	set->state->snapshot = set->state->multiplexed ? read_unscaled : set->read;
 	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
+	upmc_topdown_choose_readers(set);
 }
 
 int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)
@@ -280,6 +283,8 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 	err = check_owner(set, "upmc_read");
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
+	if (set->state->topdown)
+		return upmc_topdown_read(set, values);
 	return upmc_os_read(set, values, &enabled, &running); /* the times ask for read(2) */
 }
 
@@ -328,6 +333,8 @@ UPMC_API UPMC_COLD int upmc_read_times_slow(struct upmc_set *set, uint64_t *enab
 	err = check_owner(set, "upmc_read_times");
 	if (err < 0)
 		return err;
+	if (set->state->topdown)
+		return upmc_topdown_no_times();
 	err = upmc_os_read(set, values, enabled, running);
 	return err < 0 ? err : 0;
 }

@@ -43,6 +43,7 @@ struct linux_set {
 	int one_group; /* one group, whose members are the set's counters in order */
 	int own_encoding[UPMC_MAX_COUNTERS]; /* opened as each PMU's own event */
 	int pmu_dead;                        /* the core PMU opens events, counts nothing */
+	struct upmc_topdown topdown;         /* the set's, when it reads topdown in user space */
 	size_t page_size;
 };
 

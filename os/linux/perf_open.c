@@ -206,27 +206,49 @@ static void set_advice(struct upmc_set *set, const struct linux_set *ls,
 		}
 }
 
+/* Intel's slots (event 0, umask 4): the kernel takes topdown metric events
+ * only in a group slots leads (intel_pmu_hw_config()), so it opens first. */
+static int is_slots(const struct upmc_event *ev, const struct upmc_linux_probe *probe)
+{
+	return probe->n_core && probe->core_kind[0] == UPMC_LINUX_X86 && !ev->generic &&
+	       ev->type != UPMC_TYPE_SOFTWARE && (ev->config & 0xffff) == 0x0400;
+}
+
+/* Whether the events are the set's counters in their order. */
+static int in_counter_order(const struct linux_set *ls)
+{
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].counter != e)
+			return 0;
+	return 1;
+}
+
 static int open_counters(struct upmc_set *set, struct linux_set *ls, unsigned flags,
                          const struct upmc_linux_probe *probe)
 {
-	unsigned i;
+	unsigned pass, i;
 
-	for (i = 0; i < set->n; i++) {
-		struct upmc_counter *c = &set->state->counter[i];
-		int err;
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < set->n; i++) {
+			struct upmc_counter *c = &set->state->counter[i];
+			int err;
 
-		set->page[i] = &upmc_no_page;
-		if (c->path == UPMC_PATH_UNAVAILABLE)
-			continue; /* its PMU is not here (lib/core/set.c) */
-		err = open_counter(set, ls, i, flags, probe);
-		if (!err) {
-			c->path = UPMC_PATH_SYSCALL;
-			continue;
+			if (is_slots(&c->event, probe) != (pass == 0))
+				continue; /* slots in the first pass, the others in the second */
+			set->page[i] = &upmc_no_page;
+			if (c->path == UPMC_PATH_UNAVAILABLE)
+				continue; /* its PMU is not here (lib/core/set.c) */
+			err = open_counter(set, ls, i, flags, probe);
+			if (!err) {
+				c->path = UPMC_PATH_SYSCALL;
+				continue;
+			}
+			if (!(flags & UPMC_OPT_TIME_ONLY) || !can_fall_back(err))
+				return refuse(c, err, ls, probe);
+			c->path = UPMC_PATH_UNAVAILABLE;
 		}
-		if (!(flags & UPMC_OPT_TIME_ONLY) || !can_fall_back(err))
-			return refuse(c, err, ls, probe);
-		c->path = UPMC_PATH_UNAVAILABLE;
-	}
 	return 0;
 }
 
@@ -278,6 +300,11 @@ static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, u
 		            "software event: the kernel counts it, read(2) reads it");
 	else if (upmc_linux_other_pmu(&c->event, probe))
 		other_pmu_reason(c);
+	else if ((flags & UPMC_OPT_FORCE_SYSCALL) && upmc_linux_is_topdown_metric(&c->event, kind))
+		upmc_format(c->reason, sizeof(c->reason),
+		            "UPMC_OPT_FORCE_SYSCALL asks for read(2): the kernel reads slots and "
+		            "PERF_METRICS and resets them at each read(2), so the counts are the "
+		            "kernel's and rdpmc never reads them");
 	else if (flags & UPMC_OPT_FORCE_SYSCALL)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "UPMC_OPT_FORCE_SYSCALL asks for read(2)");
@@ -286,8 +313,8 @@ static void syscall_reason(struct upmc_counter *c, const struct linux_set *ls, u
 		            "multiplexed: read(2) gives the times that scale the count");
 	else if (upmc_linux_is_topdown_metric(&c->event, kind))
 		upmc_format(c->reason, sizeof(c->reason),
-		            "topdown metric: its page names PERF_METRICS, which holds fractions, "
-		            "not a count; read(2) gives the kernel's count");
+		            "topdown metric: the kernel offers no user-space read of PERF_METRICS "
+		            "here; read(2) gives the kernel's count");
 	else if (kind == UPMC_LINUX_APPLE)
 		upmc_format(c->reason, sizeof(c->reason),
 		            "the %s PMU offers no user-space counter read; read(2) is used",
@@ -373,6 +400,113 @@ static void choose_paths(struct upmc_set *set, struct linux_set *ls, unsigned fl
 	}
 	say_own_encoding(set, ls, probe);
 	set->user_n = user == set->n ? set->n : 0;
+}
+
+/* ---- Intel topdown read in user space (lib/core/topdown.c) ---- */
+
+/* Whether event e's group holds a topdown metric event. */
+static int in_topdown_group(const struct upmc_set *set, const struct linux_set *ls, unsigned e,
+                            int kind)
+{
+	unsigned k;
+
+	for (k = 0; k < ls->n_ev; k++)
+		if (ls->ev[k].group == ls->ev[e].group &&
+		    upmc_linux_is_topdown_metric(&set->state->counter[ls->ev[k].counter].event,
+		                                 kind))
+			return 1;
+	return 0;
+}
+
+/* PERF_EVENT_IOC_RESET of the slots group: the kernel reads it, which
+ * writes slots and PERF_METRICS to 0 (intel_pmu_read_topdown_event()),
+ * then sets every count to 0 and updates the pages (perf_event_reset()):
+ * the reset topdown.txt recommends. */
+static int topdown_reset(struct upmc_set *set)
+{
+	const struct linux_set *ls = set->state->os;
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].counter == ls->topdown.slots)
+			break;
+	if (upmc_sys_ioctl(ls->grp[ls->ev[e].group].leader, PERF_EVENT_IOC_RESET,
+	                   PERF_IOC_FLAG_GROUP) < 0)
+		return upmc_fail(-errno, "upmc_topdown_reset: PERF_EVENT_IOC_RESET failed: %s",
+		                 strerror(errno));
+	return 0;
+}
+
+/* The topdown layout of a set every counter of which is read in user
+ * space, with slots on fixed counter 3 and the metric events on
+ * PERF_METRICS; 0, or -1 when the set is not one. */
+static int topdown_layout(const struct upmc_set *set, struct linux_set *ls, int kind)
+{
+	struct upmc_topdown *td = &ls->topdown;
+	unsigned i, metrics = 0, slots = 0;
+
+	memset(td, 0, sizeof(*td));
+	for (i = 0; i < set->n; i++) {
+		const struct upmc_counter *c = &set->state->counter[i];
+		uint32_t index = set->page[i]->index;
+		if (c->path != UPMC_PATH_USER)
+			return -1;
+		if (upmc_linux_is_topdown_metric(&c->event, kind)) {
+			if (index != UPMC_X86_RDPMC_METRICS + 1)
+				return -1;
+			td->field[i] = (uint8_t)(((c->event.config >> 8) & 0x7f) + 1);
+			metrics++;
+		} else if (index == UPMC_X86_RDPMC_SLOTS + 1 && !c->event.generic &&
+		           (c->event.config & 0xffff) == 0x0400) {
+			td->slots = i;
+			slots++;
+		}
+	}
+	td->reset = topdown_reset;
+	return metrics && slots == 1 ? 0 : -1;
+}
+
+/*
+ * A set with topdown metric events read in user space: read whole by the
+ * core's topdown pass, or, when it cannot be (a counter read by read(2),
+ * an unexpected rdpmc index), its topdown groups by read(2) alone, never
+ * both: the kernel's read resets slots and PERF_METRICS.
+ */
+static void topdown_paths(struct upmc_set *set, struct linux_set *ls,
+                          const struct upmc_linux_probe *probe)
+{
+	int kind = probe->n_core ? probe->core_kind[0] : 0;
+	unsigned e, metrics = 0;
+
+	for (e = 0; e < ls->n_ev; e++) {
+		const struct upmc_counter *c = &set->state->counter[ls->ev[e].counter];
+		metrics +=
+		        c->path == UPMC_PATH_USER && upmc_linux_is_topdown_metric(&c->event, kind);
+	}
+	if (!metrics)
+		return;
+#ifdef UPMC_X86_RDPMC_METRICS
+	if (topdown_layout(set, ls, kind) == 0) {
+		set->state->topdown = &ls->topdown;
+		return;
+	}
+#endif
+	for (e = 0; e < ls->n_ev; e++) {
+		struct upmc_counter *c = &set->state->counter[ls->ev[e].counter];
+		if (!in_topdown_group(set, ls, e, kind))
+			continue;
+		if (ls->ev[e].map && upmc_linux_is_topdown_metric(&c->event, kind)) {
+			upmc_sys_munmap(ls->ev[e].map, ls->page_size);
+			ls->ev[e].map = NULL; /* so the group is read by read(2) whole */
+		}
+		c->path = UPMC_PATH_SYSCALL;
+		set->page[ls->ev[e].counter] = &upmc_no_page;
+		upmc_format(c->reason, sizeof(c->reason),
+		            "read(2) of its topdown group: rdpmc reads slots and PERF_METRICS only "
+		            "when it reads the whole set, and read(2) resets them, so the group "
+		            "is read by read(2) alone");
+	}
+	set->user_n = 0;
 }
 
 /* A pinned group that cannot get onto the PMU goes into an error state,
@@ -569,8 +703,10 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 		return err;
 	}
 	choose_paths(set, ls, flags, &probe);
+	topdown_paths(set, ls, &probe);
 	set_advice(set, ls, &probe);
-	ls->one_group = ls->n_grp == 1 && ls->n_ev == set->n && !ls->hybrid && !ls->multiplex;
+	ls->one_group = ls->n_grp == 1 && ls->n_ev == set->n && in_counter_order(ls) &&
+	                !ls->hybrid && !ls->multiplex;
 	set->state->multiplexed = ls->multiplex;
 	set->state->os = ls;
 	return 0;

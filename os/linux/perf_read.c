@@ -163,8 +163,8 @@ static int read_one_group(struct upmc_set *set, uint64_t *values, uint64_t *enab
 	ssize_t got = upmc_sys_read(ls->grp[0].leader, buf, (size_t)size);
 	unsigned i;
 
-	if (got != size)
-		return upmc_failed_read(set, values, group_read_failed(ls, got));
+	if (got != size) /* ls again from set: kept across the call, it would cost a register */
+		return upmc_failed_read(set, values, group_read_failed(set->state->os, got));
 	for (i = 0; i < set->n; i++)
 		values[i] = buf[2] ? buf[3 + i] : UPMC_NOT_COUNTED;
 	if (enabled)

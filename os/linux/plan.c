@@ -84,8 +84,7 @@ static void fill(struct upmc_linux_attr *a, const struct upmc_event *ev, uint64_
 	a->core = core;
 	a->key = group_key(ev, core, p);
 	a->user_read = UPMC_ARCH_HAS_USER_READ && ev->type != UPMC_TYPE_SOFTWARE && !other &&
-	               !(flags & UPMC_OPT_FORCE_SYSCALL) && kind != UPMC_LINUX_APPLE &&
-	               !upmc_linux_is_topdown_metric(ev, kind);
+	               !(flags & UPMC_OPT_FORCE_SYSCALL) && kind != UPMC_LINUX_APPLE;
 	/* m1_pmu_set_event_filter() refuses events that count guests */
 	a->exclude_guest = kind == UPMC_LINUX_APPLE;
 	/* PMUv3's config1 bit 1 asks for user access where the kernel has it

@@ -110,6 +110,7 @@ void fake_boot(const char *fixture)
 	qsort(fake.pmu, fake.n_pmu, sizeof(fake.pmu[0]), by_type);
 	fake.extended_type = 1;
 	fake.syscall_ns = 1000;
+	fake.perf_metrics = FAKE_PERF_METRICS;
 	fake.rdpmc_bit = read_int(root, "/proc/sys/kernel/perf_user_access", -1) >= 0;
 	if (fake.n_pmu && fake.pmu[0].arm)
 		fake.user_access = read_int(root, "/proc/sys/kernel/perf_user_access", 0) == 1;
@@ -221,8 +222,31 @@ static int64_t sign_extend(uint64_t raw, unsigned width)
 	return s ? (int64_t)(raw << s) >> s : (int64_t)raw;
 }
 
+/* The slots event leading a topdown metric event's group, on its counter;
+ * NULL when there is none. */
+static const struct fake_event *slots_of(const struct fake_event *e)
+{
+	const struct fake_event *l = leader_of(e);
+
+	return is_slots(l) && in_bank(l) ? l : NULL;
+}
+
+/* A metric event's count as the kernel computes it (icl_update_topdown_event()):
+ * its PERF_METRICS field times the slots since the last reset, over 255, on
+ * top of what it had at that reset. */
+static uint64_t metric_count(const struct fake_event *e)
+{
+	const struct fake_event *s = slots_of(e);
+	unsigned field =
+	        (unsigned)(fake.perf_metrics >> (8 * ((event_code(e) >> 8) & 0x7f))) & 0xff;
+
+	return e->count + (s ? field * fake.pmu[s->pmu].bank[s->slot] / 255 : 0);
+}
+
 uint64_t fake_count(const struct fake_event *e)
 {
+	if (e->slot == METRIC)
+		return metric_count(e);
 	if (!in_bank(e))
 		return e->count;
 	return (uint64_t)e->offset +
@@ -268,15 +292,47 @@ static void update_page(struct fake_event *e)
 	pg->lock++;
 }
 
-/* Onto slot (or off): the count carries over, the page says so. */
+/*
+ * The kernel's topdown update with reset (intel_pmu_read_topdown_event() on
+ * read(2) and PERF_EVENT_IOC_RESET): each metric event keeps its count, and
+ * slots and PERF_METRICS restart from 0. The fake keeps the register's
+ * fractions: the new period's. It resets when the group leaves the PMU
+ * too, where the kernel saves and restores the registers: a reset in the
+ * middle of an interval, which the reader must see.
+ */
+static void topdown_reset(struct fake_event *slots)
+{
+	unsigned i;
+
+	if (!is_slots(slots) || !in_bank(slots))
+		return;
+	for (i = 0; i < FAKE_MAX_EVENTS; i++) {
+		struct fake_event *m = &fake.ev[i];
+		if (m->used && m->leader == slots->leader && m->slot == METRIC) {
+			m->count = metric_count(m);
+			update_page(m);
+		}
+	}
+	slots->offset = (int64_t)fake_count(slots);
+	fake.pmu[slots->pmu].bank[slots->slot] = 0;
+	update_page(slots);
+	fake.topdown_resets++;
+}
+
+/* Onto slot (or off): the count carries over, the page says so. Slots
+ * starts from 0, as icl_set_topdown_event_period() writes it. */
 static void move_event(struct fake_event *e, int slot)
 {
-	uint64_t count = fake_count(e);
+	uint64_t count;
+
+	if (e->slot != slot)
+		topdown_reset(e);
+	count = fake_count(e);
 
 	e->slot = slot;
 	e->count = count;
 	if (in_bank(e)) {
-		uint64_t start = (0 - (uint64_t)100000) & mask_of(width_of(e));
+		uint64_t start = is_slots(e) ? 0 : (0 - (uint64_t)100000) & mask_of(width_of(e));
 		fake.pmu[e->pmu].bank[slot] = start;
 		e->offset = (int64_t)(count - (uint64_t)sign_extend(start, width_of(e)));
 	}
@@ -462,8 +518,6 @@ void fake_run(uint64_t ns)
 			fake.pmu[e->pmu].bank[e->slot] =
 			        (fake.pmu[e->pmu].bank[e->slot] + ns * fake.pmu[e->pmu].rate) &
 			        mask_of(width_of(e));
-		} else if (e->slot == METRIC) {
-			e->count += ns * fake.pmu[e->pmu].rate / 4;
 		}
 	}
 }
@@ -514,7 +568,7 @@ uint64_t sim_read_counter(uint32_t page_index)
 	p = &fake.pmu[fake.on_pmu];
 	if (!p->arm && (n & IDX_MET)) {
 		fake.metric_reads++;
-		return 0x1f2e3d4c5b6a7988ull; /* four 8-bit fractions, not a count */
+		return fake.perf_metrics; /* 8-bit fractions, not a count */
 	}
 	if (p->arm && n == FAKE_ARM_CYCLES)
 		return p->bank[FAKE_ARM_CYCLES];
@@ -735,6 +789,8 @@ int upmc_sys_ioctl(int fd, unsigned long request, unsigned long arg)
 		*(uint64_t *)arg = 1000 + e->seq; /* unique while the fake runs */
 		return 0;
 	}
+	if (request == PERF_EVENT_IOC_RESET)
+		topdown_reset(leader_of(e));
 	for (i = 0; i < FAKE_MAX_EVENTS; i++) {
 		struct fake_event *m = &fake.ev[i];
 		if (!m->used ||
@@ -750,6 +806,7 @@ int upmc_sys_ioctl(int fd, unsigned long request, unsigned long arg)
 				m->offset -= (int64_t)fake_count(m);
 			else
 				m->count = 0;
+			update_page(m); /* perf_event_reset() */
 		} else {
 			return fail(ENOTTY);
 		}
@@ -773,6 +830,7 @@ ssize_t upmc_sys_read(int fd, void *buf, size_t size)
 	l = leader_of(e);
 	if (l->error)
 		return 0; /* a pinned group in error state reads 0 bytes */
+	topdown_reset(l);
 	group = (e->attr.read_format & PERF_FORMAT_GROUP) != 0;
 	if (group)
 		out[n++] = 0;

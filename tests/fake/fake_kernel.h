@@ -32,6 +32,8 @@
 #define FAKE_FIXED      16
 #define FAKE_ARM_CYCLES 31
 #define FAKE_FD_BASE    1000
+/* Retiring 64, bad speculation 16, frontend 48, backend 127: 255 in all. */
+#define FAKE_PERF_METRICS 0x7f301040ull
 
 /* A core PMU: one per core type. Its counters are those of the CPU the
  * thread runs on while it runs on that core type. */
@@ -86,8 +88,13 @@ struct fake_kernel {
 	unsigned counter_reads; /* user-space counter reads */
 	unsigned faults;        /* ... of a counter this core type lacks: #GP or SIGILL */
 	unsigned metric_reads;  /* ... of PERF_METRICS (x86 topdown) */
-	unsigned reads;         /* read(2) calls */
-	unsigned opens;         /* perf_event_open calls */
+	/* PERF_METRICS: 8-bit fractions of slots, retiring in the low byte
+	 * (FAKE_PERF_METRICS after boot), and how often the kernel reset it
+	 * with slots (a read(2) of the group, PERF_EVENT_IOC_RESET). */
+	uint64_t perf_metrics;
+	unsigned topdown_resets;
+	unsigned reads; /* read(2) calls */
+	unsigned opens; /* perf_event_open calls */
 	/* Runs at each user-space counter read, before it: a kernel update
 	 * between the reader's load of the index and its counter read. */
 	void (*before_counter_read)(unsigned nth);

@@ -16,6 +16,8 @@ if [ "$(arg cli)" = 1 ]; then
 	echo "=== upmc stat"; /upmc stat -e cycles,instructions,branches,branch-misses,task-clock -- /bin/busybox true
 	echo "=== upmc bench"; /upmc bench --repeats 31
 	echo "=== upmc bench exit=$?"
+	echo "=== upmc stat -M"; /upmc stat -M IPC,branch-miss-ratio -- /bin/busybox true
+	echo "=== upmc stat -M exit=$?"
 fi
 if [ "$(arg denied)" = 1 ]; then
 	echo 0 > /proc/sys/kernel/perf_user_access

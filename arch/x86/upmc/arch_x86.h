@@ -70,6 +70,19 @@ static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 	return lo | (uint64_t)hi << 32;
 }
 
+/*
+ * The rdpmc numbers of Intel's topdown registers (Ice Lake and later), as
+ * the kernel's tools/perf/Documentation/topdown.txt reads them: fixed
+ * counter 3 (slots) with bit 30, PERF_METRICS with bit 29. A page's index
+ * is one more: x86_pmu_event_idx() (arch/x86/events/core.c) returns
+ * INTEL_PMC_FIXED_RDPMC_METRICS + 1 for a topdown metric event, and
+ * event_base_rdpmc + 1 for others, which x86_assign_hw_event() sets to
+ * (idx - INTEL_PMC_IDX_FIXED) | INTEL_PMC_FIXED_RDPMC_BASE for a fixed
+ * counter: slots always has fixed counter 3.
+ */
+#define UPMC_X86_RDPMC_SLOTS   ((1u << 30) | 3)
+#define UPMC_X86_RDPMC_METRICS (1u << 29)
+
 /* The same, sign-extended from 48 bits: edx holds bits 32-47, so one
  * movsx of dx does it. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_extended(uint32_t page_index)

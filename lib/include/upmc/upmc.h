@@ -182,8 +182,22 @@ UPMC_API const char *upmc_metric_name(const struct upmc_set *set, unsigned j);
 UPMC_API const char *upmc_metric_unit(const struct upmc_set *set, unsigned j);
 UPMC_API int upmc_metric_is_percent(const struct upmc_set *set, unsigned j);
 
-/* Why metric j cannot be computed ("" when it can). */
+/* Why metric j cannot be computed ("" when it can), or else why the last
+ * upmc_metrics() gave it NAN where it says (a topdown interval too short
+ * to measure). */
 UPMC_API const char *upmc_metric_reason(const struct upmc_set *set, unsigned j);
+
+/*
+ * Intel topdown (retiring, bad-speculation, frontend-bound, backend-bound)
+ * is read with rdpmc from slots and PERF_METRICS, whose 8-bit fractions
+ * are of the slots since the two were last reset: a region short beside
+ * that period is too short to measure, and its metric reads NAN with the
+ * reason. This starts a new period (every counter of the set's topdown
+ * group restarts from 0): call it before a region, and every few seconds.
+ * Snapshots from before it do not pair with those after. Returns 0, or
+ * -EOPNOTSUPP for a set that reads no topdown metric in user space.
+ */
+UPMC_API int upmc_topdown_reset(struct upmc_set *set);
 
 /* values[j]: metric j over the interval between two snapshots (the interval
  * rule of upmc_interval()); NAN where it cannot be computed (an input did

@@ -1,0 +1,353 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Intel topdown read with rdpmc, on a machine without a PMU: the library
+ * as it ships (rdpmc itself, no seam) over the fake kernel's Intel machine
+ * (fixture x86-intel), whose PERF_METRICS register the test sets. rdpmc
+ * faults here; a SIGSEGV/SIGILL handler recognises 0F 33, returns the fake
+ * CPU's counter that ECX names (bit 30: fixed, bit 29: PERF_METRICS) and
+ * steps past it, as tests/arch_x86_rdpmc_test.c does for the simulated
+ * kernel. So slots and PERF_METRICS go through the real instruction, the
+ * pages through the fake kernel's seqlock, and upmc_metrics() gives the
+ * fractions of the kernel's tools/perf/Documentation/topdown.txt exactly.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <math.h>
+#include <signal.h>
+#include <stdio.h>
+#include <string.h>
+#include <ucontext.h>
+
+/* First, so that the inline reader is the real one: rdpmc itself. The
+ * seam's macro, which fake_kernel.h brings, would only change code
+ * compiled after it, and none here reads counters through it. */
+#include <upmc/upmc.h>
+#undef UPMC_ARCH_READ_COUNTER
+#include "tests/fake/fake_kernel.h"
+
+#include "tests/upmc_test.h"
+
+#if defined(__x86_64__)
+
+#define METRICS_BIT (1u << 29)
+
+static volatile unsigned long emulated;
+
+/* rdpmc as the fake CPU answers it: counters 48 bits wide, PERF_METRICS 64. */
+static void on_fault(int sig, siginfo_t *info, void *context)
+{
+	ucontext_t *uc = context;
+	greg_t *reg = uc->uc_mcontext.gregs;
+	const unsigned char *ip = (const unsigned char *)reg[REG_RIP];
+	uint32_t ecx = (uint32_t)reg[REG_RCX];
+	uint64_t value;
+
+	(void)info;
+	if (ip[0] != 0x0f || ip[1] != 0x33) {
+		signal(sig, SIG_DFL); /* a real fault: let it kill the test */
+		return;
+	}
+	value = sim_read_counter(ecx + 1);
+	if (!(ecx & METRICS_BIT))
+		value &= (1ull << 48) - 1;
+	reg[REG_RAX] = (greg_t)(uint32_t)value;
+	reg[REG_RDX] = (greg_t)(uint32_t)(value >> 32);
+	reg[REG_RIP] += 2;
+	emulated++;
+}
+
+static int install(void)
+{
+	struct sigaction sa;
+
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_fault;
+	sa.sa_flags = SA_SIGINFO;
+	sigemptyset(&sa.sa_mask);
+	return sigaction(SIGSEGV, &sa, NULL) || sigaction(SIGILL, &sa, NULL) ? -1 : 0;
+}
+
+static void uninstall(void)
+{
+	signal(SIGSEGV, SIG_DFL);
+	signal(SIGILL, SIG_DFL);
+}
+
+/* rdpmc runs natively where user-space rdpmc is allowed: the values would
+ * be the machine's, not the fake's. */
+static int rdpmc_faults(void)
+{
+	unsigned long before = emulated;
+
+	fake_boot("x86-intel");
+	(void)upmc_arch_read_counter(1);
+	return emulated == before + 1;
+}
+
+#define NEEDS_EMULATION()                                                               \
+	do {                                                                            \
+		if (install() < 0)                                                      \
+			SKIP("cannot install a SIGSEGV/SIGILL handler");                \
+		if (!rdpmc_faults()) {                                                  \
+			uninstall();                                                    \
+			SKIP("rdpmc runs natively here (user-space rdpmc is allowed): " \
+			     "nothing to emulate");                                     \
+		}                                                                       \
+	} while (0)
+
+/* PERF_METRICS of four level 1 fields (retiring in the low byte). */
+static uint64_t fields(unsigned ret, unsigned bad, unsigned fe, unsigned be)
+{
+	return ret | bad << 8 | fe << 16 | (uint64_t)be << 24;
+}
+
+static struct upmc_set *open_topdown(const char *spec, unsigned flags)
+{
+	struct upmc_options opts = {sizeof(opts), flags};
+	struct upmc_set *set = NULL;
+
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0; /* counts stand still between fake_run()s */
+	if (upmc_open(&set, spec, &opts) < 0) {
+		printf("open: %s\n", upmc_last_error());
+		return NULL;
+	}
+	return set;
+}
+
+static int metric_named(struct upmc_set *set, const char *name)
+{
+	int j;
+
+	for (j = 0; j < upmc_metric_count(set); j++)
+		if (!strcmp(upmc_metric_name(set, (unsigned)j), name))
+			return j;
+	return -1;
+}
+
+/* The document's fraction: (field1 x slots1 - field0 x slots0) / 255 over
+ * the slots of the interval, slots counted from the last reset. */
+static double doc_fraction(unsigned f0, uint64_t s0, unsigned f1, uint64_t s1)
+{
+	return (double)(f1 * s1 - f0 * s0) / 255 / (double)(s1 - s0);
+}
+
+TEST(topdown, exact_fractions_from_rdpmc)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX], after[UPMC_SNAPSHOT_MAX], counts[UPMC_MAX_COUNTERS];
+	static const char *const names[] = {"retiring", "bad-speculation", "frontend-bound",
+	                                    "backend-bound"};
+	const unsigned f0[] = {64, 16, 48, 127}, f1[] = {80, 20, 40, 115};
+	struct upmc_set *set;
+	double values[8];
+	unsigned reads, k;
+
+	NEEDS_EMULATION();
+	set = open_topdown("TopdownL1", 0);
+	ASSERT(set);
+	ASSERT(upmc_count(set) == 5);
+	for (k = 0; k < 5; k++)
+		EXPECT_EQ(upmc_counter_path(set, k), UPMC_PATH_USER);
+	reads = fake.reads;
+	fake.perf_metrics = fields(64, 16, 48, 127);
+	fake_run(255 * 1000);
+	emulated = 0;
+	ASSERT(upmc_snapshot(set, before) == 5);
+	EXPECT_EQ(emulated, 2); /* slots, then PERF_METRICS once for four events */
+	fake.perf_metrics = fields(80, 20, 40, 115);
+	fake_run(255 * 3000);
+	ASSERT(upmc_snapshot(set, after) == 5);
+	EXPECT_EQ(emulated, 4);
+	EXPECT_EQ(fake.metric_reads, 2);
+	EXPECT_EQ(fake.reads, reads); /* no read(2) beside rdpmc */
+	ASSERT(upmc_metrics(set, before, after, values) == 4);
+	ASSERT(upmc_interval(set, before, after, counts, NULL) == 5);
+	for (k = 0; k < 4; k++) {
+		int j = metric_named(set, names[k]);
+		ASSERT(j >= 0);
+		EXPECT_MSG(values[j] == doc_fraction(f0[k], 255000, f1[k], 1020000),
+		           "%s: %.17g, want %.17g (%s)", names[k], values[j],
+		           doc_fraction(f0[k], 255000, f1[k], 1020000),
+		           upmc_metric_reason(set, (unsigned)j));
+		EXPECT_EQ_U64(counts[k + 1], (f1[k] * 1020000 - f0[k] * 255000) / 255);
+	}
+	EXPECT_EQ_U64(counts[0], 255 * 3000);
+	upmc_close(set);
+	uninstall();
+}
+
+/* Other counts of the slots group ride in the same pass, whatever the
+ * spec's order: slots leads the group, as the kernel wants. */
+TEST(topdown, counts_beside_it_in_one_pass)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX], after[UPMC_SNAPSHOT_MAX];
+	struct upmc_set *set;
+	double values[8];
+	int ipc, ret;
+
+	NEEDS_EMULATION();
+	set = open_topdown("IPC,TopdownL1", 0);
+	ASSERT(set);
+	ASSERT(upmc_count(set) == 7);
+	fake.perf_metrics = fields(51, 51, 51, 102);
+	ASSERT(upmc_snapshot(set, before) == 7);
+	fake_run(2550);
+	emulated = 0;
+	ASSERT(upmc_snapshot(set, after) == 7);
+	EXPECT_EQ(emulated, 4); /* instructions, cycles, slots, PERF_METRICS */
+	ASSERT(upmc_metrics(set, before, after, values) == 5);
+	ipc = metric_named(set, "IPC");
+	ret = metric_named(set, "retiring");
+	EXPECT(values[ipc] == 1.0); /* the fake counts 1 per ns on each */
+	EXPECT_MSG(values[ret] == 0.2, "retiring %.17g (%s)", values[ret],
+	           upmc_metric_reason(set, (unsigned)ret));
+	upmc_close(set);
+	uninstall();
+}
+
+/* A region short beside the slots since the last reset: the 8-bit fields
+ * cannot measure it, and upmc_metrics() says so; upmc_topdown_reset()
+ * starts a new period, after which the same region measures. */
+TEST(topdown, too_short_said_and_reset_cures_it)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX], after[UPMC_SNAPSHOT_MAX];
+	struct upmc_set *set;
+	double values[8];
+	unsigned resets;
+	int j;
+
+	NEEDS_EMULATION();
+	set = open_topdown("TopdownL1", 0);
+	ASSERT(set);
+	j = metric_named(set, "retiring");
+	fake_run(255 * 100000);
+	ASSERT(upmc_snapshot(set, before) == 5);
+	fake_run(255 * 100);
+	ASSERT(upmc_snapshot(set, after) == 5);
+	ASSERT(upmc_metrics(set, before, after, values) == 4);
+	EXPECT(isnan(values[j]));
+	EXPECT_CONTAINS(upmc_metric_reason(set, (unsigned)j), "too short to measure");
+	EXPECT_CONTAINS(upmc_metric_reason(set, (unsigned)j), "upmc_topdown_reset()");
+
+	resets = fake.topdown_resets;
+	ASSERT(upmc_topdown_reset(set) == 0);
+	EXPECT_EQ(fake.topdown_resets, resets + 1);
+	ASSERT(upmc_snapshot(set, before) == 5);
+	fake_run(255 * 100);
+	ASSERT(upmc_snapshot(set, after) == 5);
+	ASSERT(upmc_metrics(set, before, after, values) == 4);
+	EXPECT_MSG(values[j] == 64.0 / 255, "retiring %.17g (%s)", values[j],
+	           upmc_metric_reason(set, (unsigned)j));
+	EXPECT(!strcmp(upmc_metric_reason(set, (unsigned)j), ""));
+	upmc_close(set);
+	uninstall();
+}
+
+/* Snapshots on either side of a reset are of different periods: said. */
+TEST(topdown, reset_between_snapshots_said)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX], after[UPMC_SNAPSHOT_MAX];
+	struct upmc_set *set;
+	double values[8];
+	int j;
+
+	NEEDS_EMULATION();
+	set = open_topdown("TopdownL1", 0);
+	ASSERT(set);
+	j = metric_named(set, "backend-bound");
+	fake_run(255 * 1000);
+	ASSERT(upmc_snapshot(set, before) == 5);
+	fake_run(255 * 1000);
+	ASSERT(upmc_topdown_reset(set) == 0); /* every count of the group from 0 */
+	fake_run(255 * 500);
+	ASSERT(upmc_snapshot(set, after) == 5);
+	ASSERT(upmc_metrics(set, before, after, values) == 4);
+	EXPECT(isnan(values[j]));
+	EXPECT_CONTAINS(upmc_metric_reason(set, (unsigned)j), "reset between the two snapshots");
+
+	/* A reset that keeps the counts (another reader's read(2), the
+	 * overflow interrupt): the fake restarts slots and PERF_METRICS when
+	 * the group goes back on the PMU. */
+	ASSERT(upmc_snapshot(set, before) == 5);
+	fake_switch_out();
+	fake_run_on(0);
+	fake_run(255 * 1000);
+	ASSERT(upmc_snapshot(set, after) == 5);
+	EXPECT(after[0] - before[0] == 255 * 1000);
+	ASSERT(upmc_metrics(set, before, after, values) == 4);
+	EXPECT(isnan(values[j]));
+	EXPECT_CONTAINS(upmc_metric_reason(set, (unsigned)j), "reset between the two snapshots");
+	upmc_close(set);
+	uninstall();
+}
+
+/* Where a page says no user-space read, the read fails rather than fall
+ * back to read(2), which would reset slots and PERF_METRICS; the times,
+ * which only read(2) gives here, are refused too. */
+TEST(topdown, no_read2_fallback)
+{
+	uint64_t v[UPMC_SNAPSHOT_MAX], enabled, running, one;
+	struct upmc_set *set;
+	unsigned reads, k;
+
+	NEEDS_EMULATION();
+	set = open_topdown("TopdownL1", 0);
+	ASSERT(set);
+	reads = fake.reads;
+	fake_run(2550);
+	ASSERT(upmc_read_counter(set, 1, &one) == 0); /* a metric alone: the pass */
+	EXPECT_EQ_U64(one, 64 * 2550 / 255);
+	EXPECT_EQ(upmc_read_times(set, &enabled, &running), -EOPNOTSUPP);
+	EXPECT_CONTAINS(upmc_last_error(), "reset slots and PERF_METRICS");
+	fake_switch_out(); /* the group off the PMU: index 0 in its pages */
+	EXPECT_EQ(upmc_snapshot(set, v), -EAGAIN);
+	EXPECT_CONTAINS(upmc_last_error(), "read(2) would reset slots and PERF_METRICS");
+	for (k = 0; k < 5; k++)
+		EXPECT_EQ_U64(v[k], UPMC_NOT_COUNTED);
+	EXPECT_EQ(upmc_read(set, v), -EAGAIN);
+	EXPECT_EQ(upmc_read_n(set, v, 2), -EAGAIN);
+	EXPECT_EQ(fake.reads, reads);
+	upmc_close(set);
+	uninstall();
+}
+
+/* UPMC_OPT_FORCE_SYSCALL: read(2) alone, which the kernel computes from
+ * PERF_METRICS and resets at each read; rdpmc never reads the group. */
+TEST(topdown, force_syscall_is_read2_alone_and_says_so)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX], after[UPMC_SNAPSHOT_MAX];
+	struct upmc_set *set;
+	double values[8];
+	unsigned k;
+	int j;
+
+	NEEDS_EMULATION();
+	set = open_topdown("TopdownL1", UPMC_OPT_FORCE_SYSCALL);
+	ASSERT(set);
+	for (k = 1; k < 5; k++) {
+		EXPECT_EQ(upmc_counter_path(set, k), UPMC_PATH_SYSCALL);
+		EXPECT_CONTAINS(upmc_counter_reason(set, k), "resets them at each read(2)");
+	}
+	EXPECT_EQ(upmc_topdown_reset(set), -EOPNOTSUPP);
+	emulated = 0;
+	fake_run(255 * 1000);
+	ASSERT(upmc_snapshot(set, before) == 5);
+	fake_run(255 * 1000);
+	ASSERT(upmc_snapshot(set, after) == 5);
+	EXPECT_EQ(emulated, 0);
+	EXPECT_EQ(fake.metric_reads, 0);
+	ASSERT(upmc_metrics(set, before, after, values) == 4);
+	j = metric_named(set, "retiring");
+	EXPECT_MSG(values[j] == 64.0 / 255, "retiring %.17g", values[j]);
+	upmc_close(set);
+	uninstall();
+}
+
+#else
+
+TEST(topdown, x86_only)
+{
+	SKIP("rdpmc is an x86 instruction; this is %s", UPMC_ARCH_NAME);
+}
+
+#endif
