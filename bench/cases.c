@@ -6,7 +6,9 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <pthread.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <math.h>
 #include <string.h>
 #include <time.h>
@@ -282,7 +284,7 @@ static void close_zones(struct bench_case *c)
 static int setup_zones(struct bench_case *c, char *why, size_t size)
 {
 	struct upmc_profile_options zone_opts = {sizeof(zone_opts), UPMC_OPT_REQUIRE_USER_READ, 0,
-	                                         0};
+	                                         0, 0};
 	struct upmc_options opts = {sizeof(opts), UPMC_OPT_REQUIRE_USER_READ};
 	int err = upmc_profile_open(&c->profile, c->spec, &zone_opts);
 
@@ -306,22 +308,139 @@ static void run_zone(struct bench_case *c, uint64_t iters)
 	}
 }
 
+/* ---- collecting zones: threads record, one collect takes their zones ---- */
+
+struct bench_workers {
+	pthread_t thread[8];
+	unsigned n, done;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	uint64_t round, zones_each;
+	int quit;
+};
+
+static void *record_zones(void *arg)
+{
+	struct bench_workers *w = arg;
+	uint64_t seen = 0, k, zones;
+
+	pthread_mutex_lock(&w->lock);
+	for (;;) {
+		while (w->round == seen && !w->quit)
+			pthread_cond_wait(&w->cond, &w->lock);
+		if (w->quit)
+			break;
+		seen = w->round;
+		zones = w->zones_each;
+		pthread_mutex_unlock(&w->lock);
+		for (k = 0; k < zones; k++) {
+			upmc_zone_begin(&bench_zone);
+			upmc_zone_end();
+		}
+		pthread_mutex_lock(&w->lock);
+		w->done++;
+		pthread_cond_broadcast(&w->cond);
+	}
+	pthread_mutex_unlock(&w->lock);
+	return NULL;
+}
+
+static void stop_workers(struct bench_workers *w)
+{
+	unsigned i;
+
+	pthread_mutex_lock(&w->lock);
+	w->quit = 1;
+	pthread_cond_broadcast(&w->cond);
+	pthread_mutex_unlock(&w->lock);
+	for (i = 0; i < w->n; i++)
+		pthread_join(w->thread[i], NULL);
+	pthread_cond_destroy(&w->cond);
+	pthread_mutex_destroy(&w->lock);
+	free(w);
+}
+
+static void close_collect(struct bench_case *c)
+{
+	if (c->workers)
+		stop_workers(c->workers);
+	c->workers = NULL;
+	upmc_profile_close(c->profile);
+	c->profile = NULL;
+}
+
+/* A time-only profile and c->threads threads waiting to record into it. */
+static int setup_collect(struct bench_case *c, char *why, size_t size)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 256 << 10, 0};
+	struct bench_workers *w = calloc(1, sizeof(*w));
+	int err = w ? upmc_profile_open(&c->profile, NULL, &o) : -ENOMEM;
+
+	if (err < 0) {
+		snprintf(why, size, "%s", w ? upmc_last_error() : "out of memory");
+		free(w);
+		return err;
+	}
+	pthread_mutex_init(&w->lock, NULL);
+	pthread_cond_init(&w->cond, NULL);
+	for (w->n = 0; w->n < c->threads; w->n++)
+		if (pthread_create(&w->thread[w->n], NULL, record_zones, w) != 0)
+			break;
+	c->workers = w;
+	if (w->n < c->threads) {
+		snprintf(why, size, "cannot start %u threads", c->threads);
+		close_collect(c);
+		return -EAGAIN;
+	}
+	return 0;
+}
+
+/* The threads record iters zones in all; the collect of them is timed,
+ * then they are forgotten. */
+static uint64_t timed_collect(struct bench_case *c, uint64_t iters)
+{
+	struct bench_workers *w = c->workers;
+	struct timespec a, b;
+
+	pthread_mutex_lock(&w->lock);
+	w->zones_each = iters / w->n;
+	w->done = 0;
+	w->round++;
+	pthread_cond_broadcast(&w->cond);
+	while (w->done < w->n)
+		pthread_cond_wait(&w->cond, &w->lock);
+	pthread_mutex_unlock(&w->lock);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &a);
+	upmc_profile_collect(c->profile);
+	clock_gettime(CLOCK_MONOTONIC_RAW, &b);
+	upmc_profile_clear(c->profile);
+	return (uint64_t)(b.tv_sec - a.tv_sec) * 1000000000u + (uint64_t)(b.tv_nsec - a.tv_nsec);
+}
+
+static void run_collect(struct bench_case *c, uint64_t iters)
+{
+	timed_collect(c, iters);
+}
+
 /* ---- the table ---- */
 
-static const struct bench_ops raw_tsc_ops = {setup_raw, NULL, run_raw_tsc};
-static const struct bench_ops raw_tsc_ser_ops = {setup_raw, NULL, run_raw_tsc_serialized};
-static const struct bench_ops ts_ops = {NULL, NULL, run_timestamp};
-static const struct bench_ops ts_ser_ops = {NULL, NULL, run_timestamp_serialized};
-static const struct bench_ops region_time_ops = {setup_timer_region, close_set, run_region};
-static const struct bench_ops clock_ops = {NULL, NULL, run_clock_gettime};
-static const struct bench_ops syscall_ops = {setup_syscall_read, close_set, run_read};
-static const struct bench_ops raw_pmc_ops = {setup_user_set, close_set, run_raw_pmc};
-static const struct bench_ops read_one_ops = {setup_user_set, close_set, run_read_counter};
-static const struct bench_ops read_2_ops = {setup_user_set, close_set, run_read_2};
-static const struct bench_ops read_4_ops = {setup_user_set, close_set, run_read_4};
-static const struct bench_ops read_7_ops = {setup_user_set, close_set, run_read_7};
-static const struct bench_ops region_4_ops = {setup_user_region, close_set, run_region};
-static const struct bench_ops zone_ops = {setup_zones, close_zones, run_zone};
+static const struct bench_ops raw_tsc_ops = {setup_raw, NULL, run_raw_tsc, NULL};
+static const struct bench_ops raw_tsc_ser_ops = {setup_raw, NULL, run_raw_tsc_serialized, NULL};
+static const struct bench_ops ts_ops = {NULL, NULL, run_timestamp, NULL};
+static const struct bench_ops ts_ser_ops = {NULL, NULL, run_timestamp_serialized, NULL};
+static const struct bench_ops region_time_ops = {setup_timer_region, close_set, run_region, NULL};
+static const struct bench_ops clock_ops = {NULL, NULL, run_clock_gettime, NULL};
+static const struct bench_ops syscall_ops = {setup_syscall_read, close_set, run_read, NULL};
+static const struct bench_ops raw_pmc_ops = {setup_user_set, close_set, run_raw_pmc, NULL};
+static const struct bench_ops read_one_ops = {setup_user_set, close_set, run_read_counter, NULL};
+static const struct bench_ops read_2_ops = {setup_user_set, close_set, run_read_2, NULL};
+static const struct bench_ops read_4_ops = {setup_user_set, close_set, run_read_4, NULL};
+static const struct bench_ops read_7_ops = {setup_user_set, close_set, run_read_7, NULL};
+static const struct bench_ops region_4_ops = {setup_user_region, close_set, run_region, NULL};
+static const struct bench_ops zone_ops = {setup_zones, close_zones, run_zone, NULL};
+static const struct bench_ops zone_idle_ops = {NULL, NULL, run_zone, NULL};
+static const struct bench_ops collect_ops = {setup_collect, close_collect, run_collect,
+                                             timed_collect};
 
 /* A read costs the same whatever the events: instructions (counter 0, so
  * that every hardware case also counts its own instructions) and cycles,
@@ -334,6 +453,11 @@ static const struct bench_ops zone_ops = {setup_zones, close_zones, run_zone};
 #define CASE(n, b, o, s, hw)                                                  \
 	{                                                                     \
 		.name = n, .baseline = b, .ops = o, .spec = s, .hardware = hw \
+	}
+#define COLLECT(n, threads_)                                                                \
+	{                                                                                   \
+		.name = n, .baseline = BENCH_ZONE_TIME, .ops = &collect_ops, .hardware = 1, \
+		.threads = threads_                                                         \
 	}
 
 static struct bench_case table[] = {
@@ -353,6 +477,12 @@ static struct bench_case table[] = {
         /* opened for each batch, as hardware cases are */
         CASE(BENCH_ZONE_TIME, BENCH_RAW_TSC, &zone_ops, NULL, 1),
         CASE(BENCH_ZONE_4, BENCH_READ_4, &zone_ops, SPEC_4, 1),
+        /* zones compiled in, no profile open: every zone case opens its
+         * profile for its batch alone */
+        CASE(BENCH_ZONE_IDLE, BENCH_RAW_TSC, &zone_idle_ops, NULL, 0),
+        COLLECT(BENCH_COLLECT_1, 1),
+        COLLECT(BENCH_COLLECT_2, 2),
+        COLLECT(BENCH_COLLECT_8, 8),
 };
 
 size_t bench_cases(struct bench_case **cases)

@@ -28,6 +28,10 @@ struct bench_ops {
 	void (*teardown)(struct bench_case *c);
 	/* The measured operation, iters times. */
 	void (*run)(struct bench_case *c, uint64_t iters);
+	/* When set, the batch's timing: runs iters operations and returns the
+	 * ns of the part they are measured by (a collect, not the recording
+	 * that fills the buffers before it). */
+	uint64_t (*timed)(struct bench_case *c, uint64_t iters);
 };
 
 struct bench_case {
@@ -35,16 +39,18 @@ struct bench_case {
 	const char *baseline; /* the raw instruction it is compared with; NULL: none */
 	const struct bench_ops *ops;
 	const char *spec; /* the set's events; counter 0 is instructions for hardware cases */
-	int hardware;     /* needs counters read in user space: opened for each batch
-	                     alone, so that the sets never compete for the PMU */
+	int hardware;     /* opened for each batch alone: sets that never compete for
+	                     the PMU, profiles that never overlap */
+	unsigned threads; /* recording threads of a collect case */
 	/* state while it runs */
 	struct upmc_set *set;
 	struct upmc_region *region;
 	struct upmc_profile *profile;
-	uint32_t index; /* the page's index of counter 0 (raw rdpmc) */
-	uint64_t iters; /* operations per batch */
-	double *ns;     /* one per repeat: ns per operation */
-	double *instr;  /* one per repeat: instructions per operation (hardware cases) */
+	struct bench_workers *workers; /* a collect case's recording threads */
+	uint32_t index;                /* the page's index of counter 0 (raw rdpmc) */
+	uint64_t iters;                /* operations per batch */
+	double *ns;                    /* one per repeat: ns per operation */
+	double *instr; /* one per repeat: instructions per operation (hardware cases) */
 	unsigned samples, instr_samples;
 	char skipped[400]; /* why it did not run; "" when it ran */
 	/* results */
@@ -73,10 +79,50 @@ const struct bench_case *bench_find(const struct bench_case *cases, size_t n, co
 #define BENCH_REGION_4     "region begin+end, 4 counters"
 #define BENCH_ZONE_TIME    "zone begin+end, time only"
 #define BENCH_ZONE_4       "zone begin+end, 4 counters"
+#define BENCH_ZONE_IDLE    "zone begin+end, no profile open"
+#define BENCH_COLLECT_1    "collect a zone, 1 thread"
+#define BENCH_COLLECT_2    "collect a zone, 2 threads"
+#define BENCH_COLLECT_8    "collect a zone, 8 threads"
+
+/* ---- zones, measured once per run (bench/zones.c) ---- */
+
+/* One thread recording flat out while another collects every 1 ms. */
+struct bench_flat_out {
+	uint64_t zones, dropped, peak_bytes, ns;
+	double collector_share; /* of the time, the collector's CPU time */
+	char skipped[256];      /* why it did not run; "" when it ran */
+};
+
+/* The bytes a zone takes in each format, of a recording like a game's. */
+struct bench_sizes {
+	char spec[128]; /* the counters ("" time only) */
+	uint64_t zones;
+	double chrome, perfetto, speedscope; /* bytes per zone */
+	double chrome_nulls;                 /* "null" per zone in the Chrome JSON */
+	char skipped[256];
+};
+
+/* A stream's own work per zone: collect, encode, write (on one thread). */
+struct bench_stream {
+	uint64_t zones;
+	double ns;    /* per zone, the least of the rounds */
+	double bytes; /* per zone in the file */
+	char skipped[256];
+};
+
+struct bench_zones {
+	struct bench_flat_out flat_out;
+	struct bench_stream stream;
+	struct bench_sizes time_only, counters;
+	struct bench_sizes uncounted; /* time only where its counters cannot count */
+};
+
+void bench_measure_zones(struct bench_zones *z);
 
 struct bench_report {
 	const struct bench_case *cases;
 	size_t n;
+	const struct bench_zones *zones;
 	unsigned repeats;
 	uint64_t batch_ns;
 	char date[64];

@@ -18,7 +18,7 @@ struct target {
 	const char *why; /* not checked: a case's reason for being skipped */
 };
 
-#define MAX_TARGETS 10
+#define MAX_TARGETS 24
 
 static const char *const verdict_names[] = {"met", "missed", "not checked", "info"};
 
@@ -165,6 +165,95 @@ static void syscall_gain(struct target *t, const struct bench_report *r)
 	}
 }
 
+/* ---- zones, measured once ---- */
+
+static void target_flat_out(struct target *t, const struct bench_flat_out *f)
+{
+	snprintf(t->text, sizeof(t->text),
+	         "1 thread flat out, 1 MiB buffers, collected every 1 ms: dropped <= 0%%");
+	if (f->skipped[0]) {
+		not_checked(t, f->skipped);
+		return;
+	}
+	judge(t,
+	      f->zones + f->dropped ? 100.0 * (double)f->dropped / (double)(f->zones + f->dropped)
+	                            : 0,
+	      0);
+	snprintf(t->note, sizeof(t->note),
+	         "%.3f%%: %llu of %llu zones in %.0f ms; buffers at most %.1f MiB; the collector's "
+	         "CPU time %.0f%% of it",
+	         t->measured, (unsigned long long)f->dropped,
+	         (unsigned long long)(f->zones + f->dropped), (double)f->ns / 1e6,
+	         (double)f->peak_bytes / (1 << 20), 100 * f->collector_share);
+}
+
+/* Information: what a stream's thread spends per zone, beside recording it. */
+static void info_stream(struct target *t, const struct bench_stream *s,
+                        const struct bench_report *r)
+{
+	const struct bench_case *rec = bench_find(r->cases, r->n, BENCH_ZONE_TIME);
+
+	snprintf(t->text, sizeof(t->text), "stream a zone (collect, encode, write), 1 thread");
+	t->verdict = INFO;
+	t->limit = NAN;
+	t->measured = s->ns;
+	if (s->skipped[0]) {
+		snprintf(t->note, sizeof(t->note), "not measured");
+		t->why = s->skipped;
+		return;
+	}
+	snprintf(t->note, sizeof(t->note),
+	         "%.1f ns a zone of its CPU time, %.1fx %s (%.2f ns); %.1f bytes a zone in the "
+	         "file; %llu zones",
+	         s->ns, measured(rec) ? s->ns / rec->median : NAN, BENCH_ZONE_TIME,
+	         measured(rec) ? rec->median : NAN, s->bytes, (unsigned long long)s->zones);
+}
+
+static void target_bytes(struct target *t, const struct bench_sizes *s, const char *what,
+                         double limit)
+{
+	snprintf(t->text, sizeof(t->text), "Perfetto bytes per zone, %s <= %.0f", what, limit);
+	if (s->skipped[0]) {
+		not_checked(t, s->skipped);
+		return;
+	}
+	judge(t, s->perfetto, limit);
+	snprintf(t->note, sizeof(t->note),
+	         "%.1f (Chrome JSON %.1f, speedscope %.1f; %llu zones%s%s%s)", s->perfetto,
+	         s->chrome, s->speedscope, (unsigned long long)s->zones, s->spec[0] ? " of " : "",
+	         s->spec, s->spec[0] ? "" : ", time only");
+}
+
+static void target_nulls(struct target *t, const struct bench_sizes *s)
+{
+	snprintf(t->text, sizeof(t->text),
+	         "Chrome JSON, counters that did not count: null per zone <= 0");
+	if (s->skipped[0]) {
+		not_checked(t, s->skipped);
+		return;
+	}
+	judge(t, s->chrome_nulls, 0);
+	snprintf(t->note, sizeof(t->note), "%.2f null per zone of %s (%.1f bytes a zone)",
+	         s->chrome_nulls, s->spec, s->chrome);
+}
+
+static void zone_targets(struct target *t, unsigned *n, const struct bench_report *r)
+{
+	const struct bench_zones *z = r->zones;
+
+	target_ratio(&t[(*n)++], r, BENCH_ZONE_IDLE, BENCH_RAW_TSC, 0.1);
+	target_ratio(&t[(*n)++], r, BENCH_COLLECT_1, BENCH_ZONE_TIME, 2);
+	target_ratio(&t[(*n)++], r, BENCH_COLLECT_2, BENCH_ZONE_TIME, 2);
+	target_ratio(&t[(*n)++], r, BENCH_COLLECT_8, BENCH_ZONE_TIME, 2);
+	if (!z)
+		return;
+	target_flat_out(&t[(*n)++], &z->flat_out);
+	info_stream(&t[(*n)++], &z->stream, r);
+	target_bytes(&t[(*n)++], &z->time_only, "time only", 12);
+	target_bytes(&t[(*n)++], &z->counters, "4 counters", 24);
+	target_nulls(&t[(*n)++], &z->uncounted);
+}
+
 static unsigned targets(const struct bench_report *r, struct target *t)
 {
 	unsigned n = 0;
@@ -179,6 +268,7 @@ static unsigned targets(const struct bench_report *r, struct target *t)
 	target_ratio(&t[n++], r, BENCH_ZONE_TIME, BENCH_RAW_TSC, 1.2);
 	target_zone_counters(&t[n++], r);
 	syscall_gain(&t[n++], r);
+	zone_targets(t, &n, r);
 	return n;
 }
 

@@ -176,7 +176,7 @@ static void frame(unsigned n)
 
 static struct upmc_profile *open_profile(const char *spec)
 {
-	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY, 0, 0};
+	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY, 0, 0, 0};
 	struct upmc_profile *p;
 
 	if (upmc_profile_open(&p, spec, NULL) == 0) {

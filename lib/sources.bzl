@@ -40,6 +40,7 @@ ZONE_SRCS = [
     "perfetto.c",
     "record.c",
     "speedscope.c",
+    "stream.c",
     "table.c",
     "view.c",
     "write.c",

@@ -220,7 +220,7 @@ TEST(multiplex, zones_count_their_own_interval)
 	static const struct upmc_zone_loc outer = {"outer", NULL, NULL, 0},
 	                                  inner = {"inner", NULL, NULL, 0},
 	                                  idle = {"idle", NULL, NULL, 0};
-	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_MULTIPLEX, 0, 0};
+	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_MULTIPLEX, 0, 0, 0};
 	struct upmc_profile *p;
 	struct seen seen = {0};
 
@@ -259,13 +259,14 @@ TEST(multiplex, zones_count_their_own_interval)
 TEST(multiplex, perfetto_slices_carry_the_zones_counts)
 {
 	static const struct upmc_zone_loc work = {"work", NULL, NULL, 0};
-	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_MULTIPLEX, 0, 0};
-	const struct pb_node *ev;
+	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_MULTIPLEX, 0, 0, 0};
+	const struct pb_annotation *count, *ran;
 	struct upmc_profile *p;
 	struct pb_node *trace;
+	struct pb_trace tr;
 	char why[512], path[256];
-	int unknown = 0, tracks = 0, ends = 0, annotations = 0;
-	size_t i, j;
+	int unknown = 0, tracks = 0, ends = 0;
+	size_t i;
 
 	if (!pb_have_protoc())
 		SKIP("protoc is not installed (Debian: protobuf-compiler)");
@@ -281,29 +282,24 @@ TEST(multiplex, perfetto_slices_carry_the_zones_counts)
 	trace = pb_decode_file(path, &unknown, why, sizeof(why));
 	ASSERT_MSG(trace, "%s", why);
 	EXPECT_EQ(unknown, 0);
-	for (i = 0; i < trace->n; i++) {
-		const struct pb_node *packet = trace->kid[i];
-		tracks += pb_get(pb_get(packet, "track_descriptor"), "counter") != NULL;
-		ev = pb_get(packet, "track_event");
-		if (!ev || strcmp(pb_str(ev, "type"), "TYPE_SLICE_END"))
+	ASSERT_MSG(pb_interpret(trace, &tr, why, sizeof(why)) == 0, "%s", why);
+	for (i = 0; i < tr.n_tracks; i++)
+		tracks += tr.track[i].is_counter;
+	for (i = 0; i < tr.n; i++) {
+		const struct pb_event *e = &tr.ev[i];
+		if (e->type != 2)
 			continue;
 		ends++;
-		EXPECT(!pb_get(ev, "extra_counter_values"));
-		for (j = 0; j < ev->n; j++) {
-			const struct pb_node *a = ev->kid[j];
-			if (strcmp(a->key, "debug_annotations"))
-				continue;
-			annotations++;
-			if (!strcmp(pb_str(a, "name"), "branch-misses"))
-				EXPECT_EQ_U64(pb_num(a, "uint_value"), 9000);
-			else
-				EXPECT(!strcmp(pb_str(a, "name"), "branch-misses ran") &&
-				       !strcmp(pb_str(a, "double_value"), "1"));
-		}
+		EXPECT_EQ(e->n_values, 0);
+		EXPECT_EQ(e->n_ann, 2);
+		count = pb_annotation(e, "branch-misses");
+		ran = pb_annotation(e, "branch-misses ran");
+		EXPECT(count && count->is_uint && count->u == 9000);
+		EXPECT(ran && ran->is_double && ran->d == 1);
 	}
 	EXPECT_EQ(tracks, 0);
 	EXPECT_EQ(ends, 1);
-	EXPECT_EQ(annotations, 2);
+	pb_trace_free(&tr);
 	pb_free(trace);
 	upmc_profile_close(p);
 }

@@ -1,9 +1,12 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The Perfetto writer, read back by protoc: `protoc --decode` against the
- * subset of Perfetto's messages kept in tests/perfetto/, then every track,
- * slice, counter value and frame mark compared with the zones the profile
- * collected (exact counts from the simulated kernel).
+ * subset of Perfetto's messages kept in tests/perfetto/, read as the trace
+ * processor reads it (tests/perfetto/decode.h: sequence defaults, the
+ * incremental clock, interned names and locations, incremental counter
+ * tracks), then every track, slice, counter value and frame mark compared
+ * with the zones the profile collected (exact counts from the simulated
+ * kernel).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -33,6 +36,23 @@ static struct pb_node *decoded(struct upmc_profile *p, int *unknown, char *why, 
 		return NULL;
 	}
 	return pb_decode_file(path, unknown, why, size);
+}
+
+/* The profile saved, decoded and read as the trace processor would; the
+ * tree stays in *tree (the events' strings point into it). */
+static int interpreted(struct upmc_profile *p, struct pb_node **tree, struct pb_trace *tr,
+                       char *why, size_t size)
+{
+	int unknown;
+
+	*tree = decoded(p, &unknown, why, size);
+	if (!*tree)
+		return -1;
+	if (unknown) {
+		snprintf(why, size, "%d fields the .proto does not know", unknown);
+		return -1;
+	}
+	return pb_interpret(*tree, tr, why, size);
 }
 
 struct zones {
@@ -83,44 +103,53 @@ static struct upmc_profile *record(const char *spec)
 	return p;
 }
 
-/* A slice rebuilt from its begin and end events. */
+/* The thread's slices, rebuilt from its begin and end events in order. */
 struct slice {
-	const char *name;
-	unsigned long long begin, end, v0[2], v1[2];
-	int counted[2];
+	const struct pb_event *begin, *end;
 };
 
-/* The counter values of an event, by counter track (uuid - first): the
- * n-th value belongs to the n-th uuid (protoc prints fields by number). */
-static void values_of(const struct pb_node *ev, unsigned long long first, unsigned long long *v,
-                      int *counted)
+static int slices_of(const struct pb_trace *tr, unsigned long long track, struct slice *sl, int max)
 {
-	unsigned long long uuid[2], value[2];
-	size_t i, u = 0, k = 0;
+	struct slice *open[16];
+	int n = 0, sp = 0;
+	size_t i;
 
-	counted[0] = counted[1] = 0;
-	for (i = 0; i < ev->n; i++) {
-		if (!strcmp(ev->kid[i]->key, "extra_counter_track_uuids") && u < 2)
-			uuid[u++] = strtoull(ev->kid[i]->value, NULL, 10) - first;
-		if (!strcmp(ev->kid[i]->key, "extra_counter_values") && k < 2)
-			value[k++] = strtoull(ev->kid[i]->value, NULL, 10);
-	}
-	for (i = 0; i < u && i < k; i++)
-		if (uuid[i] < 2) {
-			v[uuid[i]] = value[i];
-			counted[uuid[i]] = 1;
+	for (i = 0; i < tr->n; i++) {
+		const struct pb_event *e = &tr->ev[i];
+		if (e->track != track)
+			continue;
+		if (e->type == 1 && n < max && sp < 16) {
+			sl[n].begin = e;
+			sl[n].end = NULL;
+			open[sp++] = &sl[n++];
+		} else if (e->type == 2 && sp > 0) {
+			open[--sp]->end = e;
 		}
+	}
+	return sp ? -1 : n;
+}
+
+static const struct pb_track *thread_track(const struct pb_trace *tr)
+{
+	size_t i;
+
+	for (i = 0; i < tr->n_tracks; i++)
+		if (tr->track[i].is_thread)
+			return &tr->track[i];
+	return NULL;
 }
 
 TEST(perfetto, protoc_reads_back_every_zone)
 {
 	struct upmc_profile *p = record("instructions,cycles");
-	unsigned long long thread_track = 0, instr_track = 0, last_ts = 0;
-	struct slice slices[32], *open[8];
+	const struct pb_track *thread, *instr = NULL, *cycles = NULL;
+	unsigned long long last_ts = 0;
+	struct slice sl[32];
 	struct zones zs = {.n = 0};
-	char why[512];
+	struct pb_trace tr;
 	struct pb_node *tree;
-	int unknown, n = 0, sp = 0, frames = 0, counters = 0, annotations = 0, k;
+	char why[512];
+	int frames = 0, n, k;
 	size_t i;
 
 	ASSERT(p);
@@ -129,89 +158,115 @@ TEST(perfetto, protoc_reads_back_every_zone)
 		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
 	}
 	ASSERT(upmc_profile_zones(p, keep, &zs) == 9);
-	tree = decoded(p, &unknown, why, sizeof(why));
-	ASSERT_MSG(tree, "%s", why);
-	EXPECT_EQ(unknown, 0);
-	for (i = 0; i < tree->n; i++) {
-		const struct pb_node *pk = tree->kid[i], *td = pb_get(pk, "track_descriptor");
-		const struct pb_node *ev = pb_get(pk, "track_event");
-		ASSERT(!strcmp(pk->key, "packet"));
-		EXPECT(pb_num(pk, "trusted_packet_sequence_id") != ~0ull);
-		if (td && pb_get(td, "process")) {
-			EXPECT(pb_num(td, "uuid") == 1);
-			EXPECT(pb_num(pb_get(td, "process"), "pid") ==
-			       (unsigned long long)getpid());
-			EXPECT(!strcmp(pb_str(pb_get(td, "process"), "process_name"),
-			               "upmc profile"));
-			EXPECT(pb_num(pk, "sequence_flags") == 1);
-		} else if (td && pb_get(td, "thread")) {
-			thread_track = pb_num(td, "uuid");
-			EXPECT(pb_num(pb_get(td, "thread"), "tid") == zs.z[0].thread_id);
-			EXPECT(!strcmp(pb_str(pb_get(td, "thread"), "thread_name"), "main loop"));
-			EXPECT(pb_num(pk, "sequence_flags") == 1);
-		} else if (td) {
-			const struct pb_node *c = pb_get(td, "counter");
-			ASSERT(c);
-			EXPECT(pb_num(td, "parent_uuid") == thread_track);
-			if (!strcmp(pb_str(td, "name"), "instructions")) {
-				/* the builtin type: the slice table's thread_instruction_delta */
-				EXPECT(!strcmp(pb_str(c, "type"),
-				               "COUNTER_THREAD_INSTRUCTION_COUNT"));
-				instr_track = pb_num(td, "uuid");
-			} else {
-				EXPECT(!strcmp(pb_str(td, "name"), "cycles"));
-				EXPECT(!strcmp(pb_str(c, "unit"), "UNIT_COUNT"));
-			}
-			counters++;
-		} else if (ev && pb_num(ev, "track_uuid") == 1) {
-			const struct pb_node *a;
-			size_t j;
-			for (j = 0; j < ev->n; j++)
-				if (!strcmp((a = ev->kid[j])->key, "debug_annotations")) {
-					annotations++;
-					EXPECT(pb_num(a, "uint_value") == 0);
-				}
-			EXPECT(!strcmp(pb_str(ev, "name"), "upmc"));
-		} else if (ev) {
-			const char *type = pb_str(ev, "type");
-			unsigned long long ts = pb_num(pk, "timestamp");
-			EXPECT(pb_num(ev, "track_uuid") == thread_track);
-			EXPECT_MSG(ts >= last_ts, "packets of a thread in time order");
-			last_ts = ts;
-			if (!strcmp(type, "TYPE_INSTANT")) {
-				EXPECT(!strcmp(pb_str(ev, "name"), "frame"));
-				frames++;
-			} else if (!strcmp(type, "TYPE_SLICE_BEGIN")) {
-				ASSERT(n < 32 && sp < 8);
-				open[sp++] = &slices[n];
-				slices[n].name = pb_str(ev, "name");
-				slices[n].begin = ts;
-				values_of(ev, instr_track, slices[n].v0, slices[n].counted);
-				n++;
-			} else {
-				int counted[2];
-				ASSERT(!strcmp(type, "TYPE_SLICE_END") && sp > 0);
-				open[--sp]->end = ts;
-				values_of(ev, instr_track, open[sp]->v1, counted);
-				EXPECT(counted[0] && counted[1]);
-			}
+	ASSERT_MSG(interpreted(p, &tree, &tr, why, sizeof(why)) == 0, "%s", why);
+	thread = thread_track(&tr);
+	ASSERT(thread);
+	EXPECT(thread->tid == zs.z[0].thread_id);
+	EXPECT(!strcmp(thread->name, "main loop"));
+	for (i = 0; i < tr.n_tracks; i++) {
+		const struct pb_track *c = &tr.track[i];
+		if (!c->is_counter)
+			continue;
+		EXPECT(c->parent == thread->uuid);
+		EXPECT(c->is_incremental); /* values are deltas on the track */
+		if (!strcmp(c->name, "instructions"))
+			instr = c; /* the builtin type: the slice table's thread_instruction_delta
+			            */
+		else if (!strcmp(c->name, "cycles"))
+			cycles = c;
+	}
+	ASSERT(instr && cycles);
+	EXPECT(instr->is_instructions && !cycles->is_instructions);
+	for (i = 0; i < tr.n; i++) {
+		const struct pb_event *e = &tr.ev[i];
+		if (e->track == 1) { /* the process track: what was lost */
+			EXPECT(!strcmp(e->name, "upmc"));
+			EXPECT_EQ(e->n_ann, 6);
+			for (k = 0; k < (int)e->n_ann; k++)
+				EXPECT(e->ann[k].is_uint && e->ann[k].u == 0);
+			continue;
+		}
+		EXPECT(e->track == thread->uuid);
+		EXPECT_MSG(e->ts >= last_ts, "events of a thread in time order");
+		last_ts = e->ts;
+		if (e->type == 3) {
+			EXPECT(!strcmp(e->name, "frame"));
+			frames++;
 		}
 	}
-	EXPECT_EQ(counters, 2);
-	EXPECT_EQ(annotations, 5);
 	EXPECT_EQ(frames, 3);
-	EXPECT_EQ(sp, 0);
+	n = slices_of(&tr, thread->uuid, sl, 32);
 	ASSERT(n == zs.n);
 	for (k = 0; k < n; k++) {
-		EXPECT(!strcmp(slices[k].name, zs.z[k].loc->name));
-		EXPECT(slices[k].begin == zs.z[k].begin_ns);
-		EXPECT(slices[k].end == zs.z[k].end_ns);
-		EXPECT(slices[k].counted[0] && slices[k].counted[1]);
-		EXPECT_EQ_U64(slices[k].v1[0] - slices[k].v0[0], zs.delta[k][0]);
-		EXPECT_EQ_U64(slices[k].v1[1] - slices[k].v0[1], zs.delta[k][1]);
+		int found0, found1;
+		EXPECT(!strcmp(sl[k].begin->name, zs.z[k].loc->name));
+		/* the source location, interned */
+		EXPECT(sl[k].begin->file && !strcmp(sl[k].begin->file, "game.c"));
+		EXPECT(sl[k].begin->function && !strcmp(sl[k].begin->function, "loop"));
+		EXPECT_EQ(sl[k].begin->line, zs.z[k].loc->line);
+		EXPECT(sl[k].begin->ts == zs.z[k].begin_ns);
+		EXPECT(sl[k].end->ts == zs.z[k].end_ns);
+		EXPECT_EQ_U64(pb_value(sl[k].end, instr->uuid, &found1) -
+		                      pb_value(sl[k].begin, instr->uuid, &found0),
+		              zs.delta[k][0]);
+		EXPECT(found0 && found1);
+		EXPECT_EQ_U64(pb_value(sl[k].end, cycles->uuid, &found1) -
+		                      pb_value(sl[k].begin, cycles->uuid, &found0),
+		              zs.delta[k][1]);
+		EXPECT(found0 && found1);
 	}
 	/* the second frame's physics: its work and its end read */
 	EXPECT_EQ_U64(zs.delta[4][0], 2000 + READ_COST);
+	pb_trace_free(&tr);
+	pb_free(tree);
+	upmc_profile_close(p);
+}
+
+/* How often each kind of interned entry and each inline name appears. */
+static void count_names(const struct pb_node *tree, int *interned_names, int *inline_names,
+                        int *locations)
+{
+	size_t i, j;
+
+	*interned_names = *inline_names = *locations = 0;
+	for (i = 0; i < tree->n; i++) {
+		const struct pb_node *d = pb_get(tree->kid[i], "interned_data");
+		const struct pb_node *ev = pb_get(tree->kid[i], "track_event");
+		for (j = 0; d && j < d->n; j++) {
+			*interned_names += !strcmp(d->kid[j]->key, "event_names");
+			*locations += !strcmp(d->kid[j]->key, "source_locations");
+		}
+		if (ev && pb_num(ev, "track_uuid") != 1) /* the process track's are few */
+			*inline_names += pb_get(ev, "name") != NULL;
+	}
+}
+
+/* Each name and location is written once per thread, then referred to by
+ * its iid; every event's time is a delta on the thread's clock. */
+TEST(perfetto, names_and_locations_are_interned)
+{
+	struct upmc_profile *p = record("instructions,cycles");
+	struct pb_node *tree;
+	char why[512];
+	int unknown, names, inline_names, locations;
+	size_t i;
+
+	ASSERT(p);
+	if (!pb_have_protoc()) {
+		upmc_profile_close(p);
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	}
+	tree = decoded(p, &unknown, why, sizeof(why));
+	ASSERT_MSG(tree, "%s", why);
+	count_names(tree, &names, &inline_names, &locations);
+	EXPECT_EQ(names, 4); /* frame, physics, render, and "frame" for the frame marks */
+	EXPECT_EQ(locations, 3);
+	EXPECT_EQ(inline_names, 0);
+	for (i = 0; i < tree->n; i++) {
+		const struct pb_node *d = pb_get(tree->kid[i], "trace_packet_defaults");
+		if (d)
+			EXPECT(pb_num(d, "timestamp_clock_id") == 64);
+	}
 	pb_free(tree);
 	upmc_profile_close(p);
 }
@@ -220,9 +275,10 @@ TEST(perfetto, uncounted_values_and_time_only_threads)
 {
 	struct upmc_profile *p = NULL;
 	struct zones zs = {.n = 0};
-	char why[512];
+	struct pb_trace tr;
 	struct pb_node *tree;
-	int unknown, slices = 0, values = 0, tracks = 0;
+	char why[512];
+	int slices = 0, values = 0, counter_tracks = 0;
 	size_t i;
 
 	if (!pb_have_protoc())
@@ -237,34 +293,28 @@ TEST(perfetto, uncounted_values_and_time_only_threads)
 	upmc_zone_flush();
 	ASSERT(upmc_profile_zones(p, keep, &zs) == 1);
 	EXPECT_EQ_U64(zs.delta[0][0], UPMC_NOT_COUNTED);
-	tree = decoded(p, &unknown, why, sizeof(why));
-	ASSERT_MSG(tree, "%s", why);
-	for (i = 0; i < tree->n; i++) {
-		const struct pb_node *ev = pb_get(tree->kid[i], "track_event");
-		size_t j;
-		tracks += pb_get(tree->kid[i], "track_descriptor") != NULL;
-		if (!ev || pb_num(ev, "track_uuid") == 1)
-			continue;
-		slices++;
-		for (j = 0; j < ev->n; j++)
-			values += !strcmp(ev->kid[j]->key, "extra_counter_values");
-	}
+	ASSERT_MSG(interpreted(p, &tree, &tr, why, sizeof(why)) == 0, "%s", why);
+	for (i = 0; i < tr.n; i++)
+		if (tr.ev[i].track != 1) {
+			slices++;
+			values += (int)tr.ev[i].n_values;
+		}
+	for (i = 0; i < tr.n_tracks; i++)
+		counter_tracks += tr.track[i].is_counter;
 	/* a value that was not counted is left out, never written as 0 */
 	EXPECT_EQ(slices, 2);
 	EXPECT_EQ(values, 0);
-	EXPECT_EQ(tracks, 3);
+	EXPECT_EQ(counter_tracks, 1);
+	pb_trace_free(&tr);
 	pb_free(tree);
 	upmc_profile_close(p);
 
 	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
 	upmc_zone_begin(&render_loc);
 	upmc_zone_end();
-	tree = decoded(p, &unknown, why, sizeof(why));
-	ASSERT_MSG(tree, "%s", why);
-	tracks = 0;
-	for (i = 0; i < tree->n; i++)
-		tracks += pb_get(tree->kid[i], "track_descriptor") != NULL;
-	EXPECT_EQ(tracks, 2); /* the process and the thread: no counter track */
+	ASSERT_MSG(interpreted(p, &tree, &tr, why, sizeof(why)) == 0, "%s", why);
+	EXPECT_EQ(tr.n_tracks, 2); /* the process and the thread: no counter track */
+	pb_trace_free(&tr);
 	pb_free(tree);
 	upmc_profile_close(p);
 }
@@ -275,9 +325,10 @@ TEST(perfetto, slices_nest_when_a_parent_is_not_exported)
 {
 	struct upmc_profile *p = NULL;
 	unsigned long long last_ts = 0;
+	struct pb_trace tr;
 	struct pb_node *tree;
 	char why[512];
-	int unknown, sp = 0, begins = 0;
+	int sp = 0, begins = 0, got;
 	size_t i;
 
 	if (!pb_have_protoc())
@@ -293,46 +344,29 @@ TEST(perfetto, slices_nest_when_a_parent_is_not_exported)
 	upmc_zone_begin(&render_loc); /* open at the export */
 	upmc_zone_begin(&physics_loc);
 	upmc_zone_end();
-	tree = decoded(p, &unknown, why, sizeof(why));
+	got = interpreted(p, &tree, &tr, why, sizeof(why));
 	upmc_zone_end();
-	ASSERT_MSG(tree, "%s", why);
-	for (i = 0; i < tree->n; i++) {
-		const struct pb_node *ev = pb_get(tree->kid[i], "track_event");
-		unsigned long long ts = pb_num(tree->kid[i], "timestamp");
-		const char *type = pb_str(ev, "type");
-		if (!ev || pb_num(ev, "track_uuid") == 1)
+	ASSERT_MSG(got == 0, "%s", why);
+	for (i = 0; i < tr.n; i++) {
+		const struct pb_event *e = &tr.ev[i];
+		if (e->track == 1)
 			continue;
-		EXPECT_MSG(ts >= last_ts, "slice event %zu at %llu before %llu", i, ts, last_ts);
-		last_ts = ts;
-		if (!strcmp(type, "TYPE_SLICE_BEGIN")) {
+		EXPECT_MSG(e->ts >= last_ts, "slice event %zu at %llu before %llu", i, e->ts,
+		           last_ts);
+		last_ts = e->ts;
+		if (e->type == 1) {
 			sp++;
 			begins++;
-		} else if (!strcmp(type, "TYPE_SLICE_END")) {
+		} else if (e->type == 2) {
 			EXPECT(sp > 0);
 			sp--;
 		}
 	}
 	EXPECT_EQ(begins, 3);
 	EXPECT_EQ(sp, 0);
+	pb_trace_free(&tr);
 	pb_free(tree);
 	upmc_profile_close(p);
-}
-
-/* The name of the first track event named with prefix, or NULL. */
-static const char *event_named(const struct pb_node *tree, const char *key, const char *prefix)
-{
-	size_t i;
-
-	for (i = 0; i < tree->n; i++) {
-		const struct pb_node *ev = pb_get(tree->kid[i], "track_event");
-		const struct pb_node *td = pb_get(tree->kid[i], "track_descriptor");
-		const char *name = ev   ? pb_str(ev, key)
-		                   : td ? pb_str(pb_get(td, "thread"), key)
-		                        : "";
-		if (!strncmp(name, prefix, strlen(prefix)))
-			return name;
-	}
-	return NULL;
 }
 
 /* Protobuf strings are UTF-8: a byte of no well-formed sequence becomes the
@@ -342,10 +376,12 @@ TEST(perfetto, names_are_utf8)
 	static const struct upmc_zone_loc latin1_loc = {"caf\xe9 \xff!", "f", "x.c", 1};
 	static const struct upmc_zone_loc utf8_loc = {"na\xc3\xafve \xe2\x82\xac", "f", "x.c", 2};
 	struct upmc_profile *p = NULL;
-	const char *name;
+	const struct pb_track *thread;
+	struct pb_trace tr;
 	struct pb_node *tree;
 	char why[512];
-	int unknown;
+	int latin1 = 0, utf8 = 0;
+	size_t i;
 
 	if (!pb_have_protoc())
 		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
@@ -356,15 +392,70 @@ TEST(perfetto, names_are_utf8)
 	upmc_zone_end();
 	upmc_zone_begin(&utf8_loc);
 	upmc_zone_end();
-	tree = decoded(p, &unknown, why, sizeof(why));
-	ASSERT_MSG(tree, "%s", why);
-	name = event_named(tree, "name", "caf");
-	EXPECT_MSG(name && !strcmp(name, "caf\xc3\xa9 \xc3\xbf!"), "%s", name ? name : "none");
-	name = event_named(tree, "name", "na");
-	EXPECT_MSG(name && !strcmp(name, utf8_loc.name), "%s", name ? name : "none");
-	name = event_named(tree, "thread_name", "th");
-	EXPECT_MSG(name && !strcmp(name, "th\xc3\xa9\xc3\xa2tre \xc3\xa2\xc2\x82"), "%s",
-	           name ? name : "none");
+	ASSERT_MSG(interpreted(p, &tree, &tr, why, sizeof(why)) == 0, "%s", why);
+	for (i = 0; i < tr.n; i++) {
+		latin1 += !strcmp(tr.ev[i].name, "caf\xc3\xa9 \xc3\xbf!");
+		utf8 += !strcmp(tr.ev[i].name, utf8_loc.name);
+	}
+	EXPECT_EQ(latin1, 1);
+	EXPECT_EQ(utf8, 1);
+	thread = thread_track(&tr);
+	ASSERT(thread);
+	EXPECT_MSG(!strcmp(thread->name, "th\xc3\xa9\xc3\xa2tre \xc3\xa2\xc2\x82"), "%s",
+	           thread->name);
+	pb_trace_free(&tr);
+	pb_free(tree);
+	upmc_profile_close(p);
+}
+
+/* What engine code adds to a zone: its text and value, a name made at run
+ * time, named frames; each shows in the trace. */
+TEST(perfetto, text_values_runtime_names_and_named_frames)
+{
+	static const char *const physics_tick = "physics tick";
+	struct upmc_profile *p = NULL;
+	const struct pb_annotation *a;
+	struct slice sl[8];
+	struct pb_trace tr;
+	struct pb_node *tree;
+	char why[512], name[32];
+	int n, named_frames = 0, frames = 0;
+	size_t i;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
+	upmc_zone_begin(&frame_loc);
+	UPMC_ZONE_TEXT("level 3", 7);
+	UPMC_ZONE_VALUE(42);
+	snprintf(name, sizeof(name), "entity %d", 17); /* gone once the zone began */
+	UPMC_ZONE_BEGIN_DYNAMIC(name);
+	memset(name, 'x', sizeof(name) - 1);
+	UPMC_ZONE_END();
+	upmc_zone_end();
+	upmc_frame_mark_named(physics_tick);
+	upmc_frame_mark();
+	ASSERT_MSG(interpreted(p, &tree, &tr, why, sizeof(why)) == 0, "%s", why);
+	ASSERT(thread_track(&tr));
+	n = slices_of(&tr, thread_track(&tr)->uuid, sl, 8);
+	ASSERT(n == 2);
+	EXPECT(!strcmp(sl[0].begin->name, "frame"));
+	a = pb_annotation(sl[0].end, "text");
+	EXPECT(a && a->str && !strcmp(a->str, "level 3"));
+	a = pb_annotation(sl[0].end, "value");
+	EXPECT(a && a->is_uint && a->u == 42);
+	EXPECT_MSG(!strcmp(sl[1].begin->name, "entity 17"), "%s", sl[1].begin->name);
+	/* a runtime name keeps its call site */
+	EXPECT(sl[1].begin->file && strstr(sl[1].begin->file, "zone_perfetto_test.c"));
+	EXPECT(!pb_annotation(sl[1].end, "text"));
+	for (i = 0; i < tr.n; i++) {
+		named_frames += tr.ev[i].type == 3 && !strcmp(tr.ev[i].name, "frame: physics tick");
+		frames += tr.ev[i].type == 3 && !strcmp(tr.ev[i].name, "frame");
+	}
+	EXPECT_EQ(named_frames, 1);
+	EXPECT_EQ(frames, 1);
+	pb_trace_free(&tr);
 	pb_free(tree);
 	upmc_profile_close(p);
 }

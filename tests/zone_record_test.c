@@ -9,6 +9,7 @@
 #include <errno.h>
 #include <pthread.h>
 #include <sched.h>
+#include <stdatomic.h>
 #include <stdint.h>
 #include <stdlib.h>
 #include <string.h>
@@ -220,7 +221,7 @@ TEST(zone, the_last_record_waits_for_its_counters)
 
 TEST(zone, serialized_timestamps)
 {
-	struct upmc_profile_options o = {sizeof(o), 0, UPMC_PROFILE_SERIALIZED, 0};
+	struct upmc_profile_options o = {sizeof(o), 0, UPMC_PROFILE_SERIALIZED, 0, 0};
 	struct upmc_profile *p = open_sim("instructions", &o);
 	struct seen s;
 
@@ -238,7 +239,7 @@ TEST(zone, serialized_timestamps)
 /* 4 KiB: 512 words; a time-only zone takes 3. */
 TEST(zone, a_full_buffer_drops_and_counts)
 {
-	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 4096};
 	struct upmc_profile *p = open_sim(NULL, &o);
 	struct upmc_profile_stats st;
 	struct seen s;
@@ -305,7 +306,7 @@ static long long exported(struct upmc_profile *p, enum upmc_format format, const
 TEST(zone, drops_count_while_the_buffer_stays_full)
 {
 	static const char *const specs[] = {NULL, "instructions,cycles"};
-	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 4096};
 	struct upmc_profile_stats st;
 	unsigned s;
 	int k;
@@ -332,24 +333,48 @@ TEST(zone, drops_count_while_the_buffer_stays_full)
 	}
 }
 
-/* 10^6 zones into the default 1 MiB: every one is collected or counted. */
-TEST(zone, a_flood_of_zones_is_counted)
+static void flood(int zones, int frames)
 {
-	struct upmc_profile *p = open_sim(NULL, NULL);
-	struct upmc_profile_stats st;
 	int k;
 
-	ASSERT(p);
-	for (k = 0; k < 1000000; k++) {
+	for (k = 0; k < zones; k++) {
 		upmc_zone_begin(&physics_loc);
 		upmc_zone_end();
 	}
-	for (k = 0; k < 100; k++)
+	for (k = 0; k < frames; k++)
 		upmc_frame_mark();
+}
+
+/* 10^6 zones with no collect in between: by default the buffer grows
+ * by blocks and loses none; within a cap of one buffer, every zone is
+ * collected or counted. */
+TEST(zone, a_flood_of_zones_is_kept_or_counted)
+{
+	struct upmc_profile_options capped = {sizeof(capped), 0, 0, 0, 1 << 20};
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	uint64_t bytes, peak;
+
+	ASSERT(p);
+	flood(1000000, 100);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones, 1000000);
+	EXPECT_EQ_U64(st.dropped, 0);
+	EXPECT_EQ_U64(st.frames, 100);
+	ASSERT(upmc_profile_memory(p, &bytes, &peak) == 0);
+	/* 24 bytes a zone: the blocks it took, within the default 256 MiB */
+	EXPECT_MSG(peak >= 24000000 && peak <= (256u << 20), "%llu", (unsigned long long)peak);
+	upmc_profile_close(p);
+
+	p = open_sim(NULL, &capped);
+	ASSERT(p);
+	flood(1000000, 100);
 	ASSERT(upmc_profile_stats(p, &st) == 0);
 	EXPECT_EQ_U64(st.zones + st.dropped, 1000000);
 	EXPECT_EQ_U64(st.frames + st.dropped_frames, 100);
 	EXPECT(st.dropped > 900000);
+	ASSERT(upmc_profile_memory(p, &bytes, &peak) == 0);
+	EXPECT_MSG(peak <= (1u << 20) + 64, "%llu", (unsigned long long)peak);
 	upmc_profile_close(p);
 }
 
@@ -357,7 +382,7 @@ TEST(zone, a_flood_of_zones_is_counted)
  * when the thread writes them down later. */
 TEST(zone, a_clear_forgets_the_drops_it_showed)
 {
-	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 4096};
 	struct upmc_profile *p = open_sim("instructions", &o);
 	struct upmc_profile_stats st;
 	int k;
@@ -394,7 +419,7 @@ TEST(zone, a_clear_forgets_the_drops_it_showed)
 /* A zone dropped at its begin and one dropped at its end, each counted once. */
 TEST(zone, drops_in_the_middle_of_nesting)
 {
-	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 4096};
 	struct upmc_profile *p = open_sim(NULL, &o);
 	struct upmc_profile_stats st;
 	int k;
@@ -531,7 +556,7 @@ static void *fill_and_exit(void *arg)
 
 static void drops_at_exit(long n, struct outcome *o)
 {
-	struct upmc_profile_options opts = {sizeof(opts), 0, 0, 4096};
+	struct upmc_profile_options opts = {sizeof(opts), 0, 0, 4096, 4096};
 	struct upmc_profile *p = open_sim(NULL, &opts);
 	pthread_t t;
 
@@ -601,7 +626,7 @@ static void *record_frames(void *arg)
 	return NULL;
 }
 
-static volatile int collecting;
+static atomic_int collecting; /* a flag between threads */
 
 static void *collect_all_along(void *arg)
 {
@@ -616,7 +641,7 @@ static void *collect_all_along(void *arg)
 TEST(zone, many_threads_collected_while_running)
 {
 	enum { THREADS = 8, FRAMES = 3000 };
-	struct upmc_profile_options o = {sizeof(o), 0, 0, 16384};
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 16384, 16384};
 	struct upmc_profile *p = open_sim(NULL, &o);
 	struct worker w[THREADS];
 	struct upmc_profile_stats st;
@@ -658,6 +683,55 @@ TEST(zone, many_threads_collected_while_running)
 		EXPECT_MSG(per_thread[k] > 0, "no zone of worker %u", k);
 	for (k = 0; k < THREADS; k += 2)
 		EXPECT(per_thread[k] == 0);
+	free(s.z);
+	upmc_profile_close(p);
+}
+
+/* Small blocks, a collector running all along and room for every zone
+ * within max_bytes: the buffers grow and go round as the collector frees
+ * them, and not one zone is lost; the blocks of the threads that exited
+ * are freed. */
+TEST(zone, buffers_grow_and_lose_nothing_under_a_running_collector)
+{
+	enum { THREADS = 8, FRAMES = 3000 };
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 64 << 20};
+	struct upmc_profile *p = open_sim(NULL, &o);
+	struct worker w[THREADS];
+	struct upmc_profile_stats st;
+	uint64_t bytes, peak;
+	pthread_t collector;
+	struct seen s;
+	size_t i;
+	unsigned k;
+
+	ASSERT(p);
+	collecting = 1;
+	ASSERT(pthread_create(&collector, NULL, collect_all_along, p) == 0);
+	for (k = 0; k < THREADS; k++) {
+		w[k].index = k;
+		w[k].frames = FRAMES;
+		snprintf(w[k].name, sizeof(w[k].name), "worker %u", k);
+		ASSERT(pthread_create(&w[k].thread, NULL, record_frames, &w[k]) == 0);
+	}
+	for (k = 0; k < THREADS; k++)
+		pthread_join(w[k].thread, NULL);
+	collecting = 0;
+	pthread_join(collector, NULL);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones, THREADS * FRAMES * 4);
+	EXPECT_EQ_U64(st.dropped, 0);
+	EXPECT_EQ(st.open, 0);
+	EXPECT_EQ(st.unbalanced, 0);
+	ASSERT(zones_of(p, &s) == (int)st.zones);
+	for (i = 0; i < s.n; i++) {
+		const struct zone *z = &s.z[i];
+		unsigned want = z->loc == &frame_loc ? 0 : z->loc == &collide_loc ? 2 : 1;
+		EXPECT(z->depth == want);
+	}
+	ASSERT(upmc_profile_memory(p, &bytes, &peak) == 0);
+	EXPECT_MSG(peak > 4096 * THREADS, "%llu", (unsigned long long)peak);
+	/* the exited threads' blocks are gone: this thread's first one is left */
+	EXPECT_MSG(bytes < 8192, "%llu", (unsigned long long)bytes);
 	free(s.z);
 	upmc_profile_close(p);
 }
@@ -887,7 +961,7 @@ static void *fail_marked_threads(void *items, size_t bytes)
 	return realloc(items, bytes);
 }
 
-static volatile int next_profile_open;
+static atomic_int next_profile_open; /* a flag between threads */
 
 static void *zones_meanwhile(void *arg)
 {
@@ -906,7 +980,7 @@ static void *zones_meanwhile(void *arg)
  * profile that does open). */
 TEST(zone, an_open_that_fails_leaves_no_thread_behind)
 {
-	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096};
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 4096};
 	struct upmc_profile *p = NULL;
 	struct upmc_profile_stats st;
 	pthread_t t;
@@ -1020,7 +1094,7 @@ TEST(zone, zones_after_the_exit_call_are_ignored)
 	pthread_key_delete(late_key);
 }
 
-static volatile int renaming;
+static atomic_int renaming; /* a flag between threads */
 
 static void *rename_all_along(void *arg)
 {
@@ -1123,16 +1197,17 @@ TEST(zone, bad_input)
 	static struct upmc_zone_loc too_long = {long_name, "f", "x.c", 2};
 	static char longest_name[UPMC_ZONE_NAME_MAX + 1];
 	static struct upmc_zone_loc longest = {longest_name, "f", "x.c", 3};
-	struct upmc_profile_options small = {sizeof(small), 0, 0, 1024};
-	struct upmc_profile_options old = {sizeof(size_t), 0, 0, 0};
-	struct upmc_profile_options flags = {sizeof(flags), 0, 1u << 7, 0};
-	struct upmc_profile_options set_flags = {sizeof(set_flags), 1u << 20, 0, 0};
+	struct upmc_profile_options small = {sizeof(small), 0, 0, 1024, 0};
+	struct upmc_profile_options old = {sizeof(size_t), 0, 0, 0, 0};
+	struct upmc_profile_options flags = {sizeof(flags), 0, 1u << 7, 0, 0};
+	struct upmc_profile_options set_flags = {sizeof(set_flags), 1u << 20, 0, 0, 0};
 	struct upmc_profile_options contradiction = {
-	        sizeof(contradiction), UPMC_OPT_FORCE_SYSCALL | UPMC_OPT_REQUIRE_USER_READ, 0, 0};
+	        sizeof(contradiction), UPMC_OPT_FORCE_SYSCALL | UPMC_OPT_REQUIRE_USER_READ, 0, 0,
+	        0};
 	struct {
 		struct upmc_profile_options o;
 		uint64_t extra;
-	} newer = {{sizeof(newer), 0, 0, 0}, 1};
+	} newer = {{sizeof(newer), 0, 0, 0, 0}, 1};
 	struct upmc_profile *p, *q;
 	struct upmc_profile_stats st;
 	struct seen s;
@@ -1190,5 +1265,184 @@ TEST(zone, bad_input)
 	ASSERT(zones_of(p, &s) == 1);
 	EXPECT(s.z[0].loc == &longest && s.z[0].depth == 1);
 	free(s.z);
+	upmc_profile_close(p);
+}
+
+/* Zones compiled in cost the header's inline test of upmc_zones_recording
+ * while no profile is open: the macros call nothing when it is 0, which
+ * the library sets while a profile is open. */
+TEST(zone, the_macros_test_the_recording_flag_first)
+{
+	struct upmc_profile *p;
+	struct upmc_profile_stats st;
+
+	EXPECT_EQ(upmc_zones_recording, 0);
+	p = open_sim(NULL, NULL);
+	ASSERT(p);
+	EXPECT_EQ(upmc_zones_recording, 1);
+	upmc_zones_recording = 0; /* as if no profile were open, for the header */
+	UPMC_ZONE_BEGIN("not recorded");
+	UPMC_ZONE_END();
+	upmc_frame_mark();
+	(upmc_zone_begin)(&physics_loc); /* the exported function records */
+	(upmc_zone_end)();
+	upmc_zones_recording = 1;
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones, 1);
+	EXPECT_EQ_U64(st.frames, 0);
+	upmc_profile_close(p);
+	EXPECT_EQ(upmc_zones_recording, 0);
+}
+
+struct texts {
+	char text[8][64], name[8][32];
+	uint64_t value[8];
+	int has_value[8], n;
+	const struct upmc_zone_loc *loc[8];
+};
+
+static int see_text(const struct upmc_zone_info *z, void *arg)
+{
+	struct texts *t = arg;
+
+	if (t->n == 8)
+		return 1;
+	snprintf(t->text[t->n], sizeof(t->text[0]), "%s", z->text ? z->text : "(none)");
+	snprintf(t->name[t->n], sizeof(t->name[0]), "%s", z->loc->name);
+	t->value[t->n] = z->value;
+	t->has_value[t->n] = z->has_value;
+	t->loc[t->n++] = z->loc;
+	return 0;
+}
+
+/* A zone's text and value (the last given), a name made at run time and
+ * kept by the library, each with the zone they were given in. */
+TEST(zone, text_values_and_names_made_at_run_time)
+{
+	static const struct upmc_zone_loc site = {"", "spawn", "game.c", 50};
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	char name[UPMC_ZONE_NAME_MAX + 2], long_text[UPMC_ZONE_TEXT_MAX + 100];
+	struct texts t = {.n = 0};
+	int k;
+
+	ASSERT(p);
+	upmc_zone_text("outside any zone", 16); /* ignored */
+	upmc_zone_begin(&frame_loc);
+	UPMC_ZONE_TEXT("first", 5);
+	UPMC_ZONE_TEXT("second, kept", 12);
+	UPMC_ZONE_VALUE(7);
+	for (k = 0; k < 2; k++) {
+		snprintf(name, sizeof(name), "entity %d", 40 + k);
+		upmc_zone_begin_name(&site, name);
+		memset(name, 'x', 16); /* the library copied it */
+		if (k == 1)
+			UPMC_ZONE_VALUE(0);
+		upmc_zone_end();
+	}
+	snprintf(name, sizeof(name), "entity %d", 40);
+	upmc_zone_begin_name(&site, name); /* the same name: the same location */
+	upmc_zone_end();
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	upmc_zone_begin_name(&site, name); /* too long: refused */
+	upmc_zone_end();
+	upmc_zone_begin_name(&site, NULL); /* refused */
+	upmc_zone_end();
+	memset(long_text, 'a', sizeof(long_text));
+	UPMC_ZONE_TEXT(long_text, sizeof(long_text)); /* cut to UPMC_ZONE_TEXT_MAX */
+	upmc_zone_end();
+	ASSERT(upmc_profile_zones(p, see_text, &t) == 4);
+	EXPECT(!strcmp(t.name[0], "frame"));
+	EXPECT_EQ(strlen(t.text[0]), sizeof(t.text[0]) - 1); /* the long text, kept (cut here) */
+	EXPECT(t.has_value[0] && t.value[0] == 7);
+	EXPECT(!strcmp(t.name[1], "entity 40") && !strcmp(t.text[1], "(none)"));
+	EXPECT(!t.has_value[1]);
+	EXPECT(!strcmp(t.name[2], "entity 41") && t.has_value[2] && t.value[2] == 0);
+	EXPECT(t.loc[3] == t.loc[1] && t.loc[1] != t.loc[2]);
+	EXPECT(!strcmp(t.loc[1]->file, "game.c") && t.loc[1]->line == 50);
+	EXPECT(!strcmp(t.loc[1]->function, "spawn"));
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.refused, 2);
+	upmc_profile_close(p);
+}
+
+static int first_text(const struct upmc_zone_info *z, void *arg)
+{
+	snprintf(arg, 64, "%s", z->text ? z->text : "(none)");
+	return 1;
+}
+
+/* A clear forgets the zones it showed, but an open zone keeps its text. */
+TEST(zone, an_open_zone_keeps_its_text_across_a_clear)
+{
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	char text[64] = "";
+
+	ASSERT(p);
+	upmc_zone_begin(&frame_loc);
+	UPMC_ZONE_TEXT("level 2", 7);
+	upmc_zone_begin(&physics_loc);
+	UPMC_ZONE_TEXT("inner", 5);
+	upmc_zone_end();
+	ASSERT(upmc_profile_collect(p) == 1);
+	upmc_profile_clear(p);
+	upmc_zone_end();
+	ASSERT(upmc_profile_zones(p, first_text, text) == 1);
+	EXPECT(!strcmp(text, "level 2"));
+	upmc_profile_close(p);
+}
+
+static void *name_before_open(void *arg)
+{
+	struct upmc_profile **p = arg;
+
+	upmc_thread_name("audio mixer");
+	while (!__atomic_load_n(p, __ATOMIC_ACQUIRE))
+		sched_yield();
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	return NULL;
+}
+
+static int see_thread(const struct upmc_zone_info *z, void *arg)
+{
+	int *found = arg;
+
+	*found += !strcmp(z->thread, "audio mixer") ? 1 : !strcmp(z->thread, "main") ? 10 : 100;
+	return 0;
+}
+
+/* A thread named before a profile opens keeps its name in the profiles it
+ * joins; so does one named by upmc_profile_thread(). */
+TEST(zone, threads_named_before_the_profile_opens)
+{
+	struct upmc_profile *p = NULL, *open = NULL;
+	pthread_t th;
+	int found = 0;
+
+	upmc_thread_name("main");
+	ASSERT(pthread_create(&th, NULL, name_before_open, &open) == 0);
+	p = open_sim(NULL, NULL);
+	ASSERT(p);
+	__atomic_store_n(&open, p, __ATOMIC_RELEASE);
+	pthread_join(th, NULL);
+	upmc_zone_begin(&frame_loc);
+	upmc_zone_end();
+	ASSERT(upmc_profile_zones(p, see_thread, &found) == 2);
+	EXPECT_EQ(found, 11);
+	upmc_profile_close(p);
+	/* the next profile: the name is remembered; NULL forgets it */
+	p = open_sim(NULL, NULL);
+	ASSERT(p);
+	upmc_zone_begin(&frame_loc);
+	upmc_zone_end();
+	found = 0;
+	ASSERT(upmc_profile_zones(p, see_thread, &found) == 1);
+	EXPECT_EQ(found, 10);
+	upmc_thread_name(NULL);
+	found = 0;
+	ASSERT(upmc_profile_zones(p, see_thread, &found) == 1);
+	EXPECT_EQ(found, 100);
 	upmc_profile_close(p);
 }

@@ -6,6 +6,7 @@
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <stdatomic.h>
 #include <stdlib.h>
 #include <string.h>
 #include <errno.h>
@@ -76,7 +77,7 @@ static int sum(const struct upmc_zone_info *z, void *arg)
 	return 0;
 }
 
-static volatile int collecting;
+static atomic_int collecting; /* a flag between threads */
 
 static void *collect_all_along(void *arg)
 {
@@ -124,7 +125,7 @@ TEST(zone, each_thread_counts_its_own_page_faults)
 
 TEST(zone, a_machine_without_counters_says_so)
 {
-	struct upmc_profile_options o = {sizeof(o), UPMC_OPT_TIME_ONLY, 0, 0};
+	struct upmc_profile_options o = {sizeof(o), UPMC_OPT_TIME_ONLY, 0, 0, 0};
 	struct upmc_profile *p;
 	struct upmc_profile_stats st;
 	struct sums s = {UINT64_MAX, 0, 0, 0, 0};

@@ -211,6 +211,40 @@ for from in installed single; do
 	done
 done
 
+# ---- C++ ---------------------------------------------------------------------
+# examples/stream_zones.cc (<upmc/zone.hpp>) built with g++ and clang++ as
+# C++17 with -Wall -Wextra -Werror -pedantic, against the installed headers
+# and against the single file, and as a compiler without GNU extensions
+# (MSVC) sees the headers: __GNUC__ and __clang__ undefined. Each runs 1 s.
+cxx=$out/cxx
+mkdir -p "$cxx"
+cp examples/stream_zones.cc "$cxx/"
+
+declare -A cc_of=([g++]=gcc [clang++]=clang) # whose upmc.o single_file built
+# cxx_example FROM CXX [PLAIN]: FROM is "installed" or "single".
+cxx_example() {
+	local from=$1 compiler=$2 plain=${3:-} exe flags
+	exe=$cxx/stream_zones-$from-$compiler${plain:+-plain}
+	flags="-std=c++17 -O2 -Wall -Wextra -Werror -pedantic"
+	[ -n "$plain" ] && flags="$flags -U__GNUC__ -U__clang__ -U_FORTIFY_SOURCE"
+	if [ "$from" = installed ]; then
+		$compiler $flags -c "$cxx/stream_zones.cc" -o "$exe.o" $(pkg-config --cflags upmc) &&
+			$compiler "$exe.o" -o "$exe" $(pkg-config --libs upmc) -pthread \
+				-Wl,-rpath,"$(pkg-config --variable=libdir upmc)" || return 1
+	else
+		$compiler $flags -DUPMC_SINGLE_FILE -I"$single" -c "$cxx/stream_zones.cc" -o "$exe.o" &&
+			"$compiler" "$exe.o" "$single/upmc-${cc_of[$compiler]}.o" -o "$exe" -pthread ||
+			return 1
+	fi
+	mkdir -p "$exe.out" && "$exe" "$exe.out" 1
+}
+
+for compiler in g++ clang++; do
+	check "cxx-example-installed-$compiler" cxx_example installed "$compiler"
+	check "cxx-example-installed-$compiler-no-gnu" cxx_example installed "$compiler" plain
+	check "cxx-example-single-$compiler" cxx_example single "$compiler"
+done
+
 # ---- Bazel ----------------------------------------------------------------
 # examples/consumer's WORKSPACE copied elsewhere and pointed at this
 # checkout, as a user's would be. Its own output base builds upmc once more

@@ -6,6 +6,8 @@
 #ifndef UPMC_OS_H
 #define UPMC_OS_H
 
+#include <stdio.h>
+
 #include "internal.h"
 
 /*
@@ -102,6 +104,22 @@ int upmc_os_at_thread_exit(void (*fn)(void *), void *arg);
 /* The zone collector's lock (lib/zone.c): a mutex, statically made. */
 void upmc_os_collector_lock(void);
 void upmc_os_collector_unlock(void);
+
+/*
+ * A thread of the library's own (a zone stream's writer: lib/zone/stream.c):
+ * runs fn(itself, arg). It may sleep up to ms milliseconds, waking early when
+ * another thread wakes it (1: woken, 0: the time passed). Join waits for
+ * fn to return and frees the thread. 0, or -errno. (os/portable/thread.c)
+ */
+struct upmc_os_thread;
+int upmc_os_thread_start(struct upmc_os_thread **thread,
+                         void (*fn)(struct upmc_os_thread *self, void *arg), void *arg);
+int upmc_os_thread_sleep(struct upmc_os_thread *thread, unsigned ms);
+void upmc_os_thread_wake(struct upmc_os_thread *thread);
+void upmc_os_thread_join(struct upmc_os_thread *thread);
+
+/* Cuts the file f is open on to size bytes (a stream's whole appends). */
+int upmc_os_truncate(FILE *f, uint64_t size);
 
 /* The OS's ids of this process and of the calling thread. */
 uint64_t upmc_os_process_id(void);

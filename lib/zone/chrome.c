@@ -3,29 +3,66 @@
  * Zones as Chrome trace event JSON (the Trace Event Format), which Perfetto
  * UI, chrome://tracing and Tracy's importer open:
  * - "X" per zone, ts and dur in microseconds with the nanoseconds kept,
- *   the zone's counts as flat args and again under args.data (the Firefox
- *   profiler keeps only that);
- * - "M" process and thread names, "i" per frame mark (global scope);
+ *   its source as "loc" ("file:line", which Tracy's importer reads), the
+ *   counts that counted as flat args and again under args.data (the
+ *   Firefox profiler keeps only that), its text and value;
+ * - "M" process and thread names, "i" per frame mark (global scope), named
+ *   "frame" or "frame: <name>" (Tracy's importer takes them as frames);
  * - "C" at every outermost zone's begin, its counts under keys that name
  *   the thread, unique across the trace (Tracy names a plot by the key);
- * - otherData: what was dropped, refused and left open.
+ * - otherData: what was dropped, refused and left open, and once for the
+ *   trace, that a counter missing from a zone's args did not count there.
  */
 #include <string.h>
 
 #include "zone_internal.h"
 
-static void counts(const struct upmc_profile *p, const struct upmc_zone_info *z, FILE *out)
+/* The counts that counted, each "name":count; returns how many. */
+static unsigned counts(const struct upmc_profile *p, const struct upmc_zone_info *z, FILE *out)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < p->n; i++) {
+		if (z->delta[i] == UPMC_NOT_COUNTED)
+			continue;
+		fprintf(out, "%s", n++ ? "," : "");
+		upmc_json_string(out, p->counter[i]);
+		fprintf(out, ":%llu", (unsigned long long)z->delta[i]);
+	}
+	return n;
+}
+
+static int counted_any(const struct upmc_profile *p, const struct upmc_zone_info *z)
 {
 	unsigned i;
 
-	for (i = 0; i < p->n; i++) {
-		fprintf(out, "%s", i ? "," : "");
-		upmc_json_string(out, p->counter[i]);
-		if (z->delta[i] == UPMC_NOT_COUNTED)
-			fprintf(out, ":null");
-		else
-			fprintf(out, ":%llu", (unsigned long long)z->delta[i]);
+	for (i = 0; i < p->n; i++)
+		if (z->delta[i] != UPMC_NOT_COUNTED)
+			return 1;
+	return 0;
+}
+
+static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, FILE *out)
+{
+	int any = counted_any(p, z);
+
+	if (!any && !z->text && !z->has_value)
+		return;
+	fprintf(out, ",\"args\":{");
+	if (any) {
+		counts(p, z, out);
+		fprintf(out, ",\"data\":{");
+		counts(p, z, out);
+		fprintf(out, "}");
 	}
+	if (z->text) {
+		fprintf(out, "%s\"text\":", any ? "," : "");
+		upmc_json_string(out, z->text);
+	}
+	if (z->has_value)
+		fprintf(out, "%s\"value\":%llu", any || z->text ? "," : "",
+		        (unsigned long long)z->value);
+	fputc('}', out);
 }
 
 static void zone_event(const struct upmc_profile *p, const struct upmc_zone_thread *t,
@@ -37,13 +74,13 @@ static void zone_event(const struct upmc_profile *p, const struct upmc_zone_thre
 	        ",\"cat\":\"zone\",\"ph\":\"X\",\"ts\":%.3f,\"dur\":%.3f,\"pid\":%llu,\"tid\":%llu",
 	        (double)z->begin_ns / 1e3, (double)(z->end_ns - z->begin_ns) / 1e3,
 	        (unsigned long long)p->pid, (unsigned long long)t->tid);
-	if (p->n) {
-		fprintf(out, ",\"args\":{");
-		counts(p, z, out);
-		fprintf(out, ",\"data\":{");
-		counts(p, z, out);
-		fprintf(out, "}}");
+	if (z->loc->file) {
+		char loc[4096];
+		upmc_format(loc, sizeof(loc), "%s:%u", z->loc->file, (unsigned)z->loc->line);
+		fprintf(out, ",\"loc\":");
+		upmc_json_string(out, loc);
 	}
+	args(p, z, out);
 	fputc('}', out);
 }
 
@@ -76,6 +113,14 @@ static void counter_event(const struct upmc_profile *p, const struct upmc_zone_t
 	fprintf(out, "}}");
 }
 
+static void frame_name(const struct zone_frame *f, FILE *out)
+{
+	char name[256];
+
+	upmc_zone_frame_label(f, name, sizeof(name));
+	upmc_json_string(out, name);
+}
+
 static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread *t, FILE *out)
 {
 	struct zone_counts buf;
@@ -97,13 +142,15 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 		if (z.depth == 0 && p->n)
 			counter_event(p, t, label, &z, out);
 	}
-	for (i = 0; i < t->n_frames; i++)
+	for (i = 0; i < t->n_frames; i++) {
+		fprintf(out, ",\n{\"name\":");
+		frame_name(&t->frames[i], out);
 		fprintf(out,
-		        ",\n{\"name\":\"frame\",\"cat\":\"frame\",\"ph\":\"i\",\"s\":\"g\",\"ts\":%"
-		        ".3f,"
-		        "\"pid\":%llu,\"tid\":%llu}",
-		        (double)upmc_zone_ns(p, t->frames[i]) / 1e3, (unsigned long long)p->pid,
+		        ",\"cat\":\"frame\",\"ph\":\"i\",\"s\":\"g\",\"ts\":%.3f,\"pid\":%llu,"
+		        "\"tid\":%llu}",
+		        (double)upmc_zone_ns(p, t->frames[i].t) / 1e3, (unsigned long long)p->pid,
 		        (unsigned long long)t->tid);
+	}
 }
 
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out)
@@ -120,11 +167,13 @@ int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out)
 		upmc_json_string(out, p->counter[i]);
 	}
 	fprintf(out,
-	        "],\"dropped_zones\":%llu,\"dropped_frames\":%llu,\"unbalanced_ends\":%llu,"
-	        "\"refused_zones\":%llu,\"open_zones\":%llu},\n",
+	        "],\"not_counted\":\"a counter missing from a zone's args did not count in "
+	        "that zone\",\"dropped_zones\":%llu,\"dropped_frames\":%llu,"
+	        "\"dropped_notes\":%llu,\"unbalanced_ends\":%llu,\"refused_zones\":%llu,"
+	        "\"open_zones\":%llu},\n",
 	        (unsigned long long)st.dropped, (unsigned long long)st.dropped_frames,
-	        (unsigned long long)st.unbalanced, (unsigned long long)st.refused,
-	        (unsigned long long)st.open);
+	        (unsigned long long)upmc_zone_dropped_notes(p), (unsigned long long)st.unbalanced,
+	        (unsigned long long)st.refused, (unsigned long long)st.open);
 	fprintf(out,
 	        "\"traceEvents\":[\n{\"name\":\"process_name\",\"ph\":\"M\",\"pid\":%llu,\"tid\":0,"
 	        "\"args\":{\"name\":\"upmc profile\"}}",

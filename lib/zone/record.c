@@ -68,6 +68,10 @@ static _Thread_local uint64_t zone_join_failed;
 /* The open profile. The lock is held for a few stores at a time. */
 static atomic_flag zone_lock_flag = ATOMIC_FLAG_INIT;
 static struct upmc_profile *zone_profile;
+
+/* Whether zone_profile is set, for the header's inline test (a relaxed
+ * load there: the calls it lets through check the profile themselves). */
+UPMC_API int upmc_zones_recording;
 static uint64_t zone_opens; /* profiles opened: the next one's serial, less 1 */
 
 static void zone_lock(void)
@@ -91,40 +95,140 @@ static struct upmc_profile *open_profile(void)
 static void set_profile(struct upmc_profile *p)
 {
 	__atomic_store_n(&zone_profile, p, __ATOMIC_RELEASE);
+	__atomic_store_n(&upmc_zones_recording, p != NULL, __ATOMIC_RELAXED);
 }
 
-/* ---- the ring ---- */
+/* ---- the blocks ---- */
 
-/* Where the hot path's begin records may start: up to the word before the
- * collector's position, or before the ring's last word (kept for a wrap). */
+static int in_block(const struct zone_block *b, const uint64_t *c)
+{
+	return (uintptr_t)c >= (uintptr_t)b->word && (uintptr_t)c < (uintptr_t)b->end;
+}
+
+/* Whether the collector, at c, is ahead of the thread in the thread's own
+ * block: it reads the records of the block's last round there, and the
+ * thread writes up to the word before it, no further. */
+static int collector_ahead(const struct upmc_zone_thread *t, const uint64_t *c)
+{
+	return in_block(t->block, c) && (uintptr_t)c > (uintptr_t)t->next;
+}
+
+/* Where the records of the thread's block must end: before the word kept
+ * for a next tag, or before the collector's position when it is ahead. */
+static uint64_t *room_end(const struct upmc_zone_thread *t, const uint64_t *c)
+{
+	return collector_ahead(t, c) ? (uint64_t *)c - 1 : t->block->end - 1;
+}
+
+/* Where the hot path's begin records may start: up to room_end(). */
 static void set_limit(struct upmc_zone_thread *t)
 {
 	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
-	const uint64_t *stop = t->next >= c ? t->end - 1 : c - 1;
 
 	t->limit = 0;
 	if (!t->serialized && !t->lost.pending)
-		t->limit = (uintptr_t)stop - zone_begin_words(t->w) * sizeof(uint64_t);
+		t->limit = (uintptr_t)room_end(t, c) - zone_begin_words(t->w) * sizeof(uint64_t);
+}
+
+static void note_peak(struct zone_memory *m, uint64_t bytes)
+{
+	uint64_t peak = __atomic_load_n(&m->peak, __ATOMIC_RELAXED);
+
+	while (peak < bytes && !__atomic_compare_exchange_n(&m->peak, &peak, bytes, 1,
+	                                                    __ATOMIC_RELAXED, __ATOMIC_RELAXED))
+		;
+}
+
+/* bytes more for the profile's blocks, if they stay within its max_bytes. */
+static int take_memory(struct zone_memory *m, size_t bytes)
+{
+	uint64_t now = __atomic_load_n(&m->bytes, __ATOMIC_RELAXED);
+
+	do {
+		if (now + bytes > m->max)
+			return 0;
+	} while (!__atomic_compare_exchange_n(&m->bytes, &now, now + bytes, 1, __ATOMIC_RELAXED,
+	                                      __ATOMIC_RELAXED));
+	note_peak(m, now + bytes);
+	return 1;
+}
+
+/* A block, touched now so that no page fault lands inside a zone later;
+ * NULL without memory. */
+static struct zone_block *new_block(size_t bytes)
+{
+	struct zone_block *b = upmc_zone_realloc(NULL, bytes);
+
+	if (!b)
+		return NULL;
+	memset(b, 0, bytes);
+	b->end = (uint64_t *)((char *)b + bytes);
+	b->next = b;
+	return b;
+}
+
+/* A block added after the thread's, while the profile's blocks stay
+ * within max_bytes; NULL beyond, or without memory. The collector reads
+ * t->block->next only at the next tag that the caller writes after this:
+ * it is not ahead in the block (the caller checked). */
+static struct zone_block *grow_buffer(struct upmc_zone_thread *t)
+{
+	struct zone_block *b;
+
+	if (!take_memory(t->memory, t->block_bytes))
+		return NULL;
+	b = new_block(t->block_bytes);
+	if (!b) {
+		__atomic_fetch_sub(&t->memory->bytes, t->block_bytes, __ATOMIC_RELAXED);
+		return NULL;
+	}
+	b->next = t->block->next;
+	t->block->next = b;
+	return b;
+}
+
+/*
+ * The block the thread goes on in when its own is full, with room for
+ * `need` words at its start; NULL when there is none. The collector, at c,
+ * is not ahead in the thread's block: the blocks after it hold records not
+ * read yet up to the collector's. The next one is free unless it is the
+ * collector's (or the thread's own, alone in its circle); then a new block
+ * comes before it; at max_bytes the thread goes round into the collector's
+ * block, up to the collector, as into a ring.
+ */
+static struct zone_block *next_block(struct upmc_zone_thread *t, const uint64_t *c, size_t need)
+{
+	struct zone_block *b = t->block->next, *grown;
+
+	if (b != t->block && !in_block(b, c))
+		return b;
+	grown = grow_buffer(t);
+	if (grown)
+		return grown;
+	if (in_block(b, c) && (size_t)(c - b->word) > need)
+		return b;
+	return NULL;
 }
 
 /* A place for a record of `words` words (after a lost record, if a drop
- * period is under way), wrapping to the ring's start when its end is too
- * short; NULL when the collector has not freed enough. */
+ * period is under way), in the next block when the thread's is too short;
+ * NULL when the collector has not freed enough and no block can be added. */
 static uint64_t *reserve(struct upmc_zone_thread *t, size_t words)
 {
 	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
 	uint64_t *w = t->next;
 	size_t need = words + (t->lost.pending ? ZONE_LOST_WORDS : 0);
+	struct zone_block *b;
 
-	if (w >= c && need > (size_t)(t->end - 1 - w)) {
-		if ((size_t)(c - t->base) <= need)
+	if (need > (size_t)(room_end(t, c) - w)) {
+		if (collector_ahead(t, c))
 			return NULL;
-		w[0] = ZONE_TAG_WRAP;
-		w = t->base;
-		/* The wrap word is seen before the position moves back. */
-		__atomic_store_n(&t->next, w, __ATOMIC_RELEASE);
-	} else if (w < c && need >= (size_t)(c - w)) {
-		return NULL;
+		b = next_block(t, c, need);
+		if (!b)
+			return NULL;
+		w[0] = ZONE_TAG_NEXT; /* published with the record after it */
+		t->block = b;
+		w = b->word;
 	}
 	if (t->lost.pending) {
 		upmc_zone_write_lost(&t->lost, w);
@@ -143,10 +247,21 @@ static void publish(struct upmc_zone_thread *t, uint64_t *after)
 
 static void zone_thread_exit(void *arg);
 
+/* The thread's blocks, freed by whoever holds them last: the collector
+ * frees them once it read a thread that exited to the end. */
+static void free_blocks(struct upmc_zone_thread *t)
+{
+	struct zone_block *b = t->pos_block ? t->pos_block : t->block;
+
+	if (b)
+		upmc_zone_free_blocks(b, t->memory, t->block_bytes);
+	t->block = t->pos_block = NULL;
+}
+
 static void free_thread(struct upmc_zone_thread *t)
 {
 	upmc_zone_free_store(t);
-	free(t->base);
+	free_blocks(t);
 	free(t);
 }
 
@@ -180,26 +295,37 @@ static void take_set(struct upmc_profile *p, struct upmc_zone_thread *t, struct 
 	t->value_bytes = t->w * sizeof(uint64_t);
 }
 
+/* The name the thread gave itself (upmc_thread_name()), kept for every
+ * profile it joins; "" when none. Out of line only. */
+static _Thread_local char zone_thread_name[ZONE_THREAD_NAME];
+
 static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_set *set)
 {
 	struct upmc_zone_thread *t = calloc(1, sizeof(*t));
 
 	if (t)
-		t->base = upmc_zone_realloc(NULL, p->buffer_words * sizeof(uint64_t));
-	if (!t || !t->base) {
+		t->block = new_block(p->block_bytes);
+	if (!t || !t->block) {
 		free(t);
 		upmc_close(set);
 		upmc_fail(-ENOMEM, "out of memory allocating a thread's zone buffer");
 		return NULL;
 	}
-	/* Touched now, so that no page fault lands inside a zone later. */
-	memset(t->base, 0, p->buffer_words * sizeof(uint64_t));
+	/* The first block is given even past max_bytes: a thread can always join. */
+	note_peak(&p->memory,
+	          __atomic_add_fetch(&p->memory.bytes, p->block_bytes, __ATOMIC_RELAXED));
+	t->memory = &p->memory;
+	t->block_bytes = p->block_bytes;
+	t->names = &p->names;
 	take_set(p, t, set);
-	t->end = t->base + p->buffer_words;
-	t->next = t->consumed = t->pos = t->base;
+	t->next = t->consumed = t->pos = t->block->word;
+	t->pos_block = t->block;
 	t->serialized = !!(p->profile_flags & UPMC_PROFILE_SERIALIZED);
 	t->tid = upmc_os_thread_id();
-	upmc_format(t->name, sizeof(t->name), "thread %llu", (unsigned long long)t->tid);
+	if (zone_thread_name[0])
+		upmc_format(t->name, sizeof(t->name), "%s", zone_thread_name);
+	else
+		upmc_format(t->name, sizeof(t->name), "thread %llu", (unsigned long long)t->tid);
 	set_limit(t);
 	return t;
 }
@@ -371,6 +497,16 @@ static void lose(struct upmc_zone_thread *t, int depth)
 	}
 }
 
+/* A begin record at w (room reserved): its first word, its timestamp,
+ * published, then its counters. */
+static void write_begin(struct upmc_zone_thread *t, uint64_t *w, uint64_t first)
+{
+	w[0] = first;
+	w[1] = t->serialized ? upmc_timestamp_serialized() : upmc_timestamp();
+	publish(t, w + zone_begin_words(t->w));
+	t->read(t->set, w + 2);
+}
+
 static UPMC_COLD void begin_slow(const struct upmc_zone_loc *loc)
 {
 	struct upmc_zone_thread *t = recording_thread();
@@ -383,10 +519,7 @@ static UPMC_COLD void begin_slow(const struct upmc_zone_loc *loc)
 		lose(t, 1);
 		return;
 	}
-	w[0] = (uintptr_t)loc;
-	w[1] = t->serialized ? upmc_timestamp_serialized() : upmc_timestamp();
-	publish(t, w + zone_begin_words(t->w));
-	t->read(t->set, w + 2);
+	write_begin(t, w, (uintptr_t)loc);
 }
 
 static UPMC_COLD void end_slow(uint64_t ts)
@@ -412,9 +545,10 @@ static UPMC_COLD void end_slow(uint64_t ts)
 /*
  * The hot path: a leaf function that stores the record's first words,
  * publishes the position after the record and ends in the set's reader as
- * a tail call, which writes the counters in place.
+ * a tail call, which writes the counters in place. The header's inline
+ * test of upmc_zones_recording comes before it.
  */
-UPMC_API void upmc_zone_begin(const struct upmc_zone_loc *loc)
+UPMC_API void(upmc_zone_begin)(const struct upmc_zone_loc *loc)
 {
 	struct upmc_zone_thread *t = zone_self;
 	uint64_t *w = t->next, *values;
@@ -434,7 +568,7 @@ UPMC_API void upmc_zone_begin(const struct upmc_zone_loc *loc)
 }
 
 /* The timestamp first, as close to the zone's code as it can be. */
-UPMC_API void upmc_zone_end(void)
+UPMC_API void(upmc_zone_end)(void)
 {
 	uint64_t ts = upmc_timestamp();
 	struct upmc_zone_thread *t = zone_self;
@@ -453,14 +587,113 @@ UPMC_API void upmc_zone_end(void)
 		t->read(t->set, values);
 }
 
-UPMC_API void upmc_frame_mark(void)
+/* The length of s, or max + 1 when it is longer than max. */
+static size_t length_up_to(const char *s, size_t max)
+{
+	size_t n = 0;
+
+	while (n <= max && s[n])
+		n++;
+	return n;
+}
+
+/* A string record at w: tag, the words before the string, its bytes,
+ * NUL-padded to a whole word. */
+static void write_string(uint64_t *w, size_t head, const char *s, size_t bytes)
+{
+	w[head + zone_string_words(bytes) - 1] = 0;
+	memcpy(w + head, s, bytes);
+}
+
+/* Out of line: the name is copied, which a location is not. */
+UPMC_API void(upmc_zone_begin_name)(const struct upmc_zone_loc *site, const char *name)
+{
+	struct upmc_zone_thread *t = recording_thread();
+	size_t bytes, words;
+	uint64_t *w;
+
+	if (!t)
+		return;
+	bytes = name ? length_up_to(name, UPMC_ZONE_NAME_MAX) : 0;
+	if (!name || !site || bytes > UPMC_ZONE_NAME_MAX) {
+		begin_slow(NULL); /* refused, counted by the collector */
+		return;
+	}
+	words = 3 + zone_string_words(bytes);
+	w = reserve(t, words + zone_begin_words(t->w));
+	if (!w) {
+		lose(t, 1);
+		return;
+	}
+	w[0] = ZONE_TAG_NAME;
+	w[1] = (uintptr_t)site;
+	w[2] = bytes;
+	write_string(w, 3, name, bytes);
+	write_begin(t, w + words, ZONE_TAG_NAMED);
+}
+
+/* A text or a value that finds no room is counted as a note dropped. */
+static void lose_note(struct upmc_zone_thread *t)
+{
+	begin_drop_period(t);
+	count_drop(&t->drops.notes);
+}
+
+/* At most max bytes of text, cut before a UTF-8 character that would not fit whole. */
+static size_t text_bytes(const char *text, size_t len, size_t max)
+{
+	if (len <= max)
+		return len;
+	while (max > 0 && ((unsigned char)text[max] & 0xc0) == 0x80)
+		max--;
+	return max;
+}
+
+UPMC_API void(upmc_zone_text)(const char *text, size_t len)
+{
+	struct upmc_zone_thread *t = zone_self;
+	size_t bytes;
+	uint64_t *w;
+
+	if (t->state != ZONE_ATTACHED || !text)
+		return;
+	bytes = text_bytes(text, len, UPMC_ZONE_TEXT_MAX);
+	w = reserve(t, 2 + zone_string_words(bytes));
+	if (!w) {
+		lose_note(t);
+		return;
+	}
+	w[0] = ZONE_TAG_TEXT;
+	w[1] = bytes;
+	write_string(w, 2, text, bytes);
+	publish(t, w + 2 + zone_string_words(bytes));
+}
+
+UPMC_API void(upmc_zone_value)(uint64_t value)
+{
+	struct upmc_zone_thread *t = zone_self;
+	uint64_t *w;
+
+	if (t->state != ZONE_ATTACHED)
+		return;
+	w = reserve(t, 2);
+	if (!w) {
+		lose_note(t);
+		return;
+	}
+	w[0] = ZONE_TAG_VALUE;
+	w[1] = value;
+	publish(t, w + 2);
+}
+
+static void frame_mark(const char *name)
 {
 	struct upmc_zone_thread *t = recording_thread();
 	uint64_t *w;
 
 	if (!t)
 		return;
-	w = reserve(t, 2);
+	w = reserve(t, ZONE_FRAME_WORDS);
 	if (!w) {
 		begin_drop_period(t);
 		count_drop(&t->drops.frames);
@@ -468,7 +701,18 @@ UPMC_API void upmc_frame_mark(void)
 	}
 	w[0] = ZONE_TAG_FRAME;
 	w[1] = upmc_timestamp();
-	publish(t, w + 2);
+	w[2] = (uintptr_t)name;
+	publish(t, w + ZONE_FRAME_WORDS);
+}
+
+UPMC_API void(upmc_frame_mark)(void)
+{
+	frame_mark(NULL);
+}
+
+UPMC_API void(upmc_frame_mark_named)(const char *name)
+{
+	frame_mark(name);
 }
 
 UPMC_API void upmc_zone_flush(void)
@@ -539,12 +783,40 @@ static const struct upmc_fork_hook zone_fork_hook = {fork_prepare, fork_parent, 
 
 /* ---- the profile ---- */
 
+#define DEFAULT_MAX (256ull << 20)
+
+/* The block size and the memory cap. */
+static int read_sizes(const struct upmc_profile_options *opts, struct upmc_profile *p)
+{
+	size_t bytes = opts->buffer_bytes ? opts->buffer_bytes : DEFAULT_BUFFER;
+	uint64_t max = DEFAULT_MAX;
+
+	if (bytes < MIN_BUFFER || bytes > MAX_BUFFER)
+		return upmc_fail(
+		        -EINVAL,
+		        "upmc_profile_options.buffer_bytes is %zu: give 4 KiB to 1 GiB (0: "
+		        "1 MiB)",
+		        opts->buffer_bytes);
+	if (opts->size >=
+	            offsetof(struct upmc_profile_options, max_bytes) + sizeof(opts->max_bytes) &&
+	    opts->max_bytes)
+		max = opts->max_bytes;
+	if (max < bytes)
+		return upmc_fail(-EINVAL,
+		                 "upmc_profile_options.max_bytes is %zu, less than one buffer of "
+		                 "%zu bytes: give at least buffer_bytes (0: 256 MiB)",
+		                 opts->max_bytes, bytes);
+	p->block_bytes = offsetof(struct zone_block, word) + bytes;
+	p->memory.max = max;
+	return 0;
+}
+
 static int read_profile_options(const struct upmc_profile_options *opts, struct upmc_profile *p)
 {
-	size_t bytes;
 	int err;
 
-	p->buffer_words = DEFAULT_BUFFER / sizeof(uint64_t);
+	p->block_bytes = offsetof(struct zone_block, word) + DEFAULT_BUFFER;
+	p->memory.max = DEFAULT_MAX;
 	if (!opts)
 		return 0;
 	if (opts->size <
@@ -562,16 +834,11 @@ static int read_profile_options(const struct upmc_profile_options *opts, struct 
 		return upmc_fail(-EINVAL,
 		                 "upmc_profile_options.profile_flags has unknown bits 0x%x",
 		                 opts->profile_flags & ~UPMC_PROFILE_SERIALIZED);
-	bytes = opts->buffer_bytes ? opts->buffer_bytes : DEFAULT_BUFFER;
-	if (bytes < MIN_BUFFER || bytes > MAX_BUFFER)
-		return upmc_fail(
-		        -EINVAL,
-		        "upmc_profile_options.buffer_bytes is %zu: give 4 KiB to 1 GiB (0: "
-		        "1 MiB)",
-		        opts->buffer_bytes);
+	err = read_sizes(opts, p);
+	if (err < 0)
+		return err;
 	p->flags = opts->flags;
 	p->profile_flags = opts->profile_flags;
-	p->buffer_words = bytes / sizeof(uint64_t);
 	return 0;
 }
 
@@ -609,6 +876,7 @@ static int profile_busy(void)
 static void profile_free(struct upmc_profile *p)
 {
 	upmc_close(p->timer);
+	upmc_zone_free_names(&p->names);
 	free(p->spec);
 	free(p);
 }
@@ -716,13 +984,14 @@ static void retire_threads(struct upmc_profile *p)
 	}
 }
 
-int upmc_zone_collect(struct upmc_profile *p, int final)
+int upmc_zone_collect_locked(struct upmc_profile *p, int final)
 {
 	struct upmc_zone_thread *t;
 	int done = 0, err = 0, got;
 
-	upmc_zone_collector_lock();
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
+		/* While a stream runs, no record is taken without its event. */
+		t->streaming = p->streaming;
 		/* The calling thread's reader returned before this call. */
 		got = upmc_zone_collect_thread(t, final, t == zone_self);
 		if (got >= 0)
@@ -732,8 +1001,17 @@ int upmc_zone_collect(struct upmc_profile *p, int final)
 	}
 	if (!final)
 		retire_threads(p);
-	upmc_zone_collector_unlock();
 	return err < 0 ? err : done;
+}
+
+int upmc_zone_collect(struct upmc_profile *p, int final)
+{
+	int got;
+
+	upmc_zone_collector_lock();
+	got = upmc_zone_collect_locked(p, final);
+	upmc_zone_collector_unlock();
+	return got;
 }
 
 /*
@@ -753,8 +1031,9 @@ static void release_thread(struct upmc_zone_thread *t)
 	zone_unlock();
 	upmc_close(set);
 	upmc_zone_free_store(t);
-	free(t->base);
-	t->base = t->end = NULL;
+	free_blocks(t);
+	t->memory = NULL;
+	t->names = NULL;
 	t->read = read_nothing;
 	t->k = t->w = 0;
 	t->value_bytes = 0;
@@ -775,6 +1054,8 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 
 	if (!p)
 		return;
+	if (p->at_close)
+		p->at_close(p); /* a stream's last append, while the profile records */
 	zone_lock();
 	if (zone_profile == p)
 		set_profile(NULL);
@@ -788,9 +1069,9 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 	profile_free(p);
 }
 
-/* name, cut to the longest start of it that fits t's with every UTF-8
- * character whole (a byte of none counts as one). */
-static void set_thread_name(struct upmc_zone_thread *t, const char *name)
+/* name, cut to the longest start of it that fits buf (ZONE_THREAD_NAME)
+ * with every UTF-8 character whole (a byte of none counts as one). */
+static void cut_name(char *buf, const char *name)
 {
 	const unsigned char *s = (const unsigned char *)name;
 	size_t len, n;
@@ -798,11 +1079,11 @@ static void set_thread_name(struct upmc_zone_thread *t, const char *name)
 	for (len = 0; s[len]; len += n) {
 		n = upmc_utf8_length(s + len);
 		n = n ? n : 1;
-		if (len + n >= sizeof(t->name))
+		if (len + n >= ZONE_THREAD_NAME)
 			break;
 	}
-	memcpy(t->name, name, len);
-	t->name[len] = '\0';
+	memcpy(buf, name, len);
+	buf[len] = '\0';
 }
 
 UPMC_API int upmc_profile_thread(const char *name)
@@ -816,11 +1097,39 @@ UPMC_API int upmc_profile_thread(const char *name)
 	if (zone_self->state != ZONE_ATTACHED)
 		err = attach(p);
 	if (err == 0 && name) {
+		cut_name(zone_thread_name, name);
 		upmc_zone_collector_lock(); /* the exports read names under it */
-		set_thread_name(zone_self, name);
+		memcpy(zone_self->name, zone_thread_name, sizeof(zone_self->name));
 		upmc_zone_collector_unlock();
 	}
 	return err;
+}
+
+UPMC_API void upmc_thread_name(const char *name)
+{
+	zone_thread_name[0] = '\0';
+	if (name)
+		cut_name(zone_thread_name, name);
+	if (zone_self->state != ZONE_ATTACHED)
+		return; /* a profile it joins later takes the name */
+	upmc_zone_collector_lock();
+	if (name)
+		memcpy(zone_self->name, zone_thread_name, sizeof(zone_self->name));
+	else
+		upmc_format(zone_self->name, sizeof(zone_self->name), "thread %llu",
+		            (unsigned long long)zone_self->tid);
+	upmc_zone_collector_unlock();
+}
+
+UPMC_API int upmc_profile_memory(const struct upmc_profile *p, uint64_t *bytes, uint64_t *peak)
+{
+	if (!p)
+		return upmc_fail(-EINVAL, "upmc_profile_memory: the profile is NULL");
+	if (bytes)
+		*bytes = __atomic_load_n(&p->memory.bytes, __ATOMIC_RELAXED);
+	if (peak)
+		*peak = __atomic_load_n(&p->memory.peak, __ATOMIC_RELAXED);
+	return 0;
 }
 
 UPMC_API int upmc_profile_collect(struct upmc_profile *p)

@@ -133,10 +133,16 @@ static void add_zone(const struct upmc_profile *p, const struct upmc_zone_thread
 		}
 }
 
+static int same_name(const char *a, const char *b)
+{
+	return a == b || (a && b && !strcmp(a, b));
+}
+
+/* Frame times: from each frame mark to the thread's next of the same name. */
 static int add_frames(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                       struct totals *tot)
 {
-	size_t i;
+	size_t i, j;
 
 	if (!tot->frame_ns) {
 		tot->frame_ns = malloc(sizeof(*tot->frame_ns));
@@ -146,8 +152,13 @@ static int add_frames(const struct upmc_profile *p, const struct upmc_zone_threa
 	}
 	tot->frames += t->n_frames;
 	for (i = 1; i < t->n_frames; i++)
-		upmc_samples_add(tot->frame_ns,
-		                 upmc_zone_ns(p, t->frames[i]) - upmc_zone_ns(p, t->frames[i - 1]));
+		for (j = i; j-- > 0;)
+			if (same_name(t->frames[j].name, t->frames[i].name)) {
+				upmc_samples_add(tot->frame_ns,
+				                 upmc_zone_ns(p, t->frames[i].t) -
+				                         upmc_zone_ns(p, t->frames[j].t));
+				break;
+			}
 	return 0;
 }
 

@@ -67,6 +67,14 @@ void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread 
 	info->delta = c->delta;
 	info->self = c->self;
 	info->ratio = c->ratio;
+	info->text = upmc_zone_text_of(t, z);
+	info->value = z->value;
+	info->has_value = z->has_value;
+}
+
+const char *upmc_zone_text_of(const struct upmc_zone_thread *t, const struct zone_done *z)
+{
+	return z->text ? t->texts + z->text - 1 : NULL;
 }
 
 /* A thread's share of the totals: the drops not written down yet included. */
@@ -94,17 +102,27 @@ static void thread_totals(const struct upmc_zone_thread *t, struct upmc_profile_
 }
 
 /* Exited, read to the end, and nothing of it left to export or count:
- * zones, frames, drops, refusals or open zones. */
+ * zones, frames, drops, refusals, open zones or dropped notes. */
 int upmc_zone_retired(const struct upmc_zone_thread *t)
 {
 	struct upmc_profile_stats s;
 
-	if (t->base) /* freed once the thread exited and was read to the end */
+	if (t->pos_block) /* freed once the thread exited and was read to the end */
 		return 0;
 	memset(&s, 0, sizeof(s));
 	thread_totals(t, &s);
 	return !s.zones && !s.frames && !s.dropped && !s.dropped_frames && !s.unbalanced &&
-	       !s.refused && !s.open;
+	       !s.refused && !s.open && t->seen.notes == t->notes_base;
+}
+
+uint64_t upmc_zone_dropped_notes(const struct upmc_profile *p)
+{
+	const struct upmc_zone_thread *t;
+	uint64_t n = 0;
+
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
+		n += t->seen.notes - t->notes_base;
+	return n;
 }
 
 void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s)
@@ -117,6 +135,14 @@ void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s
 		s->threads++;
 		thread_totals(t, s);
 	}
+}
+
+void upmc_zone_frame_label(const struct zone_frame *f, char *buf, size_t size)
+{
+	if (f->name)
+		upmc_format(buf, size, "frame: %s", f->name);
+	else
+		upmc_format(buf, size, "frame");
 }
 
 void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,

@@ -11,32 +11,42 @@
 #include "lib/core/internal.h"
 
 /*
- * A thread's buffer is a ring of 64-bit words holding records, each begun
- * by a word that says what it is:
+ * A thread's buffer is a chain of blocks of 64-bit words holding records,
+ * each begun by a word that says what it is:
  *
- *   begin  [loc, t, v[0..k)]          loc: the zone's location (a pointer)
- *   end    [~t, v[0..k)]              the top bit set: timestamps stay below 2^63
- *   frame  [ZONE_TAG_FRAME, t]
+ *   begin  [loc, t, v[0..w)]          loc: the zone's location (a pointer)
+ *   named  [ZONE_TAG_NAMED, t, v[0..w)]   a begin named by the name record before it
+ *   end    [~t, v[0..w)]              the top bit set: timestamps stay below 2^63
+ *   name   [ZONE_TAG_NAME, site, bytes, name...]   the name, NUL-padded to words
+ *   text   [ZONE_TAG_TEXT, bytes, text...]         for the zone open now
+ *   value  [ZONE_TAG_VALUE, value]                 for the zone open now
+ *   frame  [ZONE_TAG_FRAME, t, name]  name: NULL for an unnamed frame mark
  *   lost   [ZONE_TAG_LOST, ends, open]   a drop period's end (struct zone_lost)
  *   flush  [ZONE_TAG_FLUSH]
- *   wrap   [ZONE_TAG_WRAP]            the rest of the ring is unused: go on at its start
+ *   next   [ZONE_TAG_NEXT]            the rest of the block is unused: go on
+ *                                     at the start of the next block
  *
- * k is the number of counters the thread records (0 or the profile's). A
- * first word below ZONE_TAG_MIN_LOC that is no tag is a begin with a bad
- * location (NULL): the collector refuses that zone.
+ * w is the words of the thread's snapshot of its counters (upmc_snapshot():
+ * k, or 3k for a multiplexed set, 0 for a thread that records no counter).
+ * A first word below ZONE_TAG_MIN_LOC that is no tag is a begin with a bad
+ * location (NULL): the collector refuses that zone. A name record and the
+ * named begin after it are written together.
  */
-#define ZONE_TAG_WRAP    1
+#define ZONE_TAG_NEXT    1
 #define ZONE_TAG_FRAME   2
 #define ZONE_TAG_LOST    3
 #define ZONE_TAG_FLUSH   4
+#define ZONE_TAG_NAME    5
+#define ZONE_TAG_NAMED   6
+#define ZONE_TAG_TEXT    7
+#define ZONE_TAG_VALUE   8
 #define ZONE_TAG_MIN_LOC 4096 /* no location lies in the first page */
 #define ZONE_END_BIT     (1ull << 63)
 #define ZONE_LOST_WORDS  3
+#define ZONE_FRAME_WORDS 3
 #define ZONE_THREAD_NAME 64
 
-/* The words of a record, computed here alone: w is the words of the
- * thread's snapshot of its counters (upmc_snapshot(): k, or 3k for a
- * multiplexed set, 0 for a thread that records no counter). */
+/* The words of a record, computed here alone. */
 static inline size_t zone_begin_words(unsigned w)
 {
 	return 2 + w;
@@ -46,6 +56,34 @@ static inline size_t zone_end_words(unsigned w)
 {
 	return 1 + w;
 }
+
+/* Words of a string of `bytes` bytes with a NUL after it. */
+static inline size_t zone_string_words(size_t bytes)
+{
+	return bytes / 8 + 1;
+}
+
+/*
+ * A block of a thread's buffer. The blocks form a circle: the thread
+ * writes one after another and goes round as the collector reads them; it
+ * adds a block (out of line) where the next one still holds records the
+ * collector has not read, while the profile's blocks stay within
+ * max_bytes. A block's last word is kept for a next tag.
+ */
+struct zone_block {
+	struct zone_block *next; /* set by the thread before the next tag that leads there */
+	uint64_t *end;           /* one past the last word */
+	uint64_t word[];
+};
+
+/* What every thread's blocks hold, in bytes: taken and given back with
+ * atomics, by the threads as they grow and by the collector as it frees. */
+struct zone_memory {
+	uint64_t bytes, peak, max;
+};
+
+/* Frees the circle of blocks through b and gives its memory back. */
+void upmc_zone_free_blocks(struct zone_block *b, struct zone_memory *m, size_t block_bytes);
 
 /*
  * What a thread dropped to a full buffer since it joined, counted as it
@@ -61,6 +99,7 @@ struct zone_drops {
 	uint64_t begins;  /* zones dropped at their begin */
 	uint64_t ends;    /* ends dropped of zones begun before their period */
 	uint64_t frames;  /* frame marks dropped */
+	uint64_t notes;   /* texts and values dropped */
 };
 
 /* The drop period under way, the recording thread's own: its lost record. */
@@ -74,6 +113,10 @@ struct zone_lost {
 struct zone_open {
 	const struct upmc_zone_loc *loc; /* NULL: lost or refused, its end is dropped too */
 	uint64_t t0, child_ticks, seq;
+	uint64_t value;
+	size_t text; /* in the thread's texts, + 1; 0: none */
+	int has_value;
+	int streamed; /* its begin went into the events: its end goes too */
 };
 
 /* A collected zone; its counters are values[v .. v + 2w + k): the
@@ -82,11 +125,47 @@ struct zone_open {
 struct zone_done {
 	const struct upmc_zone_loc *loc;
 	uint64_t t0, t1, child_ticks, seq;
+	uint64_t value;
 	size_t v;
+	size_t text; /* in the thread's texts, + 1; 0: none */
 	unsigned depth;
+	int has_value;
+};
+
+/* A frame mark: its time and name (NULL: unnamed). */
+struct zone_frame {
+	uint64_t t;
+	const char *name;
+};
+
+/*
+ * While a stream runs, the collector also keeps each thread's begins,
+ * ends and frames in the order they happened, for the stream to write as
+ * slices: a zone still open has its begin written before its end is known.
+ */
+enum zone_event_kind { ZONE_EVENT_BEGIN, ZONE_EVENT_END, ZONE_EVENT_FRAME };
+#define ZONE_NOT_KEPT SIZE_MAX
+
+struct zone_event {
+	uint64_t t;
+	const struct upmc_zone_loc *loc; /* a begin's */
+	/* a begin: its snapshot in event_values; an end: its zone in zones[]
+	 * (ZONE_NOT_KEPT: its end was dropped); a frame: in frames[] */
+	size_t index;
+	enum zone_event_kind kind;
+};
+
+/* Zones named at run time: each name and call site once, as a location
+ * the profile owns until it closes. The collector's alone. */
+struct zone_names {
+	struct zone_name **slot;
+	size_t n, slots;
 };
 
 enum zone_state { ZONE_NONE, ZONE_ATTACHED, ZONE_FINISHED, ZONE_PARKED };
+
+/* Locations checked lately, by address: a call site is checked once. */
+#define ZONE_LOC_CACHE 64
 
 struct upmc_zone_thread {
 	/* The hot path's fields, in the order it loads them. */
@@ -96,12 +175,14 @@ struct upmc_zone_thread {
 	struct upmc_set *set; /* NULL when the thread records no counter */
 	size_t value_bytes;   /* 8 per word of a snapshot of the set */
 	/* The recording thread's own (out of line) */
-	uint64_t *base, *end; /* the ring: records end before end - 1, leaving a wrap word */
-	unsigned k;           /* counters recorded: 0 or the profile's */
-	unsigned w;           /* words of their snapshot: k, or 3k when multiplexed */
-	int multiplexed;      /* the set's: snapshots hold counts and their times */
-	int serialized;       /* fenced timestamps */
+	struct zone_block *block; /* the block it writes */
+	unsigned k;               /* counters recorded: 0 or the profile's */
+	unsigned w;               /* words of their snapshot: k, or 3k when multiplexed */
+	int multiplexed;          /* the set's: snapshots hold counts and their times */
+	int serialized;           /* fenced timestamps */
 	struct zone_lost lost;
+	struct zone_memory *memory; /* the profile's */
+	size_t block_bytes;         /* each block's, its head included */
 	/* Shared */
 	struct zone_drops drops;       /* the thread's stores, the collector's loads */
 	uint64_t *consumed;            /* the collector's position; published by a release store */
@@ -115,6 +196,10 @@ struct upmc_zone_thread {
 	unsigned index;
 	/* The collector's */
 	uint64_t *pos;
+	struct zone_block *pos_block;      /* pos's; NULL once the thread's blocks are freed */
+	struct zone_names *names;          /* the profile's */
+	const struct upmc_zone_loc *named; /* the last name record's location */
+	const struct upmc_zone_loc *checked[ZONE_LOC_CACHE];
 	uint64_t floor; /* the last timestamp: timestamps are kept non-decreasing */
 	uint64_t seq;
 	struct zone_open *stack;
@@ -123,21 +208,29 @@ struct upmc_zone_thread {
 	struct zone_done *zones;
 	uint64_t *values;
 	size_t n_zones, zones_cap, n_values, values_cap;
-	uint64_t *frames;
+	struct zone_frame *frames;
 	size_t n_frames, frames_cap;
+	char *texts;
+	size_t n_texts, texts_cap;
+	int streaming; /* the events below are kept */
+	struct zone_event *events;
+	uint64_t *event_values;
+	size_t n_events, events_cap, n_event_values, event_values_cap;
 	int sorted;                            /* zones are in the order they began */
 	uint64_t dropped, unbalanced, refused; /* from the records, since the last clear */
 	struct zone_drops seen;                /* t->drops at the last collect */
 	struct zone_drops taken;               /* the drops of the lost records read */
 	uint64_t pending_ends; /* ends seen dropped after the records read: the stack's top */
-	uint64_t begins_base, frames_base; /* seen.begins and seen.frames at the last clear */
-	uint64_t ends_forgotten;           /* pending ends a clear forgot */
+	uint64_t begins_base, frames_base, notes_base; /* seen's at the last clear */
+	uint64_t ends_forgotten;                       /* pending ends a clear forgot */
 };
 
 struct upmc_profile {
 	char *spec; /* every thread's set opens it; NULL: time only */
 	unsigned flags, profile_flags;
-	size_t buffer_words;
+	size_t block_bytes; /* each block of a thread's buffer, its head included */
+	struct zone_memory memory;
+	struct zone_names names;
 	unsigned n; /* counters */
 	char counter[UPMC_MAX_COUNTERS][UPMC_NAME_MAX];
 	struct upmc_set *timer; /* the clock */
@@ -146,6 +239,11 @@ struct upmc_profile {
 	uint64_t serial;                       /* 1 for the process's first profile, and on */
 	struct upmc_zone_thread *first, *last; /* appended under the zone lock */
 	unsigned n_threads;
+	/* A layer above that must act at the close (a stream: stream.c)
+	 * registers here; the close calls it first. */
+	void (*at_close)(struct upmc_profile *p);
+	struct zone_stream *stream;
+	int streaming; /* under the collector's lock: collects keep events */
 };
 
 /* Writes the drop period as a lost record (ZONE_LOST_WORDS) and ends it:
@@ -161,8 +259,10 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
 /*
  * The files and who calls whom: record.c (recording, the threads and the
  * profile's life, its functions but the exports) calls collect.c and
- * view.c; write.c (the exports) calls record.c's collection, view.c and
- * the writers; the writers call view.c. collect.c and view.c call no other.
+ * view.c; write.c (the exports) and stream.c (a stream) call record.c's
+ * collection, view.c and the writers; the writers call view.c. collect.c
+ * and view.c call no other. The close calls a stream's end through the
+ * profile's at_close, which stream.c registers.
  */
 
 /* ---- record.c ---- */
@@ -170,10 +270,12 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
 /* Collects every thread's records (final: the threads are quiescent);
  * the lock keeps one collector at a time. */
 int upmc_zone_collect(struct upmc_profile *p, int final);
+/* The same, the collector's lock held. */
+int upmc_zone_collect_locked(struct upmc_profile *p, int final);
 void upmc_zone_collector_lock(void);
 void upmc_zone_collector_unlock(void);
 
-/* ---- collect.c: one thread's records taken out of its ring ---- */
+/* ---- collect.c: one thread's records taken out of its buffer ---- */
 
 /* Allocates threads' buffers and the collector's arrays: realloc, unless a
  * test makes allocations fail on purpose. */
@@ -184,6 +286,9 @@ extern void *(*upmc_zone_realloc)(void *items, size_t bytes);
 int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own);
 void upmc_zone_forget(struct upmc_zone_thread *t);
 void upmc_zone_free_store(struct upmc_zone_thread *t);
+/* The events a stream has written: forgotten, with the zones and frames. */
+void upmc_zone_forget_events(struct upmc_zone_thread *t);
+void upmc_zone_free_names(struct zone_names *names);
 
 /* ---- view.c: what was collected, as the writers read it ---- */
 
@@ -208,10 +313,17 @@ void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_threa
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                     const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info);
 void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *stats);
+/* A zone's text (upmc_zone_text()); NULL when none. */
+const char *upmc_zone_text_of(const struct upmc_zone_thread *t, const struct zone_done *z);
+/* Texts and values dropped to a full buffer (upmc_zone_text(), _value()). */
+uint64_t upmc_zone_dropped_notes(const struct upmc_profile *p);
 
 /* A thread that exited with nothing left to export or count: record.c
  * may free it. */
 int upmc_zone_retired(const struct upmc_zone_thread *t);
+
+/* A frame mark's name in exports: "frame", or "frame: <name>". */
+void upmc_zone_frame_label(const struct zone_frame *f, char *buf, size_t size);
 
 /* The thread's name in exports, made unique with " #<n>" where another has it. */
 void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread *t, char *buf,
@@ -224,6 +336,16 @@ void upmc_zone_label(const struct upmc_profile *p, const struct upmc_zone_thread
 int upmc_zone_walk(struct upmc_zone_thread *t,
                    int (*fn)(void *arg, const struct zone_done *z, int begin, unsigned depth),
                    void *arg);
+
+/* ---- perfetto.c: a writer's state, kept by a stream across appends ---- */
+struct upmc_zone_perfetto;
+struct upmc_zone_perfetto *upmc_zone_perfetto_new(const struct upmc_profile *p);
+void upmc_zone_perfetto_free(struct upmc_zone_perfetto *w);
+/* Encodes every thread's events (the collector's lock held), then the
+ * drop counts; the bytes wait in the writer until sent. 0, or -ENOMEM. */
+int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w);
+const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len);
+void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w);
 
 /* ---- the writers, each in its own file ---- */
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out);

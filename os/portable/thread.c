@@ -2,8 +2,9 @@
 /*
  * Threads, for every OS layer: a call when a thread exits (a pthread key's
  * destructor; a fiber-local slot's callback on Windows), the zone
- * collector's mutex and the OS's ids; for POSIX layers, fork() (Windows'
- * layer has its own).
+ * collector's mutex, a thread of the library's own that sleeps until
+ * woken (a zone stream's writer) and the OS's ids; for POSIX layers,
+ * fork() (Windows' layer has its own).
  */
 #ifndef _WIN32
 #define _GNU_SOURCE
@@ -35,6 +36,7 @@ static void call_exit_fn(void *arg)
 }
 
 #ifdef _WIN32
+#include <stdlib.h>
 #include <windows.h>
 
 static DWORD slot = FLS_OUT_OF_INDEXES;
@@ -79,6 +81,72 @@ void upmc_os_collector_unlock(void)
 	ReleaseSRWLockExclusive(&collector_mutex);
 }
 
+struct upmc_os_thread {
+	HANDLE handle;
+	void (*fn)(struct upmc_os_thread *self, void *arg);
+	void *arg;
+	SRWLOCK lock;
+	CONDITION_VARIABLE cond;
+	int woken;
+};
+
+static DWORD WINAPI run_thread(void *arg)
+{
+	struct upmc_os_thread *t = arg;
+
+	t->fn(t, t->arg);
+	return 0;
+}
+
+int upmc_os_thread_start(struct upmc_os_thread **thread,
+                         void (*fn)(struct upmc_os_thread *self, void *arg), void *arg)
+{
+	struct upmc_os_thread *t = calloc(1, sizeof(*t));
+
+	if (!t)
+		return upmc_fail(-ENOMEM, "out of memory starting a thread");
+	t->fn = fn;
+	t->arg = arg;
+	InitializeSRWLock(&t->lock);
+	InitializeConditionVariable(&t->cond);
+	t->handle = CreateThread(NULL, 0, run_thread, t, 0, NULL);
+	if (!t->handle) {
+		free(t);
+		return upmc_fail(-EAGAIN, "CreateThread failed: Windows error %lu",
+		                 (unsigned long)GetLastError());
+	}
+	*thread = t;
+	return 0;
+}
+
+int upmc_os_thread_sleep(struct upmc_os_thread *t, unsigned ms)
+{
+	int woken;
+
+	AcquireSRWLockExclusive(&t->lock);
+	if (!t->woken)
+		SleepConditionVariableSRW(&t->cond, &t->lock, ms, 0);
+	woken = t->woken;
+	t->woken = 0;
+	ReleaseSRWLockExclusive(&t->lock);
+	return woken;
+}
+
+void upmc_os_thread_wake(struct upmc_os_thread *t)
+{
+	AcquireSRWLockExclusive(&t->lock);
+	t->woken = 1;
+	ReleaseSRWLockExclusive(&t->lock);
+	WakeConditionVariable(&t->cond);
+}
+
+void upmc_os_thread_join(struct upmc_os_thread *t)
+{
+	WaitForSingleObject(t->handle, INFINITE);
+	CloseHandle(t->handle);
+	free(t);
+}
+
 uint64_t upmc_os_process_id(void)
 {
 	return GetCurrentProcessId();
@@ -92,6 +160,8 @@ uint64_t upmc_os_thread_id(void)
 #else
 #include <pthread.h>
 #include <stdlib.h>
+#include <string.h>
+#include <time.h>
 #include <unistd.h>
 #if defined(__linux__)
 #include <sys/syscall.h>
@@ -130,6 +200,93 @@ void upmc_os_collector_lock(void)
 void upmc_os_collector_unlock(void)
 {
 	pthread_mutex_unlock(&collector_mutex);
+}
+
+struct upmc_os_thread {
+	pthread_t thread;
+	void (*fn)(struct upmc_os_thread *self, void *arg);
+	void *arg;
+	pthread_mutex_t lock;
+	pthread_cond_t cond;
+	int woken;
+};
+
+static void *run_thread(void *arg)
+{
+	struct upmc_os_thread *t = arg;
+
+	t->fn(t, t->arg);
+	return NULL;
+}
+
+int upmc_os_thread_start(struct upmc_os_thread **thread,
+                         void (*fn)(struct upmc_os_thread *self, void *arg), void *arg)
+{
+	struct upmc_os_thread *t = calloc(1, sizeof(*t));
+	pthread_condattr_t attr;
+	int err;
+
+	if (!t)
+		return upmc_fail(-ENOMEM, "out of memory starting a thread");
+	t->fn = fn;
+	t->arg = arg;
+	pthread_mutex_init(&t->lock, NULL);
+	pthread_condattr_init(&attr);
+#if !defined(__APPLE__)
+	pthread_condattr_setclock(&attr, CLOCK_MONOTONIC); /* a clock nobody sets */
+#endif
+	pthread_cond_init(&t->cond, &attr);
+	pthread_condattr_destroy(&attr);
+	err = pthread_create(&t->thread, NULL, run_thread, t);
+	if (err) {
+		pthread_cond_destroy(&t->cond);
+		pthread_mutex_destroy(&t->lock);
+		free(t);
+		return upmc_fail(-err, "cannot start a thread: %s", strerror(err));
+	}
+	*thread = t;
+	return 0;
+}
+
+int upmc_os_thread_sleep(struct upmc_os_thread *t, unsigned ms)
+{
+	struct timespec until;
+	int woken;
+
+#if defined(__APPLE__)
+	clock_gettime(CLOCK_REALTIME, &until);
+#else
+	clock_gettime(CLOCK_MONOTONIC, &until);
+#endif
+	until.tv_sec += ms / 1000;
+	until.tv_nsec += (long)(ms % 1000) * 1000000;
+	if (until.tv_nsec >= 1000000000) {
+		until.tv_sec++;
+		until.tv_nsec -= 1000000000;
+	}
+	pthread_mutex_lock(&t->lock);
+	while (!t->woken && pthread_cond_timedwait(&t->cond, &t->lock, &until) == 0)
+		;
+	woken = t->woken;
+	t->woken = 0;
+	pthread_mutex_unlock(&t->lock);
+	return woken;
+}
+
+void upmc_os_thread_wake(struct upmc_os_thread *t)
+{
+	pthread_mutex_lock(&t->lock);
+	t->woken = 1;
+	pthread_cond_signal(&t->cond);
+	pthread_mutex_unlock(&t->lock);
+}
+
+void upmc_os_thread_join(struct upmc_os_thread *t)
+{
+	pthread_join(t->thread, NULL);
+	pthread_cond_destroy(&t->cond);
+	pthread_mutex_destroy(&t->lock);
+	free(t);
 }
 
 uint64_t upmc_os_process_id(void)

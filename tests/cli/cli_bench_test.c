@@ -36,13 +36,17 @@ static const char *const cases[] = {
         "region begin+end, 4 counters",
         "zone begin+end, time only",
         "zone begin+end, 4 counters",
+        "zone begin+end, no profile open",
+        "collect a zone, 1 thread",
+        "collect a zone, 2 threads",
+        "collect a zone, 8 threads",
 };
 #define N_CASES (sizeof(cases) / sizeof(cases[0]))
 
 /* Cases every Linux machine can run (x86-64 and arm64 have the raw ones). */
 static int always_runs(size_t i)
 {
-	return i <= 6 || i == 13;
+	return i <= 6 || i == 13 || i >= 15;
 }
 
 /* One CSV row: "name",ns,min,instr,ratio,"baseline","skipped". */
@@ -130,7 +134,7 @@ TEST(cli_bench, json_targets)
 	/* the raw instruction is its own baseline */
 	EXPECT(jdoc_number(jdoc_at(list, 0), "ratio", 0) == 1);
 	targets = jdoc_get(doc, "targets");
-	ASSERT(targets && targets->n == 9);
+	ASSERT(targets && targets->n == 18); /* with the zones' measured once */
 	for (i = 0; i < targets->n; i++)
 		expect_target(jdoc_at(targets, i));
 	jdoc_free(doc);
@@ -149,5 +153,10 @@ TEST(cli_bench, text_names_the_targets)
 	EXPECT_CONTAINS(r.out, "upmc_read_counter <= raw rdpmc + 10 instructions");
 	EXPECT_CONTAINS(r.out, "read(2) of task-clock against the user-space path: ");
 	EXPECT_CONTAINS(r.out, "zone begin+end, time only <= 1.2x raw rdtsc pair: ");
+	EXPECT_CONTAINS(r.out, "zone begin+end, no profile open <= 0.1x raw rdtsc pair: ");
+	EXPECT_CONTAINS(r.out, "collect a zone, 8 threads <= 2.0x zone begin+end, time only: ");
+	EXPECT_CONTAINS(r.out, "collected every 1 ms: dropped <= 0%: ");
+	EXPECT_CONTAINS(r.out, "stream a zone (collect, encode, write), 1 thread: ");
+	EXPECT_CONTAINS(r.out, "Perfetto bytes per zone, time only <= 12: ");
 	cli_result_free(&r);
 }

@@ -56,7 +56,8 @@ build() {
 		"$repo/tests/seccomp_trap.c" "$repo"/lib/{core,measure,zone}/*.c "$repo"/os/linux/*.c \
 		"$repo"/os/portable/{file,thread}.c -lpthread
 	"${cc[@]}" -o "$work/rootfs/upmc" "$repo"/cli/*.c "$repo"/bench/cases.c \
-		"$repo"/bench/json.c "$repo"/bench/overhead.c "$repo"/bench/report.c "$repo"/lib/{core,measure,zone}/*.c \
+		"$repo"/bench/json.c "$repo"/bench/overhead.c "$repo"/bench/report.c "$repo"/bench/zones.c \
+		"$repo"/lib/{core,measure,zone}/*.c \
 		"$repo"/os/portable/{file,thread}.c "$repo"/os/linux/*.c -lpthread -lm
 	dpkg -x "$(ls "$cache/debs/${kernel}"_*.deb)" "$work/kernel"
 	dpkg -x "$(ls "$cache"/debs/busybox-static_*.deb)" "$work/busybox"

@@ -158,3 +158,327 @@ int pb_have_protoc(void)
 {
 	return system("protoc --version >/dev/null 2>&1") == 0;
 }
+
+/* ---- the trace as trace processor reads it ---- */
+
+struct pb_interned {
+	int kind; /* 0 event name, 1 annotation name, 2 source location */
+	unsigned long long iid;
+	const struct pb_node *node;
+};
+
+struct pb_sequence {
+	unsigned id;
+	unsigned long long clock_id, track;
+	unsigned long long counter_tracks[PB_MAX_VALUES];
+	unsigned n_counter_tracks;
+	int clock_incremental;
+	unsigned long long clock_last;
+	struct pb_interned *interned;
+	size_t n_interned;
+	unsigned long long last_value[256]; /* by track index */
+};
+
+const struct pb_track *pb_track_of(const struct pb_trace *t, unsigned long long uuid)
+{
+	size_t i;
+
+	for (i = 0; i < t->n_tracks; i++)
+		if (t->track[i].uuid == uuid)
+			return &t->track[i];
+	return NULL;
+}
+
+const struct pb_annotation *pb_annotation(const struct pb_event *e, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < e->n_ann; i++)
+		if (!strcmp(e->ann[i].name, name))
+			return &e->ann[i];
+	return NULL;
+}
+
+long long pb_value(const struct pb_event *e, unsigned long long track, int *found)
+{
+	unsigned i;
+
+	for (i = 0; i < e->n_values; i++)
+		if (e->value_track[i] == track) {
+			*found = 1;
+			return e->value[i];
+		}
+	*found = 0;
+	return 0;
+}
+
+static const struct pb_node *interned(const struct pb_sequence *s, int kind, unsigned long long iid)
+{
+	size_t i;
+
+	for (i = 0; i < s->n_interned; i++)
+		if (s->interned[i].kind == kind && s->interned[i].iid == iid)
+			return s->interned[i].node;
+	return NULL;
+}
+
+static void take_interned(struct pb_sequence *s, const struct pb_node *data)
+{
+	static const char *const kinds[] = {"event_names", "debug_annotation_names",
+	                                    "source_locations"};
+	size_t i;
+	int k;
+
+	for (i = 0; i < data->n; i++)
+		for (k = 0; k < 3; k++)
+			if (!strcmp(data->kid[i]->key, kinds[k])) {
+				s->interned = realloc(s->interned,
+				                      (s->n_interned + 1) * sizeof(*s->interned));
+				s->interned[s->n_interned].kind = k;
+				s->interned[s->n_interned].iid = pb_num(data->kid[i], "iid");
+				s->interned[s->n_interned].node = data->kid[i];
+				s->n_interned++;
+			}
+}
+
+static void take_defaults(struct pb_sequence *s, const struct pb_node *d)
+{
+	const struct pb_node *te = pb_get(d, "track_event_defaults");
+	size_t i;
+
+	s->clock_id = pb_num(d, "timestamp_clock_id");
+	s->track = te ? pb_num(te, "track_uuid") : ~0ull;
+	s->n_counter_tracks = 0;
+	for (i = 0; te && i < te->n && s->n_counter_tracks < PB_MAX_VALUES; i++)
+		if (!strcmp(te->kid[i]->key, "extra_counter_track_uuids"))
+			s->counter_tracks[s->n_counter_tracks++] =
+			        strtoull(te->kid[i]->value, NULL, 10);
+}
+
+static void take_clock(struct pb_sequence *s, const struct pb_node *snapshot)
+{
+	size_t i;
+
+	for (i = 0; i < snapshot->n; i++) {
+		const struct pb_node *c = snapshot->kid[i];
+		if (pb_num(c, "clock_id") == s->clock_id || pb_num(c, "clock_id") == 64) {
+			s->clock_incremental = !strcmp(pb_str(c, "is_incremental"), "true");
+			s->clock_last = pb_num(c, "timestamp");
+		}
+	}
+}
+
+static void take_track(struct pb_trace *t, const struct pb_node *d)
+{
+	struct pb_track *k = &t->track[t->n_tracks];
+	const struct pb_node *thread = pb_get(d, "thread"), *counter = pb_get(d, "counter");
+
+	if (t->n_tracks == sizeof(t->track) / sizeof(t->track[0]))
+		return;
+	memset(k, 0, sizeof(*k));
+	k->uuid = pb_num(d, "uuid");
+	k->parent = pb_num(d, "parent_uuid");
+	k->name = pb_str(d, "name");
+	if (thread) {
+		k->is_thread = 1;
+		k->tid = pb_num(thread, "tid");
+		k->name = pb_str(thread, "thread_name");
+	}
+	if (counter) {
+		k->is_counter = 1;
+		k->is_incremental = !strcmp(pb_str(counter, "is_incremental"), "true");
+		k->is_instructions =
+		        !strcmp(pb_str(counter, "type"), "COUNTER_THREAD_INSTRUCTION_COUNT");
+	}
+	t->n_tracks++;
+}
+
+static struct pb_sequence *sequence_of(struct pb_sequence *seq, size_t *n, unsigned id)
+{
+	size_t i;
+
+	for (i = 0; i < *n; i++)
+		if (seq[i].id == id)
+			return &seq[i];
+	if (*n == 64)
+		return NULL;
+	memset(&seq[*n], 0, sizeof(seq[*n]));
+	seq[*n].id = id;
+	seq[*n].track = ~0ull;
+	return &seq[(*n)++];
+}
+
+static int fail_with(char *why, size_t size, const char *what, unsigned long long n)
+{
+	snprintf(why, size, "%s %llu", what, n);
+	return -1;
+}
+
+static int event_name(const struct pb_sequence *s, const struct pb_node *te, struct pb_event *e,
+                      char *why, size_t size)
+{
+	unsigned long long iid = pb_num(te, "name_iid");
+	const struct pb_node *n;
+
+	e->name = pb_str(te, "name");
+	if (iid != ~0ull) {
+		n = interned(s, 0, iid);
+		if (!n)
+			return fail_with(why, size, "no interned event name", iid);
+		e->name = pb_str(n, "name");
+	}
+	iid = pb_num(te, "source_location_iid");
+	if (iid != ~0ull) {
+		n = interned(s, 2, iid);
+		if (!n)
+			return fail_with(why, size, "no interned source location", iid);
+		e->file = pb_str(n, "file_name");
+		e->function = pb_get(n, "function_name") ? pb_str(n, "function_name") : NULL;
+		e->line = (unsigned)pb_num(n, "line_number");
+	}
+	return 0;
+}
+
+static int event_annotations(const struct pb_sequence *s, const struct pb_node *te,
+                             struct pb_event *e, char *why, size_t size)
+{
+	size_t i;
+
+	for (i = 0; i < te->n && e->n_ann < PB_MAX_ANNOTATIONS; i++) {
+		const struct pb_node *a = te->kid[i], *n;
+		struct pb_annotation *an = &e->ann[e->n_ann];
+		unsigned long long iid;
+		if (strcmp(a->key, "debug_annotations"))
+			continue;
+		memset(an, 0, sizeof(*an));
+		an->name = pb_str(a, "name");
+		iid = pb_num(a, "name_iid");
+		if (iid != ~0ull) {
+			n = interned(s, 1, iid);
+			if (!n)
+				return fail_with(why, size, "no interned annotation name", iid);
+			an->name = pb_str(n, "name");
+		}
+		if (pb_get(a, "string_value"))
+			an->str = pb_str(a, "string_value");
+		if (pb_get(a, "uint_value")) {
+			an->is_uint = 1;
+			an->u = pb_num(a, "uint_value");
+		}
+		if (pb_get(a, "double_value")) {
+			an->is_double = 1;
+			an->d = strtod(pb_str(a, "double_value"), NULL);
+		}
+		e->n_ann++;
+	}
+	return 0;
+}
+
+static int event_values(struct pb_trace *t, struct pb_sequence *s, const struct pb_node *te,
+                        struct pb_event *e, char *why, size_t size)
+{
+	unsigned long long uuid[PB_MAX_VALUES];
+	unsigned n_uuid = 0, n_value = 0, k;
+	size_t i;
+
+	for (i = 0; i < te->n; i++)
+		if (!strcmp(te->kid[i]->key, "extra_counter_track_uuids") && n_uuid < PB_MAX_VALUES)
+			uuid[n_uuid++] = strtoull(te->kid[i]->value, NULL, 10);
+	if (!n_uuid)
+		for (k = 0; k < s->n_counter_tracks; k++)
+			uuid[n_uuid++] = s->counter_tracks[k];
+	for (i = 0; i < te->n; i++) {
+		const struct pb_track *track;
+		long long v;
+		if (strcmp(te->kid[i]->key, "extra_counter_values"))
+			continue;
+		if (n_value >= n_uuid)
+			return fail_with(why, size, "a counter value without a track, value",
+			                 n_value);
+		track = pb_track_of(t, uuid[n_value]);
+		if (!track || !track->is_counter)
+			return fail_with(why, size, "no counter track", uuid[n_value]);
+		v = strtoll(te->kid[i]->value, NULL, 10);
+		if (track->is_incremental) {
+			size_t idx = (size_t)(track - t->track);
+			s->last_value[idx] += (unsigned long long)v;
+			v = (long long)s->last_value[idx];
+		}
+		e->value_track[e->n_values] = uuid[n_value];
+		e->value[e->n_values++] = v;
+		n_value++;
+	}
+	return 0;
+}
+
+static int take_event(struct pb_trace *t, struct pb_sequence *s, const struct pb_node *packet,
+                      const struct pb_node *te, char *why, size_t size)
+{
+	struct pb_event e;
+	unsigned long long ts = pb_num(packet, "timestamp");
+	const char *type = pb_str(te, "type");
+
+	memset(&e, 0, sizeof(e));
+	e.seq = s->id;
+	e.type = !strcmp(type, "TYPE_SLICE_BEGIN") ? 1 : !strcmp(type, "TYPE_SLICE_END") ? 2 : 3;
+	e.track = pb_num(te, "track_uuid") != ~0ull ? pb_num(te, "track_uuid") : s->track;
+	if (ts != ~0ull && s->clock_id != ~0ull && s->clock_id >= 64) {
+		if (!s->clock_incremental)
+			return fail_with(why, size, "no snapshot of sequence clock", s->clock_id);
+		s->clock_last += ts;
+		ts = s->clock_last;
+	}
+	e.ts = ts;
+	if (event_name(s, te, &e, why, size) < 0 || event_annotations(s, te, &e, why, size) < 0 ||
+	    event_values(t, s, te, &e, why, size) < 0)
+		return -1;
+	if (t->n == t->cap) { /* doubled: an event is a kilobyte, a trace many thousands */
+		t->cap = t->cap ? 2 * t->cap : 1024;
+		t->ev = realloc(t->ev, t->cap * sizeof(*t->ev));
+	}
+	t->ev[t->n++] = e;
+	return 0;
+}
+
+int pb_interpret(const struct pb_node *root, struct pb_trace *out, char *why, size_t size)
+{
+	struct pb_sequence *seq = calloc(64, sizeof(*seq));
+	size_t n_seq = 0, i;
+	int err = 0;
+
+	memset(out, 0, sizeof(*out));
+	for (i = 0; i < root->n && err == 0; i++) {
+		const struct pb_node *packet = root->kid[i], *x;
+		struct pb_sequence *s = sequence_of(
+		        seq, &n_seq, (unsigned)pb_num(packet, "trusted_packet_sequence_id"));
+		if (!s) {
+			err = fail_with(why, size, "too many sequences:", n_seq);
+			break;
+		}
+		if (!strcmp(pb_str(packet, "sequence_flags"), "1")) {
+			free(s->interned);
+			s->interned = NULL;
+			s->n_interned = 0;
+		}
+		if ((x = pb_get(packet, "trace_packet_defaults")))
+			take_defaults(s, x);
+		if ((x = pb_get(packet, "interned_data")))
+			take_interned(s, x);
+		if ((x = pb_get(packet, "clock_snapshot")))
+			take_clock(s, x);
+		if ((x = pb_get(packet, "track_descriptor")))
+			take_track(out, x);
+		if ((x = pb_get(packet, "track_event")))
+			err = take_event(out, s, packet, x, why, size);
+	}
+	for (i = 0; i < n_seq; i++)
+		free(seq[i].interned);
+	free(seq);
+	return err;
+}
+
+void pb_trace_free(struct pb_trace *t)
+{
+	free(t->ev);
+	memset(t, 0, sizeof(*t));
+}

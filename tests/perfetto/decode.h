@@ -30,4 +30,60 @@ const struct pb_node *pb_get(const struct pb_node *n, const char *key);
 unsigned long long pb_num(const struct pb_node *n, const char *key);
 const char *pb_str(const struct pb_node *n, const char *key);
 
+/*
+ * A decoded trace read as Perfetto's trace processor reads it: each
+ * sequence's defaults, its incremental clock, its interned names, source
+ * locations and annotation names, and incremental counter tracks resolved,
+ * so that every event has its absolute time, name and counter values.
+ * Strings point into the tree, which must outlive the events.
+ */
+#define PB_MAX_VALUES      32
+#define PB_MAX_ANNOTATIONS 16
+
+struct pb_annotation {
+	const char *name;
+	const char *str; /* NULL unless a string */
+	unsigned long long u;
+	double d;
+	int is_uint, is_double;
+};
+
+struct pb_event {
+	unsigned seq;
+	int type; /* 1 slice begin, 2 slice end, 3 instant */
+	unsigned long long ts, track;
+	const char *name;            /* "" when none */
+	const char *file, *function; /* NULL when no source location */
+	unsigned line;
+	unsigned n_values;
+	unsigned long long value_track[PB_MAX_VALUES];
+	long long value[PB_MAX_VALUES]; /* absolute */
+	unsigned n_ann;
+	struct pb_annotation ann[PB_MAX_ANNOTATIONS];
+};
+
+struct pb_track {
+	unsigned long long uuid, parent;
+	const char *name; /* the track's, or the thread's */
+	unsigned long long tid;
+	int is_thread, is_counter, is_incremental, is_instructions;
+};
+
+struct pb_trace {
+	struct pb_event *ev;
+	size_t n, cap;
+	struct pb_track track[256];
+	size_t n_tracks;
+	size_t bytes_of_events; /* unused by the reader: for callers' sums */
+};
+
+/* 0, or -1 with why (an iid or a clock the trace did not define). */
+int pb_interpret(const struct pb_node *root, struct pb_trace *out, char *why, size_t size);
+void pb_trace_free(struct pb_trace *t);
+const struct pb_track *pb_track_of(const struct pb_trace *t, unsigned long long uuid);
+/* The event's annotation of that name; NULL when none. */
+const struct pb_annotation *pb_annotation(const struct pb_event *e, const char *name);
+/* The event's value on that counter track; 0 and *found = 0 when none. */
+long long pb_value(const struct pb_event *e, unsigned long long track, int *found);
+
 #endif

@@ -174,7 +174,12 @@ def main(argv):
     roots.sort(key=lambda p: os.path.basename(p) != "upmc.h")
     for p in roots:
         if p not in h.done:
+            cxx = p.endswith(".hpp")  # C++'s alone: the rest is C and C++
+            if cxx:
+                h.out.append("#ifdef __cplusplus\n")
             h.emit(p)
+            if cxx:
+                h.out.append("#endif /* __cplusplus */\n")
     missed = set(public.values()) - h.done
     if missed:
         sys.exit("amalgamate: no header includes %s" % ", ".join(sorted(missed)))

@@ -15,19 +15,21 @@
  *   upmc_profile_print(p, stdout);
  *   upmc_profile_close(p);
  *
- * A zone records raw values (a timestamp and the thread's counters) at its
- * begin and end into a buffer of the calling thread: no lock, no
- * allocation. No system call either where every counter of the thread's
- * set reads in user space (hardware events: rdpmc, mrs) or it records time
- * only; but each begin and each end is a read(2) where a counter reads by
- * system call (a software event such as task-clock, UPMC_OPT_FORCE_SYSCALL,
- * a machine without user-space reads), several with UPMC_OPT_MULTIPLEX or
- * on a hybrid CPU (docs/zones.md says when). Each thread gets its own set
- * of the profile's counters at its first zone, since counters count one
- * thread.
+ * While no profile is open, a zone costs one load of a global flag and a
+ * branch, inline (upmc_zones_recording). While one records, a zone stores
+ * raw values (a timestamp and the thread's counters) at its begin and end
+ * into a buffer of the calling thread: no lock, no allocation (a full
+ * buffer grows by blocks, out of line, up to the profile's max_bytes). No system call either where
+ * every counter of the thread's set reads in user space (hardware events: rdpmc, mrs) or it records
+ * time only; but each begin and each end is a read(2) where a counter reads by system call (a
+ * software event such as task-clock, UPMC_OPT_FORCE_SYSCALL, a machine without user-space reads),
+ * several with UPMC_OPT_MULTIPLEX or on a hybrid CPU (docs/zones.md says when). Each thread gets
+ * its own set of the profile's counters at its first zone, since counters count one thread.
  * upmc_profile_collect(), from any thread, takes the finished records
- * out; statistics and exports are computed from them. docs/zones.md has
- * the details, the buffer's ordering and the formats.
+ * out; statistics and exports are computed from them, or a stream writes
+ * them to a Perfetto file as the program runs (upmc_profile_stream()).
+ * docs/zones.md has the details, the buffer's ordering and the formats.
+ * C++: <upmc/zone.hpp>, whose scoped zones need no compiler extension.
  *
  * A thread finds its state through one initial-exec thread-local pointer
  * (8 bytes, ELF): a library loaded by dlopen() takes it from glibc's
@@ -40,9 +42,26 @@
 #ifndef UPMC_ZONE_H
 #define UPMC_ZONE_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <stdio.h>
+#if defined(__GNUC__) || defined(__clang__)
 #include <upmc/upmc.h>
+#else
+/* Another compiler (MSVC): the zone and profile functions alone, since
+ * <upmc/upmc.h>'s inline counter reads need GCC's or Clang's inline
+ * assembly. The library itself is built with GCC or Clang (MinGW). */
+#ifndef UPMC_API
+#define UPMC_API
+#endif
+#ifdef __cplusplus
+extern "C" {
+#endif
+UPMC_API const char *upmc_last_error(void);
+#ifdef __cplusplus
+}
+#endif
+#endif
 
 #ifdef __cplusplus
 extern "C" {
@@ -69,7 +88,14 @@ struct upmc_profile_options {
 	size_t size;            /* sizeof(struct upmc_profile_options) */
 	unsigned flags;         /* UPMC_OPT_* for every thread's set */
 	unsigned profile_flags; /* UPMC_PROFILE_* */
-	size_t buffer_bytes;    /* each thread's buffer; 0: 1 MiB (4 KiB to 1 GiB) */
+	/* each thread's first buffer, and each block it grows by; 0: 1 MiB
+	 * (4 KiB to 1 GiB) */
+	size_t buffer_bytes;
+	/* what every thread's buffers may hold together: a buffer grows while
+	 * the total stays within it, and drops (counted) beyond; 0: 256 MiB
+	 * (at least buffer_bytes). A thread's first buffer is given even past
+	 * it. Older callers' smaller struct gets the default. */
+	size_t max_bytes;
 };
 
 struct upmc_profile;
@@ -100,16 +126,50 @@ UPMC_API void upmc_profile_close(struct upmc_profile *profile);
  * is open, or -errno (the set's or -ENOMEM). */
 UPMC_API int upmc_profile_thread(const char *name);
 
+/* Names the calling thread in the exports of every profile, open now or
+ * later: the thread remembers it (cut as above), and a profile it joins
+ * takes it. Opens nothing; NULL forgets it ("thread <id>" again). A name
+ * given to upmc_profile_thread() is remembered the same way. */
+UPMC_API void upmc_thread_name(const char *name);
+
+/*
+ * Non-zero while a profile is open in the process: the library's to write.
+ * The zone calls below test it inline before anything else, so that zones
+ * compiled into a program cost a load and a branch while nothing records.
+ */
+UPMC_API extern int upmc_zones_recording;
+
 /*
  * Begins a zone on the calling thread. Out of line and small: a
  * timestamp and the thread's counters into its buffer. Zones nest; each
  * end closes the zone begun last. Outside an open profile they do nothing.
+ * The header wraps these names in an inline test of upmc_zones_recording
+ * (below); (upmc_zone_begin)(loc), and an FFI, call the exported function.
  */
 UPMC_API void upmc_zone_begin(const struct upmc_zone_loc *loc);
 UPMC_API void upmc_zone_end(void);
 
+/* A zone named at run time: name (NUL-terminated, at most
+ * UPMC_ZONE_NAME_MAX bytes, else the zone is refused) is copied into the
+ * thread's buffer, so that the caller need not keep it; site gives the
+ * function, file and line (its name is not used) and must be static. */
+UPMC_API void upmc_zone_begin_name(const struct upmc_zone_loc *site, const char *name);
+
+/* Text and a number for the zone open now on the calling thread (Tracy's
+ * ZoneText and ZoneValue): the exports show them with the zone. Text is
+ * copied (at most UPMC_ZONE_TEXT_MAX bytes are kept); a later call
+ * replaces what an earlier one gave. Ignored outside a zone. */
+#define UPMC_ZONE_TEXT_MAX 1024
+UPMC_API void upmc_zone_text(const char *text, size_t len);
+UPMC_API void upmc_zone_value(uint64_t value);
+
 /* Marks the end of a frame on the calling thread (a game loop's frame). */
 UPMC_API void upmc_frame_mark(void);
+
+/* The same for frames of a name of their own ("physics tick", "render"):
+ * name is a static string, as a zone location is; the exports show each
+ * name's frames apart. */
+UPMC_API void upmc_frame_mark_named(const char *name);
 
 /*
  * Makes the calling thread's records up to now collectable. With counters,
@@ -119,6 +179,31 @@ UPMC_API void upmc_frame_mark(void);
  * buffer. A collect on the recording thread itself takes all of its records.
  */
 UPMC_API void upmc_zone_flush(void);
+
+/*
+ * Streams the profile into a Perfetto file at path (created or replaced)
+ * while the program runs: a thread of the library's collects every
+ * interval_ms (0: 100) and appends the zones, frames and drop counts it
+ * took, each append a whole number of packets, so that the file is a
+ * valid trace whenever the program stops (a crash loses what was not
+ * appended yet). What a stream wrote is forgotten: memory stays bounded
+ * (the buffers by max_bytes). The other exports and the statistics see
+ * what was collected since the stream's last append; the drop counts stay
+ * whole. Returns 0, -EBUSY when a stream runs already, or -errno.
+ */
+UPMC_API int upmc_profile_stream(struct upmc_profile *profile, const char *path,
+                                 unsigned interval_ms);
+
+/* Appends what the threads recorded up to now (as the stream's thread
+ * does at each interval) and returns once it is in the file. Returns 0,
+ * -ENOENT when no stream runs, or the stream's first error. */
+UPMC_API int upmc_profile_stream_flush(struct upmc_profile *profile);
+
+/* Ends the stream: a last append, then the file is closed. Returns 0, or
+ * the first error the stream met (-ENOSPC: the disk filled; the file
+ * then ends at the last whole append), with a sentence. The close ends
+ * a stream too. */
+UPMC_API int upmc_profile_stream_end(struct upmc_profile *profile);
 
 /* Takes every thread's finished zones out of their buffers, without
  * stopping them. Returns the number of zones it finished, or -errno
@@ -143,6 +228,11 @@ struct upmc_profile_stats {
 };
 UPMC_API int upmc_profile_stats(struct upmc_profile *profile, struct upmc_profile_stats *stats);
 
+/* What every thread's buffers hold now and the most they held, in bytes
+ * (either pointer may be NULL). */
+UPMC_API int upmc_profile_memory(const struct upmc_profile *profile, uint64_t *bytes,
+                                 uint64_t *peak);
+
 /* The name of the profile's counter i; NULL when out of range. */
 UPMC_API const char *upmc_profile_counter_name(const struct upmc_profile *profile, unsigned i);
 
@@ -163,6 +253,9 @@ struct upmc_zone_info {
 	/* the share of the zone counter i ran: 1 unless multiplexed, 0 where
 	 * it did not count */
 	const double *ratio;
+	const char *text; /* upmc_zone_text()'s; NULL when none */
+	uint64_t value;   /* upmc_zone_value()'s, when has_value */
+	int has_value;
 };
 
 /* Calls fn for every collected zone, thread by thread in the order they
@@ -199,6 +292,68 @@ UPMC_API int upmc_profile_print(struct upmc_profile *profile, FILE *out);
 }
 #endif
 
+/* ---- the inline test: nothing but a load and a branch while idle ---- */
+
+/* Always inline: left to itself, GCC makes a function with many zones call
+ * an outlined copy of each test, which costs a call more per zone. */
+#if defined(__GNUC__) || defined(__clang__)
+#define UPMC_ZONES_ON_()  __atomic_load_n(&upmc_zones_recording, __ATOMIC_RELAXED)
+#define UPMC_ZONE_INLINE_ static inline __attribute__((always_inline))
+#else
+#define UPMC_ZONES_ON_()  (*(const volatile int *)&upmc_zones_recording)
+#define UPMC_ZONE_INLINE_ static inline
+#endif
+
+UPMC_ZONE_INLINE_ void upmc_zone_begin_if_(const struct upmc_zone_loc *loc)
+{
+	if (UPMC_ZONES_ON_())
+		(upmc_zone_begin)(loc);
+}
+
+UPMC_ZONE_INLINE_ void upmc_zone_end_if_(void)
+{
+	if (UPMC_ZONES_ON_())
+		(upmc_zone_end)();
+}
+
+UPMC_ZONE_INLINE_ void upmc_zone_begin_name_if_(const struct upmc_zone_loc *site, const char *name)
+{
+	if (UPMC_ZONES_ON_())
+		(upmc_zone_begin_name)(site, name);
+}
+
+UPMC_ZONE_INLINE_ void upmc_zone_text_if_(const char *text, size_t len)
+{
+	if (UPMC_ZONES_ON_())
+		(upmc_zone_text)(text, len);
+}
+
+UPMC_ZONE_INLINE_ void upmc_zone_value_if_(uint64_t value)
+{
+	if (UPMC_ZONES_ON_())
+		(upmc_zone_value)(value);
+}
+
+UPMC_ZONE_INLINE_ void upmc_frame_mark_if_(void)
+{
+	if (UPMC_ZONES_ON_())
+		(upmc_frame_mark)();
+}
+
+UPMC_ZONE_INLINE_ void upmc_frame_mark_named_if_(const char *name)
+{
+	if (UPMC_ZONES_ON_())
+		(upmc_frame_mark_named)(name);
+}
+
+#define upmc_zone_begin(loc)             upmc_zone_begin_if_(loc)
+#define upmc_zone_end()                  upmc_zone_end_if_()
+#define upmc_zone_begin_name(site, name) upmc_zone_begin_name_if_(site, name)
+#define upmc_zone_text(text, len)        upmc_zone_text_if_(text, len)
+#define upmc_zone_value(value)           upmc_zone_value_if_(value)
+#define upmc_frame_mark()                upmc_frame_mark_if_()
+#define upmc_frame_mark_named(name)      upmc_frame_mark_named_if_(name)
+
 /* ---- macros: a static location per call site ---- */
 
 #define UPMC_ZONE_CAT2_(a, b) a##b
@@ -216,31 +371,88 @@ UPMC_API int upmc_profile_print(struct upmc_profile *profile, FILE *out);
 	UPMC_ZONE_ASSERT_(sizeof(name) <= UPMC_ZONE_NAME_MAX + 1, "zone name too long"); \
 	static const struct upmc_zone_loc UPMC_ZONE_LOC_ = {name, __func__, __FILE__, __LINE__}
 
+/* A call site of zones named at run time: its name is a placeholder. */
+#define UPMC_ZONE_SITE_() \
+	static const struct upmc_zone_loc UPMC_ZONE_LOC_ = {"", __func__, __FILE__, __LINE__}
+
+#ifdef __cplusplus
+/* C++: a scoped zone is an object, whose destructor ends it: no compiler
+ * extension (MSVC too), and fine in templates and lambdas. */
+struct upmc_zone_scope_ {
+	explicit upmc_zone_scope_(const struct upmc_zone_loc *loc)
+	{
+		upmc_zone_begin(loc);
+	}
+	upmc_zone_scope_(const struct upmc_zone_loc *site, const char *name)
+	{
+		upmc_zone_begin_name(site, name);
+	}
+	~upmc_zone_scope_()
+	{
+		upmc_zone_end();
+	}
+	upmc_zone_scope_(const upmc_zone_scope_ &) = delete;
+	upmc_zone_scope_ &operator=(const upmc_zone_scope_ &) = delete;
+};
+#define UPMC_ZONE_SCOPE_VAR_              UPMC_ZONE_CAT_(upmc_zone_scope_, __LINE__)
+#define UPMC_ZONE_SCOPE_LOC_(loc)         const upmc_zone_scope_ UPMC_ZONE_SCOPE_VAR_(loc)
+#define UPMC_ZONE_SCOPE_NAME_(site, name) const upmc_zone_scope_ UPMC_ZONE_SCOPE_VAR_(site, name)
+#elif defined(__GNUC__) || defined(__clang__)
 static inline void upmc_zone_end_scope_(const char *unused)
 {
 	(void)unused;
 	upmc_zone_end();
 }
+/* The variable is marked unused: clang does not count a cleanup as a use. */
+#define UPMC_ZONE_SCOPE_VAR_                                                              \
+	__attribute__((cleanup(upmc_zone_end_scope_), unused)) const char UPMC_ZONE_CAT_( \
+	        upmc_zone_scope_, __LINE__)
+#define UPMC_ZONE_SCOPE_LOC_(loc) UPMC_ZONE_SCOPE_VAR_ = (upmc_zone_begin(loc), 0)
+#define UPMC_ZONE_SCOPE_NAME_(site, name) \
+	UPMC_ZONE_SCOPE_VAR_ = (upmc_zone_begin_name(site, name), 0)
+#else
+/* C without the cleanup attribute: UPMC_ZONE_BEGIN and UPMC_ZONE_END, or C++. */
+#define UPMC_ZONE_SCOPE_LOC_(loc) \
+	UPMC_ZONE_ASSERT_(0, "scoped zones in C need GCC or Clang: use UPMC_ZONE_BEGIN/END")
+#define UPMC_ZONE_SCOPE_NAME_(site, name) UPMC_ZONE_SCOPE_LOC_(site)
+#endif
 
 #ifndef UPMC_NO_ZONES
-/* A zone from here to the end of the enclosing block (return and break too).
- * The variable is marked unused: clang does not count a cleanup as a use. */
-#define UPMC_ZONE(name)                                                                   \
-	UPMC_ZONE_DECLARE_(name);                                                         \
-	__attribute__((cleanup(upmc_zone_end_scope_), unused)) const char UPMC_ZONE_CAT_( \
-	        upmc_zone_scope_, __LINE__) = (upmc_zone_begin(&UPMC_ZONE_LOC_), 0)
+/* A zone from here to the end of the enclosing block (return and break too). */
+#define UPMC_ZONE(name)           \
+	UPMC_ZONE_DECLARE_(name); \
+	UPMC_ZONE_SCOPE_LOC_(&UPMC_ZONE_LOC_)
 /* The same, named after the function. */
 #define UPMC_ZONE_FUNCTION() UPMC_ZONE(__func__)
+/* The same, named at run time (name: any NUL-terminated string, copied). */
+#define UPMC_ZONE_DYNAMIC(name) \
+	UPMC_ZONE_SITE_();      \
+	UPMC_ZONE_SCOPE_NAME_(&UPMC_ZONE_LOC_, name)
 /* Explicit ends: each UPMC_ZONE_BEGIN needs one UPMC_ZONE_END. */
 #define UPMC_ZONE_BEGIN(name)     \
 	UPMC_ZONE_DECLARE_(name); \
 	upmc_zone_begin(&UPMC_ZONE_LOC_)
+#define UPMC_ZONE_BEGIN_DYNAMIC(name) \
+	UPMC_ZONE_SITE_();            \
+	upmc_zone_begin_name(&UPMC_ZONE_LOC_, name)
 #define UPMC_ZONE_END() upmc_zone_end()
+/* Text and a number for the zone open now (Tracy's ZoneText, ZoneValue). */
+#define UPMC_ZONE_TEXT(text, len) upmc_zone_text(text, len)
+#define UPMC_ZONE_VALUE(value)    upmc_zone_value(value)
+/* A frame's end: unnamed, or named after a static string. */
+#define UPMC_FRAME_MARK()           upmc_frame_mark()
+#define UPMC_FRAME_MARK_NAMED(name) upmc_frame_mark_named(name)
 #else /* a build without zones: nothing is left of them */
-#define UPMC_ZONE(name)       ((void)0)
-#define UPMC_ZONE_FUNCTION()  ((void)0)
-#define UPMC_ZONE_BEGIN(name) ((void)0)
-#define UPMC_ZONE_END()       ((void)0)
+#define UPMC_ZONE(name)               ((void)0)
+#define UPMC_ZONE_FUNCTION()          ((void)0)
+#define UPMC_ZONE_DYNAMIC(name)       ((void)0)
+#define UPMC_ZONE_BEGIN(name)         ((void)0)
+#define UPMC_ZONE_BEGIN_DYNAMIC(name) ((void)0)
+#define UPMC_ZONE_END()               ((void)0)
+#define UPMC_ZONE_TEXT(text, len)     ((void)0)
+#define UPMC_ZONE_VALUE(value)        ((void)0)
+#define UPMC_FRAME_MARK()             ((void)0)
+#define UPMC_FRAME_MARK_NAMED(name)   ((void)0)
 #endif
 
 #endif /* UPMC_ZONE_H */

@@ -1,0 +1,261 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zones streamed into a Perfetto file while the program runs: a thread of
+ * the library's collects every interval, encodes what it took with a
+ * Perfetto writer that keeps its state across appends (perfetto.c:
+ * interned names, timestamps and counters as deltas), appends the packets
+ * with one write and forgets them. So the file holds whole packets
+ * whenever the program stops, and memory stays bounded: the buffers by
+ * max_bytes, the rest by what one interval records.
+ *
+ * Every append runs under the collector's lock (as any collect does);
+ * upmc_profile_stream_flush() appends from the calling thread. While a
+ * stream runs, every collect keeps events (upmc_zone_collect_locked()),
+ * so that a user's collect between two appends loses none to the stream.
+ */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/core/os.h"
+#include "zone_internal.h"
+
+#define DEFAULT_INTERVAL_MS 100
+
+struct zone_stream {
+	struct upmc_profile *p;
+	FILE *f;
+	uint64_t written; /* bytes of whole appends in the file */
+	struct upmc_zone_perfetto *w;
+	struct upmc_os_thread *thread;
+	unsigned interval_ms;
+	int stop;   /* the thread's loop ends */
+	int ending; /* upmc_profile_stream_end() has begun */
+	int err;    /* the first error; its sentence in why */
+	char why[512];
+	uint64_t pid; /* the process that streams: a forked child only closes */
+};
+
+/* The stream's first error, kept with its sentence; 0 stays 0. */
+static int stream_fail(struct zone_stream *s, int err)
+{
+	if (err < 0 && !s->err) {
+		s->err = err;
+		upmc_format(s->why, sizeof(s->why), "%s", upmc_last_error());
+	}
+	return s->err;
+}
+
+static int stream_said(const struct zone_stream *s)
+{
+	return s->err ? upmc_fail(s->err, "%s", s->why) : 0;
+}
+
+/* The events stop: what stays collected goes to the other exports. */
+static void stop_events(struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t;
+
+	p->streaming = 0;
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
+		t->streaming = 0;
+		t->n_events = t->n_event_values = 0;
+	}
+}
+
+/* Appends the bytes of one append, whole: a write that fails is cut off,
+ * so that the file ends where the last whole append did. */
+static int stream_write(struct zone_stream *s)
+{
+	size_t len;
+	const uint8_t *bytes = upmc_zone_perfetto_bytes(s->w, &len);
+	int err;
+
+	errno = 0;
+	if (fwrite(bytes, 1, len, s->f) == len && fflush(s->f) == 0) {
+		s->written += len;
+		return 0;
+	}
+	err = errno ? errno : EIO;
+	clearerr(s->f);
+	upmc_os_truncate(s->f, s->written);
+	fseek(s->f, 0, SEEK_END);
+	return upmc_fail(-err,
+	                 "a zone stream's append failed, the file ends at its last whole "
+	                 "append (%llu bytes): %s",
+	                 (unsigned long long)s->written, strerror(err));
+}
+
+/* One append: collect, encode, write, forget. The collector's lock held.
+ * After an error the stream writes no more. */
+static int stream_append(struct zone_stream *s, int final)
+{
+	struct upmc_zone_thread *t;
+	int err;
+
+	if (s->err)
+		return s->err;
+	/* A collect that ran out of memory took what it could: that is
+	 * written, the rest waits for the next append. */
+	upmc_zone_collect_locked(s->p, final);
+	err = upmc_zone_perfetto_append(s->w);
+	if (err == 0)
+		err = stream_write(s);
+	upmc_zone_perfetto_sent(s->w);
+	if (err < 0) {
+		stop_events(s->p); /* the zones of this append stay for the other exports */
+		return stream_fail(s, err);
+	}
+	for (t = upmc_zone_threads(s->p); t; t = upmc_zone_thread_next(t))
+		upmc_zone_forget_events(t);
+	return 0;
+}
+
+static void stream_thread(struct upmc_os_thread *self, void *arg)
+{
+	struct zone_stream *s = arg;
+
+	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+		upmc_os_thread_sleep(self, s->interval_ms);
+		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
+			break;
+		upmc_zone_collector_lock();
+		stream_append(s, 0);
+		upmc_zone_collector_unlock();
+		if (s->err)
+			break;
+	}
+}
+
+static void stream_free(struct zone_stream *s)
+{
+	if (s->f)
+		fclose(s->f);
+	upmc_zone_perfetto_free(s->w);
+	free(s);
+}
+
+/* The end: the thread stopped, a last append (final: the recording
+ * threads are quiescent), the file closed. In a forked child the file is
+ * the parent's, and the child has no stream thread: it only lets go. */
+static int stream_end(struct upmc_profile *p, int final)
+{
+	struct zone_stream *s;
+	int err = 0;
+
+	upmc_zone_collector_lock();
+	s = p->stream;
+	if (s && s->ending)
+		s = NULL;
+	if (s)
+		s->ending = 1;
+	upmc_zone_collector_unlock();
+	if (!s)
+		return upmc_fail(-ENOENT, "upmc_profile_stream_end: no stream runs");
+	if (s->pid == upmc_os_process_id()) {
+		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
+		upmc_os_thread_wake(s->thread);
+		upmc_os_thread_join(s->thread);
+	}
+	upmc_zone_collector_lock();
+	if (s->pid == upmc_os_process_id())
+		stream_append(s, final);
+	stop_events(p);
+	p->stream = NULL;
+	p->at_close = NULL;
+	upmc_zone_collector_unlock();
+	err = stream_said(s);
+	stream_free(s);
+	return err;
+}
+
+static void stream_at_close(struct upmc_profile *p)
+{
+	stream_end(p, 1);
+}
+
+/* A new stream into path, its first append written (the file is a trace
+ * from the start). The collector's lock held. */
+static int stream_new(struct upmc_profile *p, const char *path, unsigned interval_ms,
+                      struct zone_stream **out)
+{
+	struct zone_stream *s = calloc(1, sizeof(*s));
+
+	if (!s)
+		return upmc_fail(-ENOMEM, "upmc_profile_stream: out of memory");
+	s->p = p;
+	s->pid = upmc_os_process_id();
+	s->interval_ms = interval_ms ? interval_ms : DEFAULT_INTERVAL_MS;
+	s->w = upmc_zone_perfetto_new(p);
+	s->f = fopen(path, "wb");
+	if (!s->w || !s->f) {
+		int err = s->f ? -ENOMEM : -errno;
+		if (!s->f)
+			upmc_fail(err, "upmc_profile_stream: cannot open '%s': %s", path,
+			          strerror(-err));
+		stream_free(s);
+		return err;
+	}
+	setvbuf(s->f, NULL, _IONBF, 0); /* each append one write, whole */
+	p->stream = s;
+	p->streaming = 1;
+	p->at_close = stream_at_close;
+	if (stream_append(s, 0) < 0) {
+		int err = stream_said(s);
+		stop_events(p);
+		p->stream = NULL;
+		p->at_close = NULL;
+		stream_free(s);
+		return err;
+	}
+	*out = s;
+	return 0;
+}
+
+UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsigned interval_ms)
+{
+	struct zone_stream *s = NULL;
+	int err;
+
+	if (!p || !path)
+		return upmc_fail(-EINVAL, "upmc_profile_stream: the profile or path is NULL");
+	upmc_zone_collector_lock();
+	if (p->stream)
+		err = upmc_fail(-EBUSY, "upmc_profile_stream: a stream runs already: end it first");
+	else
+		err = stream_new(p, path, interval_ms, &s);
+	upmc_zone_collector_unlock();
+	if (err < 0)
+		return err;
+	err = upmc_os_thread_start(&s->thread, stream_thread, s);
+	if (err < 0) {
+		s->pid = 0; /* no thread to stop */
+		stream_end(p, 0);
+		return err;
+	}
+	return 0;
+}
+
+UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)
+{
+	int err;
+
+	if (!p)
+		return upmc_fail(-EINVAL, "upmc_profile_stream_flush: the profile is NULL");
+	upmc_zone_collector_lock();
+	if (!p->stream || p->stream->ending)
+		err = upmc_fail(-ENOENT, "upmc_profile_stream_flush: no stream runs");
+	else if (stream_append(p->stream, 0) < 0)
+		err = stream_said(p->stream);
+	else
+		err = 0;
+	upmc_zone_collector_unlock();
+	return err;
+}
+
+UPMC_API int upmc_profile_stream_end(struct upmc_profile *p)
+{
+	if (!p)
+		return upmc_fail(-EINVAL, "upmc_profile_stream_end: the profile is NULL");
+	return stream_end(p, 0);
+}
