@@ -184,3 +184,20 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	EXPECT_EQ(l.n, 21); /* no kind of CPU: every variant */
 	EXPECT_EQ(l.computed, 0);
 }
+
+/* More events than the PMU has counters, pinned (the default): refused,
+ * naming how many the group needs and how many the PMU took together. */
+TEST(metrics, too_many_for_the_pmu_says_how_many)
+{
+	struct upmc_set *set;
+
+	fake_boot("arm64-neoverse"); /* 6 event counters and the cycle counter */
+	EXPECT_EQ(upmc_open(&set, "IPC,branch-miss-ratio,cache-miss-ratio,TopdownL1", NULL),
+	          -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "does not fit in one group");
+	EXPECT_CONTAINS(
+	        upmc_last_error(),
+	        "(the set needs 12 counters in this group; the PMU took 7 of them together)");
+	EXPECT_CONTAINS(upmc_last_error(), "UPMC_OPT_MULTIPLEX");
+	EXPECT_EQ(fake_open_events(), 0);
+}
