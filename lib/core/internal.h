@@ -31,6 +31,10 @@ struct upmc_event {
 	unsigned exclude_guest : 1;
 	unsigned exclude_host : 1;
 	unsigned missing : 1; /* its PMU is not on this machine (UPMC_OPT_TIME_ONLY) */
+	/* UPMC_OPT_MULTIPLEX: the perf group of the metrics it is an input of
+	 * (1 + the first such metric's index), so that a metric's inputs share
+	 * one schedule; 0: a group of its own. */
+	unsigned char metric_group;
 };
 
 struct upmc_counter {
@@ -77,6 +81,7 @@ struct upmc_set_state {
 	/* The OS layer time-shares the counters (UPMC_OPT_MULTIPLEX): its
 	 * reads give unscaled counts and times, which the library scales. */
 	int multiplexed;
+	unsigned flags; /* UPMC_OPT_* it was opened with (upmc_bench's passes open so) */
 	/* upmc_snapshot()'s reader and the words it writes (lib/interval.c). */
 	upmc_reader snapshot;
 	unsigned snapshot_words;

@@ -86,19 +86,24 @@ static void release(struct linux_set *ls)
 	free(ls);
 }
 
-/* The group events of this key join; a new one for every event when the
- * set multiplexes (so that the kernel can rotate them one by one). */
-static unsigned group_for(struct linux_set *ls, const struct upmc_linux_attr *plan)
+/* The group events of this key join. When the set multiplexes, the group
+ * of the metrics the event is an input of (lib/core/metrics.c: a metric's
+ * inputs share one schedule), else a new one for every event (so that the
+ * kernel can rotate them one by one). */
+static unsigned group_for(struct linux_set *ls, const struct upmc_linux_attr *plan,
+                          unsigned metric_group)
 {
 	unsigned g;
 
-	for (g = 0; g < ls->n_grp && !ls->multiplex; g++)
-		if (ls->grp[g].key == plan->key)
+	for (g = 0; g < ls->n_grp; g++)
+		if (ls->grp[g].key == plan->key &&
+		    (!ls->multiplex || (metric_group && ls->grp[g].metric_group == metric_group)))
 			return g;
 	memset(&ls->grp[ls->n_grp], 0, sizeof(ls->grp[0]));
 	ls->grp[ls->n_grp].leader = -1;
 	ls->grp[ls->n_grp].key = plan->key;
 	ls->grp[ls->n_grp].core = plan->core >= 0;
+	ls->grp[ls->n_grp].metric_group = metric_group;
 	return ls->n_grp++;
 }
 
@@ -191,7 +196,7 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 		return ENODEV;
 	}
 	for (k = 0; k < n; k++) {
-		unsigned g = group_for(ls, &plan[k]);
+		unsigned g = group_for(ls, &plan[k], c->event.metric_group);
 		int leader = ls->grp[g].leader;
 		int fd = open_part(&c->event, &plan[k], leader, flags, probe, &ls->own_encoding[i]);
 		if (fd < 0) {
