@@ -270,6 +270,14 @@ TEST(metrics, multiplexed_metrics_count_a_shared_event_in_each_group)
 	           upmc_last_error());
 	EXPECT_EQ(upmc_count(set), 3);
 	upmc_close(set);
+	/* a group's metrics are one measurement: one perf group, slots once */
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", &mux) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(upmc_count(set), 5);
+	ipc = leader_of_nth(PERF_TYPE_RAW, 0x0400, 0); /* slots */
+	EXPECT(ipc >= 0);
+	for (unsigned k = 0; k < 4; k++)
+		EXPECT_EQ(leader_of_nth(PERF_TYPE_RAW, 0x8000 + 0x100 * k, 0), ipc);
+	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
 }
 
@@ -280,14 +288,14 @@ static void run_1us(void *arg)
 	fake_run(1000);
 }
 
-/* UPMC_BENCH_ROTATE: with 2 general counters free, the two metrics' groups
+/* upmc_bench_rotating(): with 2 general counters free, the two metrics' groups
  * cannot be on the PMU together; each is measured pinned in a pass of its
  * own (instructions, on a fixed counter, joins the second), every count
  * whole: 1000 per call. */
 TEST(metrics, a_rotating_bench_measures_each_group_in_a_pinned_pass)
 {
 	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
-	struct upmc_bench_options opts = {sizeof(opts), 10, 1, 10, 3, UPMC_BENCH_ROTATE};
+	struct upmc_bench_options opts = {sizeof(opts), 10, 1, 10, 3};
 	struct upmc_bench_result res;
 	struct upmc_set *set;
 	const unsigned pass[] = {0, 0, 1, 1, 1};
@@ -298,7 +306,8 @@ TEST(metrics, a_rotating_bench_measures_each_group_in_a_pinned_pass)
 	ASSERT_MSG(upmc_open(&set, "branch-miss-ratio,cache-miss-ratio,instructions", &mux) == 0,
 	           "%s", upmc_last_error());
 	ASSERT(upmc_count(set) == 5);
-	ASSERT_MSG(upmc_bench(set, run_1us, NULL, &opts, &res) == 0, "%s", upmc_last_error());
+	ASSERT_MSG(upmc_bench_rotating(set, run_1us, NULL, &opts, &res) == 0, "%s",
+	           upmc_last_error());
 	EXPECT_EQ(res.passes, 2);
 	EXPECT_EQ_U64(res.repeats, 10);
 	EXPECT_EQ(res.samples, 6);
@@ -310,16 +319,13 @@ TEST(metrics, a_rotating_bench_measures_each_group_in_a_pinned_pass)
 		           "counter %u: %g to %g", i, res.counter[i].min, res.counter[i].max);
 	}
 	/* without rotation: one pass, time-shared */
-	opts.flags = 0;
 	ASSERT(upmc_bench(set, run_1us, NULL, &opts, &res) == 0);
 	EXPECT_EQ(res.passes, 1);
 	/* a group that does not fit by itself: the open's error */
 	fake_take_counters(0, fake.pmu[0].gp - 1);
-	opts.flags = UPMC_BENCH_ROTATE;
-	EXPECT_EQ(upmc_bench(set, run_1us, NULL, &opts, &res), -EBUSY);
+	EXPECT_EQ(upmc_bench_rotating(set, run_1us, NULL, &opts, &res), -EBUSY);
 	EXPECT_CONTAINS(upmc_last_error(), "could not be put on the PMU together");
-	opts.flags = 4;
-	EXPECT_EQ(upmc_bench(set, run_1us, NULL, &opts, &res), -EINVAL);
+	EXPECT_EQ(upmc_bench_rotating(set, NULL, NULL, &opts, &res), -EINVAL);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
 }

@@ -411,7 +411,8 @@ static unsigned group_for_metric(struct upmc_spec *out, const struct upmc_metric
 /* One metric of the spec: its variant's events in the set, its formula
  * compiled. A metric this machine cannot compute is refused, or, with
  * UPMC_OPT_TIME_ONLY, kept with its reason (it then reads NAN). */
-static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned flags)
+static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned flags,
+                      unsigned *join)
 {
 	struct upmc_metric *m;
 	char why[UPMC_REASON_MAX] = "", name[UPMC_NAME_MAX];
@@ -435,7 +436,8 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 		upmc_format(m->reason, sizeof(m->reason), "%s", why);
 		return 0;
 	}
-	group = group_for_metric(out, v, out->n_metrics - 1, flags);
+	group = *join ? *join : group_for_metric(out, v, out->n_metrics - 1, flags);
+	*join = group;
 	for (p = v->events; p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
 		const char *comma = strchr(p, ',');
 		upmc_format(name, sizeof(name), "%.*s", (int)(comma ? comma - p : (long)strlen(p)),
@@ -466,18 +468,20 @@ static int resolvable(const struct upmc_metric_def *def, unsigned flags)
  * A metric's name adds it; a group's name adds those of its metrics this
  * machine has (TopdownL1 has one more on AMD), or, when it has none, all
  * of them, so that each is refused or said as a metric named alone is.
+ * A multiplexed set counts a group's metrics in one perf group: they are
+ * one measurement (topdown's categories are shares of the same slots).
  */
 int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flags)
 {
 	const struct upmc_metric_def *found[N_DEFS];
-	unsigned n = named_by(item, found, N_DEFS), i, here = 0;
+	unsigned n = named_by(item, found, N_DEFS), i, here = 0, join = 0;
 	int group = strcmp(found[0]->name, item) != 0, err = 0;
 
 	for (i = 0; group && i < n; i++)
 		here += resolvable(found[i], flags);
 	for (i = 0; i < n && err == 0; i++)
 		if (!group || !here || resolvable(found[i], flags))
-			err = add_metric(out, found[i], flags);
+			err = add_metric(out, found[i], flags, group ? &join : &(unsigned){0});
 	return err;
 }
 

@@ -4,7 +4,6 @@
  * (which also warms the code up), then measures batches as regions.
  */
 #include <errno.h>
-#include <stddef.h>
 #include <string.h>
 
 #include "lib/core/internal.h"
@@ -18,12 +17,9 @@ static int read_bench_options(const struct upmc_bench_options *opts, struct upmc
 	o->min_ns = 1000000;
 	o->max_repeats = 1000000000;
 	o->samples = 31;
-	o->flags = 0;
 	if (!opts)
 		return 0;
-	/* flags came later: a caller built before them passes the size up
-	 * to them */
-	if (opts->size < offsetof(struct upmc_bench_options, flags))
+	if (opts->size < sizeof(*o))
 		return upmc_fail(-EINVAL,
 		                 "upmc_bench_options.size is %zu: set it to "
 		                 "sizeof(struct upmc_bench_options)",
@@ -35,10 +31,6 @@ static int read_bench_options(const struct upmc_bench_options *opts, struct upmc
 	o->min_ns = opts->min_ns ? opts->min_ns : o->min_ns;
 	o->max_repeats = opts->max_repeats ? opts->max_repeats : o->max_repeats;
 	o->samples = opts->samples ? opts->samples : o->samples;
-	o->flags = opts->size > offsetof(struct upmc_bench_options, flags) ? opts->flags : 0;
-	if (o->flags & ~UPMC_BENCH_ROTATE)
-		return upmc_fail(-EINVAL, "upmc_bench_options.flags has unknown bits 0x%x",
-		                 o->flags & ~UPMC_BENCH_ROTATE);
 	if (o->min_repeats > o->max_repeats)
 		return upmc_fail(-EINVAL, "upmc_bench: min_repeats %llu > max_repeats %llu",
 		                 (unsigned long long)o->min_repeats,
@@ -174,7 +166,6 @@ static int bench_rotating(const struct upmc_set *set, void (*fn)(void *), void *
 
 	if (err < 0)
 		return err;
-	each.flags = 0;
 	result->passes = n_passes;
 	for (p = 0; p < n_passes; p++) {
 		struct upmc_set *s;
@@ -214,12 +205,10 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 	err = read_bench_options(opts, &o);
 	if (err < 0)
 		return err;
-	memset(result, 0, sizeof(*result));
-	if (o.flags & UPMC_BENCH_ROTATE)
-		return bench_rotating(set, fn, arg, &o, result);
 	err = upmc_region_open(&r, set, "bench");
 	if (err < 0)
 		return err;
+	memset(result, 0, sizeof(*result));
 	result->passes = 1;
 	result->repeats = o.min_repeats;
 	for (;;) {
@@ -248,4 +237,20 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 		per_call(r, i, result->repeats, &result->counter[i]);
 	upmc_region_close(r);
 	return result->dropped == result->samples ? all_dropped(result->samples) : 0;
+}
+
+UPMC_API int upmc_bench_rotating(struct upmc_set *set, void (*fn)(void *), void *arg,
+                                 const struct upmc_bench_options *opts,
+                                 struct upmc_bench_result *result)
+{
+	struct upmc_bench_options o;
+	int err;
+
+	if (!set || !fn || !result)
+		return upmc_fail(-EINVAL, "upmc_bench_rotating: set, fn or result is NULL");
+	err = read_bench_options(opts, &o);
+	if (err < 0)
+		return err;
+	memset(result, 0, sizeof(*result));
+	return bench_rotating(set, fn, arg, &o, result);
 }

@@ -299,12 +299,7 @@ struct upmc_bench_options {
 	uint64_t min_ns;      /* a sample lasts at least this long (default 1 ms) */
 	uint64_t max_repeats; /* calls per sample at most (default 10^9) */
 	unsigned samples;     /* samples measured (default 31) */
-	unsigned flags;       /* UPMC_BENCH_* */
 };
-
-/* upmc_bench_options.flags: measure the set's perf groups in passes, one
- * pinned pass after another, rather than time-shared (below). */
-#define UPMC_BENCH_ROTATE (1u << 0)
 
 struct upmc_bench_result {
 	uint64_t repeats;    /* calls per sample */
@@ -312,8 +307,8 @@ struct upmc_bench_result {
 	unsigned dropped;    /* samples in no statistic: a counter read failed */
 	struct upmc_stat ns; /* per call, bias subtracted */
 	struct upmc_stat counter[UPMC_MAX_COUNTERS]; /* per call, bias subtracted */
-	/* UPMC_BENCH_ROTATE: the passes run, and the pass (0, 1, ...) that
-	 * measured each counter; 1 and all 0 otherwise. */
+	/* upmc_bench_rotating(): the passes run, and the pass (0, 1, ...)
+	 * that measured each counter; upmc_bench(): 1, and all 0. */
 	unsigned passes;
 	unsigned pass[UPMC_MAX_COUNTERS];
 };
@@ -327,20 +322,25 @@ struct upmc_bench_result {
  * every one was. opts may be NULL: the defaults. A larger opts->size than
  * this library knows is accepted when the bytes beyond are zero (-E2BIG
  * otherwise), as for struct upmc_options.
- *
- * UPMC_BENCH_ROTATE, for a set with more events than the PMU has counters
- * (opened with UPMC_OPT_MULTIPLEX): rather than time-shared, the set's
- * perf groups (a metric's inputs are one, any other event is one of its
- * own) are packed into passes that each fit the PMU pinned, and the passes
- * run one after another, each a whole bench of its own on a set of its
- * own, at the first pass's batch size: every counter's statistics come
- * from one pass (result->pass[i]), whole and unscaled, and a metric's
- * inputs from the same one. ns, samples and dropped are the first pass's
- * and the sums of all. A group that does not fit the PMU by itself fails
- * with the open's error.
  */
 UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
                         const struct upmc_bench_options *opts, struct upmc_bench_result *result);
+
+/*
+ * upmc_bench() for a set with more events than the PMU has counters
+ * (opened with UPMC_OPT_MULTIPLEX), measured in passes rather than
+ * time-shared: the set's perf groups (a metric's inputs are one, any other
+ * event is one of its own) are packed in order into passes that each go on
+ * the PMU pinned, and the passes run one after another, each a whole bench
+ * on a set of its own, at the first pass's batch size. Every counter's
+ * statistics come from one pass (result->pass[i]), whole and unscaled, and
+ * a metric's inputs all from the same one. ns and repeats are the first
+ * pass's; samples and dropped add up every pass's. A group that does not
+ * fit the PMU by itself fails with the open's error.
+ */
+UPMC_API int upmc_bench_rotating(struct upmc_set *set, void (*fn)(void *), void *arg,
+                                 const struct upmc_bench_options *opts,
+                                 struct upmc_bench_result *result);
 
 #ifdef __cplusplus
 }
