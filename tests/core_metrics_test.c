@@ -184,3 +184,148 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	EXPECT_EQ(l.n, 21); /* no kind of CPU: every variant */
 	EXPECT_EQ(l.computed, 0);
 }
+
+/* More events than the PMU has counters, pinned (the default): refused,
+ * naming how many the group needs and how many the PMU took together. */
+TEST(metrics, too_many_for_the_pmu_says_how_many)
+{
+	struct upmc_set *set;
+
+	fake_boot("arm64-neoverse"); /* 6 event counters and the cycle counter */
+	EXPECT_EQ(upmc_open(&set, "IPC,branch-miss-ratio,cache-miss-ratio,TopdownL1", NULL),
+	          -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "does not fit in one group");
+	EXPECT_CONTAINS(
+	        upmc_last_error(),
+	        "(the set needs 12 counters in this group; the PMU took 7 of them together)");
+	EXPECT_CONTAINS(upmc_last_error(), "UPMC_OPT_MULTIPLEX");
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Multiplexed: a metric's inputs are one perf group, so that they share a
+ * schedule. branch-misses and branches count alike (1, then 3 per ns);
+ * for half the interval another user leaves one counter free. Events in
+ * groups of their own would have put branch-misses alone on it, counting
+ * 4000 against branches' 1000 scaled to 2000: a ratio of 2. In one group
+ * both are off then, and the ratio is their true one. */
+TEST(metrics, multiplexed_inputs_share_one_schedule)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	uint64_t before[UPMC_SNAPSHOT_MAX], after[UPMC_SNAPSHOT_MAX], counts[2];
+	struct upmc_set *set;
+	double ratio;
+
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT_MSG(upmc_open(&set, "branch-miss-ratio", &mux) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_snapshot(set, before) == 2);
+	fake_run(1000);
+	fake_take_counters(0, fake.pmu[0].gp - 1);
+	fake.pmu[0].rate = 3;
+	fake_run(1000);
+	ASSERT(upmc_snapshot(set, after) == 2);
+	ASSERT(upmc_interval(set, before, after, counts, NULL) == 2);
+	EXPECT_EQ_U64(counts[0], 2000);
+	EXPECT_EQ_U64(counts[1], 2000);
+	ASSERT(upmc_metrics(set, before, after, &ratio) == 1);
+	EXPECT(ratio == 1.0);
+	upmc_close(set);
+}
+
+/* The leader of the open event of this type and config, the nth of them. */
+static int leader_of_nth(uint32_t type, uint64_t config, unsigned nth)
+{
+	unsigned i;
+
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && fake.ev[i].attr.type == type &&
+		    fake.ev[i].attr.config == config && nth-- == 0)
+			return fake.ev[i].leader;
+	return -1;
+}
+
+/* An event two metrics need is counted once per metric's group when the
+ * set multiplexes (twice here: cycles), once when pinned (one group holds
+ * all); a metric whose events an earlier one's group has shares it. */
+TEST(metrics, multiplexed_metrics_count_a_shared_event_in_each_group)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	struct upmc_set *set;
+	int ipc, stall;
+
+	fake_boot("x86-intel");
+	ASSERT_MSG(upmc_open(&set, "IPC,frontend-stall-ratio,CPI,cycles", &mux) == 0, "%s",
+	           upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 3);
+	EXPECT_EQ(upmc_count(set), 4); /* instructions, cycles; stalled-cycles-frontend, cycles */
+	EXPECT(!strcmp(upmc_counter_name(set, 3), "cycles"));
+	ipc = leader_of_nth(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 0);
+	stall = leader_of_nth(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES, 1);
+	EXPECT(ipc >= 0 && stall >= 0 && ipc != stall);
+	EXPECT_EQ(leader_of_nth(PERF_TYPE_HARDWARE, PERF_COUNT_HW_INSTRUCTIONS, 0), ipc);
+	EXPECT_EQ(leader_of_nth(PERF_TYPE_HARDWARE, PERF_COUNT_HW_STALLED_CYCLES_FRONTEND, 0),
+	          stall);
+	upmc_close(set);
+	ASSERT_MSG(upmc_open(&set, "IPC,frontend-stall-ratio,CPI,cycles", NULL) == 0, "%s",
+	           upmc_last_error());
+	EXPECT_EQ(upmc_count(set), 3);
+	upmc_close(set);
+	/* a group's metrics are one measurement: one perf group, slots once */
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", &mux) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(upmc_count(set), 5);
+	ipc = leader_of_nth(PERF_TYPE_RAW, 0x0400, 0); /* slots */
+	EXPECT(ipc >= 0);
+	for (unsigned k = 0; k < 4; k++)
+		EXPECT_EQ(leader_of_nth(PERF_TYPE_RAW, 0x8000 + 0x100 * k, 0), ipc);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* The benchmarked call: 1 us, every counter on the PMU counting 1 per ns. */
+static void run_1us(void *arg)
+{
+	(void)arg;
+	fake_run(1000);
+}
+
+/* upmc_bench_rotating(): with 2 general counters free, the two metrics' groups
+ * cannot be on the PMU together; each is measured pinned in a pass of its
+ * own (instructions, on a fixed counter, joins the second), every count
+ * whole: 1000 per call. */
+TEST(metrics, a_rotating_bench_measures_each_group_in_a_pinned_pass)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	struct upmc_bench_options opts = {sizeof(opts), 10, 1, 10, 3};
+	struct upmc_bench_result res;
+	struct upmc_set *set;
+	const unsigned pass[] = {0, 0, 1, 1, 1};
+
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	fake_take_counters(0, fake.pmu[0].gp - 2);
+	ASSERT_MSG(upmc_open(&set, "branch-miss-ratio,cache-miss-ratio,instructions", &mux) == 0,
+	           "%s", upmc_last_error());
+	ASSERT(upmc_count(set) == 5);
+	ASSERT_MSG(upmc_bench_rotating(set, run_1us, NULL, &opts, &res) == 0, "%s",
+	           upmc_last_error());
+	EXPECT_EQ(res.passes, 2);
+	EXPECT_EQ_U64(res.repeats, 10);
+	EXPECT_EQ(res.samples, 6);
+	EXPECT_EQ(res.dropped, 0);
+	for (unsigned i = 0; i < 5; i++) {
+		EXPECT_MSG(res.pass[i] == pass[i], "counter %u: pass %u", i, res.pass[i]);
+		EXPECT_EQ_U64(res.counter[i].count, 3);
+		EXPECT_MSG(res.counter[i].min == 1000 && res.counter[i].max == 1000,
+		           "counter %u: %g to %g", i, res.counter[i].min, res.counter[i].max);
+	}
+	/* without rotation: one pass, time-shared */
+	ASSERT(upmc_bench(set, run_1us, NULL, &opts, &res) == 0);
+	EXPECT_EQ(res.passes, 1);
+	/* a group that does not fit by itself: the open's error */
+	fake_take_counters(0, fake.pmu[0].gp - 1);
+	EXPECT_EQ(upmc_bench_rotating(set, run_1us, NULL, &opts, &res), -EBUSY);
+	EXPECT_CONTAINS(upmc_last_error(), "could not be put on the PMU together");
+	EXPECT_EQ(upmc_bench_rotating(set, NULL, NULL, &opts, &res), -EINVAL);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}

@@ -31,6 +31,10 @@ struct upmc_event {
 	unsigned exclude_guest : 1;
 	unsigned exclude_host : 1;
 	unsigned missing : 1; /* its PMU is not on this machine (UPMC_OPT_TIME_ONLY) */
+	/* UPMC_OPT_MULTIPLEX: the perf group of the metrics it is an input of
+	 * (1 + the first such metric's index), so that a metric's inputs share
+	 * one schedule; 0: a group of its own. */
+	unsigned char metric_group;
 };
 
 struct upmc_counter {
@@ -93,6 +97,7 @@ struct upmc_set_state {
 	/* The reader of the whole set where the inline readers hand over
 	 * (upmc_read_n_slow()): by read(2), multiplexed, or page by page. */
 	upmc_reader handover;
+	unsigned flags; /* UPMC_OPT_* it was opened with (upmc_bench's passes open so) */
 	/* upmc_snapshot()'s reader and the words it writes (lib/interval.c). */
 	upmc_reader snapshot;
 	unsigned snapshot_words;

@@ -337,18 +337,24 @@ static const struct upmc_metric_def *variant(const struct upmc_metric_def *def, 
 	return NULL;
 }
 
-/* The set's counter of event name, added when the set has none; -1 when
- * the set is full. */
-static int counter_of(struct upmc_spec *out, const char *name, unsigned flags)
+/* The set's counter of event name, added when the set has none, in metric
+ * group `group` (0: any). A counter of another metric group is not taken:
+ * its counts come from another schedule, so the event is counted again in
+ * this group. -errno when the set is full. */
+static int counter_of(struct upmc_spec *out, const char *name, unsigned flags, unsigned group)
 {
 	unsigned i;
 	int err;
 
-	for (i = 0; i < out->n; i++)
-		if (!strcmp(upmc_spec_event(out, i)->name, name)) {
-			out->for_metrics |= 1u << i;
-			return (int)i;
-		}
+	for (i = 0; i < out->n; i++) {
+		struct upmc_event *ev = upmc_spec_event(out, i);
+		if (strcmp(ev->name, name) ||
+		    (group && ev->metric_group && ev->metric_group != group))
+			continue;
+		ev->metric_group = (unsigned char)group;
+		out->for_metrics |= 1u << i;
+		return (int)i;
+	}
 	if (out->n == out->max)
 		return upmc_fail(-E2BIG,
 		                 "the metrics need more than %u events, the most one set holds",
@@ -357,19 +363,64 @@ static int counter_of(struct upmc_spec *out, const char *name, unsigned flags)
 	if (err < 0)
 		return err;
 	out->for_metrics |= 1u << (out->n - 1);
+	upmc_spec_event(out, out->n - 1)->metric_group = (unsigned char)group;
 	return (int)out->n - 1;
+}
+
+/* Whether every event of def is in metric group g. */
+static int group_has_all(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned g)
+{
+	char name[UPMC_NAME_MAX];
+	const char *p;
+	unsigned i;
+
+	for (p = def->events; p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
+		const char *comma = strchr(p, ',');
+		upmc_format(name, sizeof(name), "%.*s", (int)(comma ? comma - p : (long)strlen(p)),
+		            p);
+		for (i = 0; i < out->n; i++)
+			if (upmc_spec_event(out, i)->metric_group == g &&
+			    !strcmp(upmc_spec_event(out, i)->name, name))
+				break;
+		if (i == out->n)
+			return 0;
+	}
+	return 1;
+}
+
+/*
+ * The perf group a multiplexed set counts metric j's inputs in (0 when it
+ * does not multiplex: one pinned group holds them all). The kernel
+ * schedules a group whole, so inputs in one group share their times, and
+ * the formula's ratio is that of counts from one schedule. A metric whose
+ * events all are in an earlier metric's group shares it (IPC and CPI);
+ * otherwise it gets its own group, and an event that an earlier metric's
+ * group counts is counted again in it.
+ */
+static unsigned group_for_metric(struct upmc_spec *out, const struct upmc_metric_def *def,
+                                 unsigned j, unsigned flags)
+{
+	unsigned k;
+
+	if (!(flags & UPMC_OPT_MULTIPLEX))
+		return 0;
+	for (k = 0; k < j; k++)
+		if (out->metrics[k].n_in && group_has_all(out, def, k + 1))
+			return k + 1;
+	return j + 1;
 }
 
 /* One metric of the spec: its variant's events in the set, its formula
  * compiled. A metric this machine cannot compute is refused, or, with
  * UPMC_OPT_TIME_ONLY, kept with its reason (it then reads NAN). */
-static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned flags)
+static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned flags,
+                      unsigned *join)
 {
 	struct upmc_metric *m;
 	char why[UPMC_REASON_MAX] = "", name[UPMC_NAME_MAX];
 	const struct upmc_metric_def *v = variant(def, flags, why, sizeof(why));
 	const char *p;
-	unsigned i;
+	unsigned i, group;
 	int err;
 
 	for (i = 0; i < out->n_metrics; i++)
@@ -387,11 +438,13 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 		upmc_format(m->reason, sizeof(m->reason), "%s", why);
 		return 0;
 	}
+	group = *join ? *join : group_for_metric(out, v, out->n_metrics - 1, flags);
+	*join = group;
 	for (p = v->events; p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
 		const char *comma = strchr(p, ',');
 		upmc_format(name, sizeof(name), "%.*s", (int)(comma ? comma - p : (long)strlen(p)),
 		            p);
-		err = counter_of(out, name, flags);
+		err = counter_of(out, name, flags, group);
 		if (err < 0)
 			return err;
 		m->in[m->n_in++] = (unsigned)err;
@@ -417,18 +470,20 @@ static int resolvable(const struct upmc_metric_def *def, unsigned flags)
  * A metric's name adds it; a group's name adds those of its metrics this
  * machine has (TopdownL1 has one more on AMD), or, when it has none, all
  * of them, so that each is refused or said as a metric named alone is.
+ * A multiplexed set counts a group's metrics in one perf group: they are
+ * one measurement (topdown's categories are shares of the same slots).
  */
 int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flags)
 {
 	const struct upmc_metric_def *found[N_DEFS];
-	unsigned n = named_by(item, found, N_DEFS), i, here = 0;
+	unsigned n = named_by(item, found, N_DEFS), i, here = 0, join = 0;
 	int group = strcmp(found[0]->name, item) != 0, err = 0;
 
 	for (i = 0; group && i < n; i++)
 		here += resolvable(found[i], flags);
 	for (i = 0; i < n && err == 0; i++)
 		if (!group || !here || resolvable(found[i], flags))
-			err = add_metric(out, found[i], flags);
+			err = add_metric(out, found[i], flags, group ? &join : &(unsigned){0});
 	return err;
 }
 

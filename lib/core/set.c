@@ -265,6 +265,7 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 		return n;
 	}
 	set->n = (unsigned)n;
+	set->state->flags = flags;
 	for (i = 0; i < set->n; i++)
 		set->state->counter[i].ratio = 1;
 	err = upmc_os_open(set, flags);

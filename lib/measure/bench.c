@@ -71,6 +71,126 @@ static int all_dropped(unsigned samples)
 	return upmc_fail(-ENODATA, "upmc_bench: all %u samples were dropped: %s", samples, why);
 }
 
+/* ---- rotation: the set's perf groups in pinned passes ---- */
+
+/* Counters of the set that one pass measures, by their index in the set. */
+struct pass {
+	unsigned n;
+	unsigned idx[UPMC_MAX_COUNTERS];
+};
+
+/* The perf group counter i is in (perf_open.c's rule): its metrics' group,
+ * or one of its own. */
+static unsigned group_of(const struct upmc_set *set, unsigned i)
+{
+	unsigned g = set->state->counter[i].event.metric_group;
+
+	return g ? g : UPMC_MAX_METRICS + 1 + i;
+}
+
+/* The pass's counters as a set of their own, pinned: all of them on the
+ * PMU together, or the open fails. */
+static int open_pass(const struct upmc_set *set, const struct pass *p, struct upmc_set **out)
+{
+	struct upmc_options o = {sizeof(o),
+	                         set->state->flags & ~(UPMC_OPT_MULTIPLEX | UPMC_OPT_TIME_ONLY)};
+	char spec[UPMC_MAX_COUNTERS * (UPMC_NAME_MAX + 1)] = "";
+	size_t len = 0;
+	unsigned k;
+
+	for (k = 0; k < p->n; k++) {
+		upmc_format(spec + len, sizeof(spec) - len, "%s%s", k ? "," : "",
+		            set->state->counter[p->idx[k]].event.name);
+		len += strlen(spec + len);
+	}
+	return upmc_open(out, spec, &o);
+}
+
+static int pass_fits(const struct upmc_set *set, const struct pass *p)
+{
+	struct upmc_set *s;
+
+	if (open_pass(set, p, &s) < 0)
+		return 0;
+	upmc_close(s);
+	return 1;
+}
+
+/* The set's groups, in order, each added to the last pass while that one
+ * still fits the PMU, else to a new pass. 0, or the error of a group that
+ * does not fit by itself. Counters that cannot count are in no pass. */
+static int plan_passes(const struct upmc_set *set, struct pass *passes, unsigned *n_passes)
+{
+	int placed[UPMC_MAX_COUNTERS] = {0};
+	struct upmc_set *s;
+	unsigned i, j, k;
+	int err;
+
+	*n_passes = 0;
+	for (i = 0; i < set->n; i++) {
+		struct pass grp = {0}, trial;
+		if (placed[i] || set->state->counter[i].path == UPMC_PATH_UNAVAILABLE)
+			continue;
+		for (j = i; j < set->n; j++)
+			if (!placed[j] && group_of(set, j) == group_of(set, i)) {
+				grp.idx[grp.n++] = j;
+				placed[j] = 1;
+			}
+		if (*n_passes) {
+			trial = passes[*n_passes - 1];
+			for (k = 0; k < grp.n; k++)
+				trial.idx[trial.n++] = grp.idx[k];
+			if (pass_fits(set, &trial)) {
+				passes[*n_passes - 1] = trial;
+				continue;
+			}
+		}
+		err = open_pass(set, &grp, &s);
+		if (err < 0)
+			return err;
+		upmc_close(s);
+		passes[(*n_passes)++] = grp;
+	}
+	return 0;
+}
+
+/* One bench per pass, the later ones at the first one's batch size. */
+static int bench_rotating(const struct upmc_set *set, void (*fn)(void *), void *arg,
+                          const struct upmc_bench_options *o, struct upmc_bench_result *result)
+{
+	struct pass passes[UPMC_MAX_COUNTERS];
+	struct upmc_bench_options each = *o;
+	struct upmc_bench_result r;
+	unsigned n_passes, p, k;
+	int err = plan_passes(set, passes, &n_passes);
+
+	if (err < 0)
+		return err;
+	result->passes = n_passes;
+	for (p = 0; p < n_passes; p++) {
+		struct upmc_set *s;
+		err = open_pass(set, &passes[p], &s);
+		if (err == 0) {
+			err = upmc_bench(s, fn, arg, &each, &r);
+			upmc_close(s);
+		}
+		if (err < 0)
+			return err;
+		if (p == 0) {
+			result->repeats = r.repeats;
+			result->ns = r.ns;
+			each.min_repeats = each.max_repeats = r.repeats;
+		}
+		result->samples += r.samples;
+		result->dropped += r.dropped;
+		for (k = 0; k < passes[p].n; k++) {
+			result->counter[passes[p].idx[k]] = r.counter[k];
+			result->pass[passes[p].idx[k]] = p;
+		}
+	}
+	return 0;
+}
+
 UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
                         const struct upmc_bench_options *opts, struct upmc_bench_result *result)
 {
@@ -89,6 +209,7 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 	if (err < 0)
 		return err;
 	memset(result, 0, sizeof(*result));
+	result->passes = 1;
 	result->repeats = o.min_repeats;
 	for (;;) {
 		batch(r, fn, arg, result->repeats);
@@ -116,4 +237,20 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 		per_call(r, i, result->repeats, &result->counter[i]);
 	upmc_region_close(r);
 	return result->dropped == result->samples ? all_dropped(result->samples) : 0;
+}
+
+UPMC_API int upmc_bench_rotating(struct upmc_set *set, void (*fn)(void *), void *arg,
+                                 const struct upmc_bench_options *opts,
+                                 struct upmc_bench_result *result)
+{
+	struct upmc_bench_options o;
+	int err;
+
+	if (!set || !fn || !result)
+		return upmc_fail(-EINVAL, "upmc_bench_rotating: set, fn or result is NULL");
+	err = read_bench_options(opts, &o);
+	if (err < 0)
+		return err;
+	memset(result, 0, sizeof(*result));
+	return bench_rotating(set, fn, arg, &o, result);
 }

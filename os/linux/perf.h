@@ -29,8 +29,9 @@ struct linux_event {
 struct linux_group {
 	int leader; /* fd */
 	unsigned key;
-	int core;            /* its events are on a core PMU: they count in turns */
-	uint32_t cached_seq; /* its pages' lock sum at the last read(2) */
+	int core;              /* its events are on a core PMU: they count in turns */
+	unsigned metric_group; /* multiplexed: the metrics' group it is (0: one event) */
+	uint32_t cached_seq;   /* its pages' lock sum at the last read(2) */
 	uint64_t cached_running;
 	int idle; /* not on the PMU since the read(2) before the last */
 };

@@ -86,19 +86,24 @@ static void release(struct linux_set *ls)
 	free(ls);
 }
 
-/* The group events of this key join; a new one for every event when the
- * set multiplexes (so that the kernel can rotate them one by one). */
-static unsigned group_for(struct linux_set *ls, const struct upmc_linux_attr *plan)
+/* The group events of this key join. When the set multiplexes, the group
+ * of the metrics the event is an input of (lib/core/metrics.c: a metric's
+ * inputs share one schedule), else a new one for every event (so that the
+ * kernel can rotate them one by one). */
+static unsigned group_for(struct linux_set *ls, const struct upmc_linux_attr *plan,
+                          unsigned metric_group)
 {
 	unsigned g;
 
-	for (g = 0; g < ls->n_grp && !ls->multiplex; g++)
-		if (ls->grp[g].key == plan->key)
+	for (g = 0; g < ls->n_grp; g++)
+		if (ls->grp[g].key == plan->key &&
+		    (!ls->multiplex || (metric_group && ls->grp[g].metric_group == metric_group)))
 			return g;
 	memset(&ls->grp[ls->n_grp], 0, sizeof(ls->grp[0]));
 	ls->grp[ls->n_grp].leader = -1;
 	ls->grp[ls->n_grp].key = plan->key;
 	ls->grp[ls->n_grp].core = plan->core >= 0;
+	ls->grp[ls->n_grp].metric_group = metric_group;
 	return ls->n_grp++;
 }
 
@@ -138,6 +143,45 @@ static int on_core_pmu(const struct upmc_linux_attr *plan, unsigned n)
 	return 0;
 }
 
+/* Counters of the set's that count on a PMU (not software events) and
+ * go to the group of this plan's key: what the group needs. */
+static unsigned group_needs(const struct upmc_set *set, const struct upmc_linux_attr *want,
+                            unsigned flags, const struct upmc_linux_probe *probe)
+{
+	struct upmc_linux_attr plan[UPMC_LINUX_MAX_CORE_PMUS];
+	unsigned i, k, n, needs = 0;
+
+	for (i = 0; i < set->n; i++) {
+		const struct upmc_counter *c = &set->state->counter[i];
+		if (c->path == UPMC_PATH_UNAVAILABLE || c->event.type == UPMC_TYPE_SOFTWARE)
+			continue;
+		n = upmc_linux_plan(&c->event, probe, flags, plan);
+		for (k = 0; k < n; k++)
+			needs += plan[k].key == want->key && plan[k].core == want->core;
+	}
+	return needs;
+}
+
+/* A group the kernel found too big for the PMU (it checks a group against
+ * an empty PMU): how many counters it needs, and how many of its events
+ * the PMU took together, the kernel's own measure of what it has. */
+static void say_group_size(char *reason, size_t size, const struct upmc_set *set,
+                           const struct linux_set *ls, unsigned g,
+                           const struct upmc_linux_attr *plan, unsigned flags,
+                           const struct upmc_linux_probe *probe)
+{
+	size_t len = strlen(reason);
+	unsigned e, took = 0;
+
+	for (e = 0; e < ls->n_ev; e++)
+		took += ls->ev[e].group == g &&
+		        set->state->counter[ls->ev[e].counter].event.type != UPMC_TYPE_SOFTWARE;
+	upmc_format(reason + len, size - len,
+	            " (the set needs %u counters in this group; the PMU took %u of them "
+	            "together)",
+	            group_needs(set, plan, flags, probe), took);
+}
+
 /* Opens counter i (one event per core PMU it needs); 0 or errno. */
 static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, unsigned flags,
                         const struct upmc_linux_probe *probe)
@@ -152,14 +196,17 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 		return ENODEV;
 	}
 	for (k = 0; k < n; k++) {
-		unsigned g = group_for(ls, &plan[k]);
+		unsigned g = group_for(ls, &plan[k], c->event.metric_group);
 		int leader = ls->grp[g].leader;
 		int fd = open_part(&c->event, &plan[k], leader, flags, probe, &ls->own_encoding[i]);
 		if (fd < 0) {
 			int err = errno;
-			upmc_linux_explain_open(
-			        c->reason, sizeof(c->reason), &c->event, err,
-			        leader >= 0 && opens_alone(&c->event, &plan[k], flags), probe);
+			int full = leader >= 0 && opens_alone(&c->event, &plan[k], flags);
+			upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, full,
+			                        probe);
+			if (full && err == EINVAL)
+				say_group_size(c->reason, sizeof(c->reason), set, ls, g, &plan[k],
+				               flags, probe);
 			close_events(ls, first_ev); /* its other core PMUs' events */
 			ls->n_grp = first_grp;
 			return err;

@@ -140,7 +140,7 @@ static void set_times(const struct linux_set *ls, const uint64_t *en, const uint
 			other = run[g] > other ? run[g] : other;
 		}
 	}
-	if (ls->multiplex) { /* one event per group: the first one's, as ever */
+	if (ls->multiplex) { /* the first group's, as ever */
 		max_en = en[0];
 		other = run[0];
 	}
@@ -223,33 +223,40 @@ int upmc_os_read(struct upmc_set *set, uint64_t *values, uint64_t *enabled, uint
 }
 
 /*
- * A multiplexed set has one event per group (group_for()), read(2) each:
- * its count as the kernel has it, however little it ran, and its times.
+ * A multiplexed set has a group per event, or per metric (its inputs
+ * share one schedule: group_for()); read(2) each group once: each count
+ * as the kernel has it, however little it ran, with its group's times.
  * The library scales (lib/core/interval.c): an interval's scale is the
  * interval's own, never a difference of two scaled totals.
  */
 int upmc_os_read_unscaled(struct upmc_set *set, uint64_t *snapshot)
 {
-	const struct linux_set *ls = set->state->os;
+	struct linux_set *ls = set->state->os;
 	const unsigned n = set->n;
-	uint64_t buf[4]; /* nr, enabled, running, value */
-	unsigned i, e;
+	unsigned i, e, g;
 
 	for (i = 0; i < n; i++) {
 		snapshot[i] = UPMC_NOT_COUNTED;
 		snapshot[n + i] = snapshot[2 * n + i] = 0;
 	}
-	for (e = 0; e < ls->n_ev; e++) {
-		const unsigned c = ls->ev[e].counter;
-		ssize_t got = upmc_sys_read(ls->grp[ls->ev[e].group].leader, buf, sizeof(buf));
+	for (g = 0; g < ls->n_grp; g++) {
+		uint64_t buf[3 + MAX_EVENTS]; /* nr, enabled, running, values */
+		ssize_t got = upmc_sys_read(ls->grp[g].leader, buf, sizeof(buf));
+		unsigned k = 0;
 
-		if (got != (ssize_t)sizeof(buf)) {
+		if (got < (ssize_t)(3 * sizeof(buf[0])) ||
+		    got != (ssize_t)((3 + buf[0]) * sizeof(buf[0]))) {
 			memset(snapshot, 0xff, 3 * n * sizeof(*snapshot)); /* UPMC_NOT_COUNTED */
 			return group_read_failed(ls, got);
 		}
-		snapshot[c] = buf[3];
-		snapshot[n + c] = buf[1];
-		snapshot[2 * n + c] = buf[2];
+		for (e = 0; e < ls->n_ev; e++) {
+			const unsigned c = ls->ev[e].counter;
+			if (ls->ev[e].group != g || k == buf[0])
+				continue;
+			snapshot[c] = buf[3 + k++];
+			snapshot[n + c] = buf[1];
+			snapshot[2 * n + c] = buf[2];
+		}
 	}
 	return (int)n;
 }

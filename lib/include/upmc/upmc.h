@@ -171,7 +171,10 @@ UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
  * from two snapshots, never on the hot path. docs/metrics.md lists them,
  * where each formula comes from and which CPUs have it. Without
  * UPMC_OPT_TIME_ONLY a metric this machine cannot compute fails the open;
- * with it, the metric reads NAN and upmc_metric_reason() says why.
+ * with it, the metric reads NAN and upmc_metric_reason() says why. With
+ * UPMC_OPT_MULTIPLEX each metric's events are one perf group, so that its
+ * inputs share a schedule; an event two metrics need is then counted in
+ * each one's group (the set has it twice).
  */
 
 /* Metrics of the set, and metric j's name, unit ("insn per cycle"), and
@@ -318,6 +321,10 @@ struct upmc_bench_result {
 	unsigned dropped;    /* samples in no statistic: a counter read failed */
 	struct upmc_stat ns; /* per call, bias subtracted */
 	struct upmc_stat counter[UPMC_MAX_COUNTERS]; /* per call, bias subtracted */
+	/* upmc_bench_rotating(): the passes run, and the pass (0, 1, ...)
+	 * that measured each counter; upmc_bench(): 1, and all 0. */
+	unsigned passes;
+	unsigned pass[UPMC_MAX_COUNTERS];
 };
 
 /*
@@ -332,6 +339,22 @@ struct upmc_bench_result {
  */
 UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
                         const struct upmc_bench_options *opts, struct upmc_bench_result *result);
+
+/*
+ * upmc_bench() for a set with more events than the PMU has counters
+ * (opened with UPMC_OPT_MULTIPLEX), measured in passes rather than
+ * time-shared: the set's perf groups (a metric's inputs are one, any other
+ * event is one of its own) are packed in order into passes that each go on
+ * the PMU pinned, and the passes run one after another, each a whole bench
+ * on a set of its own, at the first pass's batch size. Every counter's
+ * statistics come from one pass (result->pass[i]), whole and unscaled, and
+ * a metric's inputs all from the same one. ns and repeats are the first
+ * pass's; samples and dropped add up every pass's. A group that does not
+ * fit the PMU by itself fails with the open's error.
+ */
+UPMC_API int upmc_bench_rotating(struct upmc_set *set, void (*fn)(void *), void *arg,
+                                 const struct upmc_bench_options *opts,
+                                 struct upmc_bench_result *result);
 
 #ifdef __cplusplus
 }
