@@ -224,16 +224,25 @@ static void shape_of(const char *line, char *shape, size_t size)
 	} while (end && *end == ',');
 }
 
-/* The shape of the first line with `event` as a field. */
+/* The shape of the first line with `event` as a field and a count: an -I
+ * interval in which perf's counter did not run (the machine is loaded) is
+ * "<not counted>" in perf's row and 0 in upmc's (docs/cli.md, -I), so
+ * such rows are passed over in both. */
 static int first_shape(const char *csv, const char *event, char *shape, size_t size)
 {
 	char needle[64], line[512];
+	const char *p, *end;
 
 	snprintf(needle, sizeof(needle), ",%s,", event);
-	if (cli_line_with(csv, needle, line, sizeof(line)))
-		return -1;
-	shape_of(line, shape, size);
-	return 0;
+	for (p = csv; p && *p; p = end ? end + 1 : NULL) {
+		end = strchr(p, '\n');
+		snprintf(line, sizeof(line), "%.*s", end ? (int)(end - p) : (int)strlen(p), p);
+		if (!strstr(line, needle) || strstr(line, "<not counted>"))
+			continue;
+		shape_of(line, shape, size);
+		return 0;
+	}
+	return -1;
 }
 
 /* -x's fields, as perf stat writes them: plain, with -r 3 (its +- after
