@@ -45,6 +45,26 @@ static int occurrences(const char *text, const char *s)
 	return n;
 }
 
+/* The same in a binary export (a Perfetto trace's strings are its bytes). */
+static int occurrences_in_bytes(struct upmc_profile *p, enum upmc_format format, const char *s)
+{
+	char *bytes = NULL, *at;
+	size_t size = 0, left;
+	FILE *f = open_memstream(&bytes, &size);
+	int n = 0;
+
+	if (!f)
+		return -1;
+	if (upmc_profile_write(p, format, f) < 0)
+		n = -1;
+	fclose(f);
+	for (at = bytes, left = size; n >= 0 && (at = memmem(at, left, s, strlen(s)));
+	     at += strlen(s), left = size - (size_t)(at - bytes))
+		n++;
+	free(bytes);
+	return n;
+}
+
 /* One sentence: some words, no line break, no second sentence after it. */
 static int one_sentence(const char *s)
 {
@@ -135,6 +155,9 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	EXPECT_EQ(occurrences(chrome, stat_why), 1);
 	EXPECT_EQ(occurrences(chrome, "\"IPC\""), 2); /* metrics, metrics_not_computed */
 	EXPECT_EQ(occurrences(chrome, "\"ph\":\"X\""), 3);
+	/* Perfetto: the process track's instant says it, no slice */
+	EXPECT_EQ(occurrences_in_bytes(p, UPMC_FORMAT_PERFETTO, stat_why), 1);
+	EXPECT_EQ(occurrences_in_bytes(p, UPMC_FORMAT_PERFETTO, "IPC not computed"), 1);
 	free(json);
 	free(table);
 	free(chrome);
