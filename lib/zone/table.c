@@ -19,6 +19,10 @@ struct name_total {
 	uint64_t count, total_ticks, self_ticks;
 	struct upmc_samples *ns;
 	uint64_t total[UPMC_MAX_COUNTERS], self[UPMC_MAX_COUNTERS], counted[UPMC_MAX_COUNTERS];
+	/* Each metric's inputs added up over the zones where all of them
+	 * counted, so that a metric of the totals never mixes zones. */
+	uint64_t metric_in[UPMC_MAX_METRICS][UPMC_METRIC_INPUTS];
+	uint64_t metric_zones[UPMC_MAX_METRICS];
 };
 
 struct totals {
@@ -118,6 +122,23 @@ static void free_totals(struct totals *t)
 	free(t->frame_ns);
 }
 
+static void add_metric_inputs(const struct upmc_profile *p, const uint64_t *delta,
+                              struct name_total *nt)
+{
+	unsigned j, k;
+
+	for (j = 0; j < p->n_metrics; j++) {
+		const struct upmc_metric *m = &p->metric[j];
+		for (k = 0; k < m->n_in && delta[m->in[k]] != UPMC_NOT_COUNTED; k++)
+			;
+		if (k < m->n_in)
+			continue;
+		for (k = 0; k < m->n_in; k++)
+			nt->metric_in[j][k] += delta[m->in[k]];
+		nt->metric_zones[j]++;
+	}
+}
+
 static void add_zone(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                      const struct zone_done *z, struct name_total *nt)
 {
@@ -136,6 +157,7 @@ static void add_zone(const struct upmc_profile *p, const struct upmc_zone_thread
 			nt->total[i] += info.delta[i];
 			nt->self[i] += info.self[i];
 		}
+	add_metric_inputs(p, info.delta, nt);
 }
 
 static int same_name(const char *a, const char *b)
@@ -272,32 +294,33 @@ static unsigned columns(const struct upmc_profile *p, struct ratio *r)
 	return p->n_metrics ? metric_columns(p, r) : find_ratios(p, r);
 }
 
-/* A metric of a name's totals: a counter that counted in none of its zones
- * did not count. */
+/* Metric j of a name's totals over the zones where its inputs all
+ * counted; NAN when there are none. */
 static double metric_of_totals(const struct upmc_profile *p, const struct name_total *nt,
                                unsigned j)
 {
+	const struct upmc_metric *m = &p->metric[j];
 	uint64_t counts[UPMC_MAX_COUNTERS];
 	unsigned i;
 
+	if (!nt->metric_zones[j])
+		return NAN;
 	for (i = 0; i < p->n; i++)
-		counts[i] = nt->counted[i] ? nt->total[i] : UPMC_NOT_COUNTED;
+		counts[i] = UPMC_NOT_COUNTED;
+	for (i = 0; i < m->n_in; i++)
+		counts[m->in[i]] = nt->metric_in[j][i];
 	return upmc_zone_metric_of(p, j, counts);
 }
 
-/* The ratio over a name's zones, in percent where it is one; negative when
- * it cannot be had (a counter did not count, a denominator is 0). */
+/* The ratio over a name's zones, in percent where it is one; NAN when it
+ * cannot be had (a counter did not count, a denominator is 0). */
 static double ratio_of(const struct upmc_profile *p, const struct name_total *nt,
                        const struct ratio *r)
 {
-	double v;
-
-	if (r->metric) {
-		v = metric_of_totals(p, nt, r->num);
-		return isfinite(v) && v >= 0 ? v * (r->percent ? 100 : 1) : -1;
-	}
+	if (r->metric)
+		return metric_of_totals(p, nt, r->num) * (r->percent ? 100 : 1);
 	if (!nt->counted[r->num] || !nt->counted[r->den] || !nt->total[r->den])
-		return -1;
+		return NAN;
 	return (double)nt->total[r->num] / (double)nt->total[r->den] * (r->percent ? 100 : 1);
 }
 
@@ -403,7 +426,7 @@ static void print_row(const struct upmc_profile *p, const struct name_total *nt,
 	for (i = 0; i < n_ratios; i++) {
 		int w = strlen(r[i].label) > 8 ? (int)strlen(r[i].label) : 8;
 		double v = ratio_of(p, nt, &r[i]);
-		if (v < 0)
+		if (!isfinite(v))
 			fprintf(out, " %*s", w, "n/a");
 		else
 			fprintf(out, r[i].percent ? " %*.2f%%" : " %*.2f", w - r[i].percent, v);
@@ -507,7 +530,7 @@ static void json_zone(const struct upmc_profile *p, const struct name_total *nt,
 		double v = ratio_of(p, nt, &r[i]);
 		fprintf(out, "%s", i ? "," : "");
 		upmc_json_string(out, r[i].label);
-		if (v < 0)
+		if (!isfinite(v))
 			fprintf(out, ":null");
 		else
 			fprintf(out, ":%.6f", r[i].percent ? v / 100 : v);
