@@ -459,6 +459,136 @@ TEST(speedscope, zones_whose_parent_is_not_exported)
 	upmc_profile_close(p);
 }
 
+/* ---- metrics ---- */
+
+/* A spec naming IPC: instructions (counter 0) and cycles (1), each zone's
+ * IPC from its own counts, in the Chrome args and under data, exactly. */
+TEST(metrics, each_zones_metric_in_the_chrome_args)
+{
+	struct upmc_profile *p = record("IPC");
+	struct zones zs = {.n = 0};
+	const struct jdoc *events, *other;
+	struct jdoc *d;
+	int x = 0;
+	size_t i;
+
+	ASSERT_MSG(p, "%s", upmc_last_error());
+	ASSERT(!strcmp(upmc_profile_counter_name(p, 0), "instructions"));
+	ASSERT(!strcmp(upmc_profile_counter_name(p, 1), "cycles"));
+	upmc_zone_flush();
+	ASSERT(upmc_profile_zones(p, keep, &zs) == 12);
+	d = parsed(p, UPMC_FORMAT_CHROME);
+	ASSERT(d);
+	other = jdoc_get(d, "otherData");
+	ASSERT(jdoc_get(other, "metrics") && jdoc_get(other, "metrics")->n == 1);
+	EXPECT(!strcmp(jdoc_at(jdoc_get(other, "metrics"), 0)->string, "IPC"));
+	EXPECT(jdoc_get(other, "metrics_not_computed")->n == 0);
+	events = jdoc_get(d, "traceEvents");
+	ASSERT(events);
+	for (i = 0; i < events->n; i++) {
+		const struct jdoc *e = jdoc_at(events, i), *args = jdoc_get(e, "args");
+		double ipc;
+		if (strcmp(jdoc_string(e, "ph"), "X"))
+			continue;
+		ASSERT(x < zs.n);
+		ipc = (double)zs.delta[x][0] / (double)zs.delta[x][1];
+		EXPECT_MSG(jdoc_number(args, "IPC", -1) == ipc, "zone %d: IPC %.17g, want %.17g", x,
+		           jdoc_number(args, "IPC", -1), ipc);
+		EXPECT(jdoc_number(jdoc_get(args, "data"), "IPC", -1) == ipc);
+		x++;
+	}
+	EXPECT_EQ(x, 12);
+	/* physics: 1000 instructions and 500 cycles of its own, collide's 200
+	 * and 400, and the reads (READ_COST each) the two counters saw */
+	EXPECT_EQ_U64(zs.delta[1][0], 1200 + 3 * READ_COST);
+	jdoc_free(d);
+	upmc_profile_close(p);
+}
+
+/* The aggregates: each metric of the totals of a name's zones. */
+TEST(metrics, the_aggregates_give_the_metric_of_the_totals)
+{
+	struct upmc_profile *p = record("IPC");
+	struct zones zs = {.n = 0};
+	const struct jdoc *zones;
+	struct jdoc *d;
+	uint64_t instr = 0, cycles = 0;
+	char *text, want[64];
+	int k, seen = 0;
+	size_t i;
+
+	ASSERT_MSG(p, "%s", upmc_last_error());
+	upmc_zone_flush();
+	ASSERT(upmc_profile_zones(p, keep, &zs) == 12);
+	for (k = 0; k < zs.n; k++)
+		if (!strcmp(zs.z[k].loc->name, "render")) {
+			instr += zs.delta[k][0];
+			cycles += zs.delta[k][1];
+		}
+	d = parsed(p, UPMC_FORMAT_JSON);
+	ASSERT(d);
+	EXPECT(jdoc_get(d, "metrics")->n == 1);
+	EXPECT(jdoc_get(d, "metrics_not_computed")->n == 0);
+	zones = jdoc_get(d, "zones");
+	ASSERT(zones);
+	for (i = 0; i < zones->n; i++) {
+		const struct jdoc *z = jdoc_at(zones, i);
+		if (strcmp(jdoc_string(z, "name"), "render"))
+			continue;
+		seen++;
+		EXPECT(jdoc_number(jdoc_get(z, "metrics"), "IPC", -1) ==
+		       (double)instr / (double)cycles);
+	}
+	EXPECT_EQ(seen, 1);
+	jdoc_free(d);
+	/* the table's column: the metric's, not one computed by hand beside it */
+	text = written(p, UPMC_FORMAT_TABLE);
+	ASSERT(text);
+	snprintf(want, sizeof(want), "%.2f\n", (double)instr / (double)cycles);
+	EXPECT_CONTAINS(text, "IPC\n");
+	EXPECT_CONTAINS(text, want);
+	EXPECT(occurrences(p, UPMC_FORMAT_TABLE, "IPC") == 1);
+	EXPECT(!strstr(text, "is not computed"));
+	free(text);
+	upmc_profile_close(p);
+}
+
+/* A metric given as a fraction is a percent in the table, a fraction in
+ * the JSON; one whose denominator counted 0 is null. */
+TEST(metrics, a_ratio_metric_and_a_zero_denominator)
+{
+	struct upmc_profile *p = NULL;
+	static const struct upmc_zone_loc idle_loc = {"idle", "f", "x.c", 1};
+	const struct jdoc *z;
+	struct jdoc *d;
+	char *text;
+
+	sim_reset(48);
+	sim.read_cost = 0;
+	ASSERT_MSG(upmc_profile_open(&p, "branch-miss-ratio", NULL) == 0, "%s", upmc_last_error());
+	upmc_zone_begin(&physics_loc);
+	sim_tick(0, 5);   /* branch-misses */
+	sim_tick(1, 200); /* branches */
+	upmc_zone_end();
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	upmc_zone_flush();
+	d = parsed(p, UPMC_FORMAT_JSON);
+	ASSERT(d);
+	z = jdoc_at(jdoc_get(d, "zones"), 0);
+	ASSERT(z && !strcmp(jdoc_string(z, "name"), "physics"));
+	EXPECT(jdoc_number(jdoc_get(z, "metrics"), "branch-miss-ratio", -1) == 5.0 / 200);
+	z = jdoc_at(jdoc_get(d, "zones"), 1);
+	ASSERT(z && !strcmp(jdoc_string(z, "name"), "idle"));
+	EXPECT(jdoc_get(jdoc_get(z, "metrics"), "branch-miss-ratio")->type == JDOC_NULL);
+	jdoc_free(d);
+	text = written(p, UPMC_FORMAT_TABLE);
+	ASSERT(text);
+	EXPECT_CONTAINS(text, "2.50%");
+	free(text);
+	upmc_profile_close(p);
+}
+
 /* ---- aggregates ---- */
 
 TEST(aggregate, json_totals_per_name)

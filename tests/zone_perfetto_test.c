@@ -408,6 +408,44 @@ TEST(perfetto, names_are_utf8)
 	upmc_profile_close(p);
 }
 
+/* A spec naming IPC: each slice's end carries the zone's IPC from its own
+ * counts, a double named by the metric (interned), exactly. */
+TEST(perfetto, each_slice_ends_with_its_metrics)
+{
+	struct upmc_profile *p = record("IPC");
+	const struct pb_annotation *a;
+	struct zones zs = {.n = 0};
+	struct slice sl[16];
+	struct pb_trace tr;
+	struct pb_node *tree;
+	char why[512];
+	int n, i;
+
+	if (!pb_have_protoc()) {
+		upmc_profile_close(p);
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	}
+	ASSERT_MSG(p, "%s", upmc_last_error());
+	ASSERT(!strcmp(upmc_profile_counter_name(p, 0), "instructions"));
+	ASSERT(upmc_profile_zones(p, keep, &zs) == 9);
+	ASSERT_MSG(interpreted(p, &tree, &tr, why, sizeof(why)) == 0, "%s", why);
+	ASSERT(thread_track(&tr));
+	n = slices_of(&tr, thread_track(&tr)->uuid, sl, 16);
+	ASSERT(n == 9);
+	for (i = 0; i < n; i++) {
+		double ipc = (double)zs.delta[i][0] / (double)zs.delta[i][1];
+		a = pb_annotation(sl[i].end, "IPC");
+		EXPECT_MSG(a && a->is_double && a->d == ipc, "slice %d: IPC %.17g, want %.17g", i,
+		           a ? a->d : -1, ipc);
+		EXPECT(!pb_annotation(sl[i].begin, "IPC"));
+	}
+	/* physics, k = 0: 1000 instructions, 300 cycles, and a read of each */
+	EXPECT(pb_annotation(sl[1].end, "IPC")->d == (1000.0 + READ_COST) / (300 + READ_COST));
+	pb_trace_free(&tr);
+	pb_free(tree);
+	upmc_profile_close(p);
+}
+
 /* What engine code adds to a zone: its text and value, a name made at run
  * time, named frames; each shows in the trace. */
 TEST(perfetto, text_values_runtime_names_and_named_frames)

@@ -4,21 +4,27 @@
  * UI, chrome://tracing and Tracy's importer open:
  * - "X" per zone, ts and dur in microseconds with the nanoseconds kept,
  *   its source as "loc" ("file:line", which Tracy's importer reads), the
- *   counts that counted as flat args and again under args.data (the
- *   Firefox profiler keeps only that), its text and value;
+ *   counts that counted and the metrics computed from them (a number
+ *   each) as flat args and again under args.data (the Firefox profiler
+ *   keeps only that), its text and value;
  * - "M" process and thread names, "i" per frame mark (global scope), named
  *   "frame" or "frame: <name>" (Tracy's importer takes them as frames);
  * - "C" at every outermost zone's begin, its counts under keys that name
  *   the thread, unique across the trace (Tracy names a plot by the key);
- * - otherData: what was dropped, refused and left open, and once for the
- *   trace, that a counter missing from a zone's args did not count there.
+ * - otherData: what was dropped, refused and left open, the metrics, and
+ *   once for the trace, that a counter or metric missing from a zone's args
+ *   did not count or could not be computed there, and why each metric that
+ *   cannot be computed here is not.
  */
+#include <math.h>
 #include <string.h>
 
 #include "zone_internal.h"
 
-/* The counts that counted, each "name":count; returns how many. */
-static unsigned counts(const struct upmc_profile *p, const struct upmc_zone_info *z, FILE *out)
+/* The counts that counted, each "name":count, then the metrics computed,
+ * each "name":value; returns how many. */
+static unsigned counts(const struct upmc_profile *p, const struct upmc_zone_info *z,
+                       const double *metric, FILE *out)
 {
 	unsigned i, n = 0;
 
@@ -28,6 +34,13 @@ static unsigned counts(const struct upmc_profile *p, const struct upmc_zone_info
 		fprintf(out, "%s", n++ ? "," : "");
 		upmc_json_string(out, p->counter[i]);
 		fprintf(out, ":%llu", (unsigned long long)z->delta[i]);
+	}
+	for (i = 0; i < p->n_metrics; i++) {
+		if (!isfinite(metric[i]))
+			continue;
+		fprintf(out, "%s", n++ ? "," : "");
+		upmc_json_string(out, upmc_zone_metric_name(p, i));
+		fprintf(out, ":%.17g", metric[i]);
 	}
 	return n;
 }
@@ -42,7 +55,8 @@ static int counted_any(const struct upmc_profile *p, const struct upmc_zone_info
 	return 0;
 }
 
-static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, FILE *out)
+static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, const double *metric,
+                 FILE *out)
 {
 	int any = counted_any(p, z);
 
@@ -50,9 +64,9 @@ static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, F
 		return;
 	fprintf(out, ",\"args\":{");
 	if (any) {
-		counts(p, z, out);
+		counts(p, z, metric, out);
 		fprintf(out, ",\"data\":{");
-		counts(p, z, out);
+		counts(p, z, metric, out);
 		fprintf(out, "}");
 	}
 	if (z->text) {
@@ -66,7 +80,7 @@ static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, F
 }
 
 static void zone_event(const struct upmc_profile *p, const struct upmc_zone_thread *t,
-                       const struct upmc_zone_info *z, FILE *out)
+                       const struct upmc_zone_info *z, const double *metric, FILE *out)
 {
 	fprintf(out, ",\n{\"name\":");
 	upmc_json_string(out, z->loc->name);
@@ -80,7 +94,7 @@ static void zone_event(const struct upmc_profile *p, const struct upmc_zone_thre
 		fprintf(out, ",\"loc\":");
 		upmc_json_string(out, loc);
 	}
-	args(p, z, out);
+	args(p, z, metric, out);
 	fputc('}', out);
 }
 
@@ -113,6 +127,12 @@ static void counter_event(const struct upmc_profile *p, const struct upmc_zone_t
 	fprintf(out, "}}");
 }
 
+struct chrome_metrics {
+	const struct upmc_profile *p;
+	FILE *out;
+	unsigned n;
+};
+
 static void frame_name(const struct zone_frame *f, FILE *out)
 {
 	char name[256];
@@ -126,6 +146,7 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 	struct zone_counts buf;
 	char label[ZONE_THREAD_NAME + 16];
 	struct upmc_zone_info z;
+	double metric[UPMC_MAX_METRICS];
 	size_t i;
 
 	upmc_zone_label(p, t, label, sizeof(label));
@@ -138,7 +159,8 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 	upmc_zone_sort(t);
 	for (i = 0; i < t->n_zones; i++) {
 		upmc_zone_info(p, t, &t->zones[i], &buf, &z);
-		zone_event(p, t, &z, out);
+		upmc_zone_metrics(p, &buf, metric);
+		zone_event(p, t, &z, metric, out);
 		if (z.depth == 0 && p->n)
 			counter_event(p, t, label, &z, out);
 	}
@@ -151,6 +173,32 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 		        (double)upmc_zone_ns(p, t->frames[i].t) / 1e3, (unsigned long long)p->pid,
 		        (unsigned long long)t->tid);
 	}
+}
+
+/* "name":"why", for each metric not computed here. */
+static void not_computed(void *arg, unsigned j, const char *why)
+{
+	struct chrome_metrics *cm = arg;
+
+	fprintf(cm->out, "%s", cm->n++ ? "," : "");
+	upmc_json_string(cm->out, upmc_zone_metric_name(cm->p, j));
+	fputc(':', cm->out);
+	upmc_json_string(cm->out, why);
+}
+
+static void metrics_data(const struct upmc_profile *p, FILE *out)
+{
+	struct chrome_metrics cm = {p, out, 0};
+	unsigned j;
+
+	fprintf(out, "\"metrics\":[");
+	for (j = 0; j < p->n_metrics; j++) {
+		fprintf(out, "%s", j ? "," : "");
+		upmc_json_string(out, upmc_zone_metric_name(p, j));
+	}
+	fprintf(out, "],\"metrics_not_computed\":{");
+	upmc_zone_metrics_not_computed(p, not_computed, &cm);
+	fprintf(out, "},");
 }
 
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out)
@@ -166,9 +214,12 @@ int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out)
 		fprintf(out, "%s", i ? "," : "");
 		upmc_json_string(out, p->counter[i]);
 	}
+	fprintf(out, "],");
+	metrics_data(p, out);
 	fprintf(out,
-	        "],\"not_counted\":\"a counter missing from a zone's args did not count in "
-	        "that zone\",\"dropped_zones\":%llu,\"dropped_frames\":%llu,"
+	        "\"not_counted\":\"a counter or metric missing from a zone's args did not "
+	        "count or could not be computed in that "
+	        "zone\",\"dropped_zones\":%llu,\"dropped_frames\":%llu,"
 	        "\"dropped_notes\":%llu,\"unbalanced_ends\":%llu,\"refused_zones\":%llu,"
 	        "\"open_zones\":%llu},\n",
 	        (unsigned long long)st.dropped, (unsigned long long)st.dropped_frames,

@@ -3,8 +3,10 @@
  * Zones as a Perfetto trace (.pftrace): protobuf TracePackets, encoded here
  * (tests/perfetto/trace_subset.proto lists the messages and fields used).
  *
- * - A process track, with the drop counts as debug annotations of an
- *   instant event on it, at the end of each save or stream append.
+ * - A process track, with the drop counts, and why each metric that
+ *   cannot be computed here is not ("<metric> not computed"), as debug
+ *   annotations of an instant event on it, at the end of each save or
+ *   stream append.
  * - A thread is a packet sequence of its own, in time order, made compact
  *   the ways Perfetto's own SDK does: its first packet clears the
  *   sequence's incremental state and sets its defaults (the thread's track
@@ -22,13 +24,16 @@
  *   scaled by its own share of the time since open): its thread's slices
  *   end with the zone's count, scaled by the zone's own times, and the
  *   share it ran, as debug annotations ("<counter>", "<counter> ran"). A
- *   zone's text and value are debug annotations of its end.
+ *   zone's metrics (those the spec names, from its own counts) and its
+ *   text and value are debug annotations of its end; a metric that could
+ *   not be computed in the zone is left out.
  * - A frame mark is a TYPE_INSTANT named "frame" (or "frame: <name>").
  *
  * A save writes a whole trace at once; a stream (stream.c) keeps the
  * writer's state and appends what each collect took, the same packets.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -539,6 +544,26 @@ static void multiplexed_counts(struct upmc_zone_perfetto *w, struct sequence *s,
 	}
 }
 
+/* The zone's metrics, each a double named by the metric (interned by the
+ * catalogue's name, which lives as long as the process). */
+static void metric_values(struct upmc_zone_perfetto *w, struct sequence *s,
+                          const struct upmc_zone_thread *t, const struct zone_done *z)
+{
+	double metric[UPMC_MAX_METRICS];
+	struct zone_counts c;
+	unsigned j;
+
+	upmc_zone_counts(w->p, t, z, &c);
+	upmc_zone_metrics(w->p, &c, metric);
+	for (j = 0; j < w->p->n_metrics; j++) {
+		if (!isfinite(metric[j]))
+			continue;
+		annotation_head(w, s, upmc_zone_metric_name(w->p, j));
+		field_double(&w->packet, ANNOTATION_DOUBLE_VALUE, metric[j]);
+		end_message(&w->packet);
+	}
+}
+
 /* The thread's counter values at this point, as deltas on their tracks;
  * one that did not count is left out (its track's uuids then given). */
 static void counter_values(struct upmc_zone_perfetto *w, struct sequence *s,
@@ -603,6 +628,8 @@ static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_threa
 		counter_values(w, s, t, t->values + z->v + t->w);
 	else if (z && t->k)
 		multiplexed_counts(w, s, t, z);
+	if (z && t->k && w->p->n_metrics)
+		metric_values(w, s, t, z);
 	text = z ? upmc_zone_text_of(t, z) : NULL;
 	if (text) {
 		annotation_head(w, s, "text");
@@ -660,6 +687,18 @@ static void count_annotation(struct pb *b, const char *name, uint64_t value)
 	end_message(b);
 }
 
+static void why_annotation(void *arg, unsigned j, const char *why)
+{
+	struct upmc_zone_perfetto *w = arg;
+	char name[UPMC_NAME_MAX + 32];
+
+	upmc_format(name, sizeof(name), "%s not computed", upmc_zone_metric_name(w->p, j));
+	begin_message(&w->packet, EVENT_DEBUG_ANNOTATIONS);
+	field_string(&w->packet, ANNOTATION_NAME, name);
+	field_string(&w->packet, ANNOTATION_STRING_VALUE, why);
+	end_message(&w->packet);
+}
+
 /* What was lost so far, as an instant event on the process track at
  * `ticks` (the last thing written): the last one says it all. */
 static void drop_counts(struct upmc_zone_perfetto *w, uint64_t ticks)
@@ -680,6 +719,7 @@ static void drop_counts(struct upmc_zone_perfetto *w, uint64_t ticks)
 	count_annotation(b, "unbalanced_ends", st.unbalanced);
 	count_annotation(b, "refused_zones", st.refused);
 	count_annotation(b, "open_zones", st.open);
+	upmc_zone_metrics_not_computed(w->p, why_annotation, w);
 	end_message(b);
 	end_packet(w);
 }

@@ -842,6 +842,42 @@ static int read_profile_options(const struct upmc_profile_options *opts, struct 
 	return 0;
 }
 
+/* Whether metric m reads a PERF_METRICS field of the set (Intel topdown
+ * read in user space). */
+static int reads_topdown_fields(const struct upmc_set *set, const struct upmc_metric *m)
+{
+	const struct upmc_topdown *td = set->state->topdown;
+	unsigned k;
+
+	for (k = 0; td && k < m->n_in; k++)
+		if (td->field[m->in[k]])
+			return 1;
+	return 0;
+}
+
+/* The metrics of the spec, which the writers compute per zone, and why
+ * each cannot be computed here. A PERF_METRICS field is a fraction of the
+ * slots since the group's last reset: a zone's share of it takes the
+ * precision check of upmc_metrics() on both snapshots, which a zone's
+ * counts alone cannot make; such a metric is said not computed. */
+static void take_metrics(struct upmc_profile *p, const struct upmc_set *set)
+{
+	unsigned j;
+
+	p->n_metrics = set->state->n_metrics;
+	for (j = 0; j < p->n_metrics; j++) {
+		p->metric[j] = set->state->metric[j];
+		if (reads_topdown_fields(set, &p->metric[j]))
+			upmc_format(
+			        p->metric_why[j], sizeof(p->metric_why[j]),
+			        "a zone's share of the PERF_METRICS fractions is not measured per "
+			        "zone; use a region (upmc_metrics()) for topdown");
+		else
+			upmc_format(p->metric_why[j], sizeof(p->metric_why[j]), "%s",
+			            upmc_metric_reason(set, j));
+	}
+}
+
 /* The calling thread's set for the spec: it proves the spec opens here. */
 static int open_first_set(struct upmc_profile *p, const char *spec, struct upmc_set **set)
 {
@@ -865,6 +901,7 @@ static int open_first_set(struct upmc_profile *p, const char *spec, struct upmc_
 	p->n = (unsigned)upmc_count(*set);
 	for (i = 0; i < p->n; i++)
 		upmc_format(p->counter[i], sizeof(p->counter[i]), "%s", upmc_counter_name(*set, i));
+	take_metrics(p, *set);
 	return 0;
 }
 

@@ -1,10 +1,13 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * Zones without a viewer: per zone name, the count, total and self time,
- * time statistics, counter totals and the ratios derived from them (IPC,
- * miss rates), as a table and as JSON.
+ * time statistics, counter totals and the answers derived from them, as a
+ * table and as JSON: the metrics the spec names, each the metric of the
+ * name's totals, or, when it names none, the ratios its counters allow
+ * (IPC, miss rates).
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -16,6 +19,10 @@ struct name_total {
 	uint64_t count, total_ticks, self_ticks;
 	struct upmc_samples *ns;
 	uint64_t total[UPMC_MAX_COUNTERS], self[UPMC_MAX_COUNTERS], counted[UPMC_MAX_COUNTERS];
+	/* Each metric's inputs added up over the zones where all of them
+	 * counted, so that a metric of the totals never mixes zones. */
+	uint64_t metric_in[UPMC_MAX_METRICS][UPMC_METRIC_INPUTS];
+	uint64_t metric_zones[UPMC_MAX_METRICS];
 };
 
 struct totals {
@@ -40,11 +47,13 @@ static const char *printable(struct printable_name *buf, const char *name)
 	return buf->s;
 }
 
-/* A ratio of two counters, when both are in the profile. */
+/* A column of answers: a ratio of two counters, when both are in the
+ * profile, or (metric) the spec's metric num. */
 struct ratio {
 	unsigned num, den;
 	char label[2 * UPMC_NAME_MAX + 4];
 	int percent;
+	int metric;
 };
 
 static uint64_t hash(const char *s)
@@ -113,6 +122,23 @@ static void free_totals(struct totals *t)
 	free(t->frame_ns);
 }
 
+static void add_metric_inputs(const struct upmc_profile *p, const uint64_t *delta,
+                              struct name_total *nt)
+{
+	unsigned j, k;
+
+	for (j = 0; j < p->n_metrics; j++) {
+		const struct upmc_metric *m = &p->metric[j];
+		for (k = 0; k < m->n_in && delta[m->in[k]] != UPMC_NOT_COUNTED; k++)
+			;
+		if (k < m->n_in)
+			continue;
+		for (k = 0; k < m->n_in; k++)
+			nt->metric_in[j][k] += delta[m->in[k]];
+		nt->metric_zones[j]++;
+	}
+}
+
 static void add_zone(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                      const struct zone_done *z, struct name_total *nt)
 {
@@ -131,6 +157,7 @@ static void add_zone(const struct upmc_profile *p, const struct upmc_zone_thread
 			nt->total[i] += info.delta[i];
 			nt->self[i] += info.self[i];
 		}
+	add_metric_inputs(p, info.delta, nt);
 }
 
 static int same_name(const char *a, const char *b)
@@ -221,7 +248,7 @@ static unsigned find_ratios(const struct upmc_profile *p, struct ratio *r)
 	if (den < 0)
 		den = counter_is(p, "cpu-cycles");
 	if (num >= 0 && den >= 0) {
-		r[n] = (struct ratio){(unsigned)num, (unsigned)den, "IPC", 0};
+		r[n] = (struct ratio){(unsigned)num, (unsigned)den, "IPC", 0, 0};
 		n++;
 	}
 	for (i = 0; i < p->n; i++) {
@@ -242,17 +269,58 @@ static unsigned find_ratios(const struct upmc_profile *p, struct ratio *r)
 		r[n].num = i;
 		r[n].den = (unsigned)den;
 		r[n].percent = 1;
+		r[n].metric = 0;
 		upmc_format(r[n].label, sizeof(r[n].label), "%.*s/%s", (int)len, name, want);
 		n++;
 	}
 	return n;
 }
 
-/* The ratio over a name's zones; negative when a counter did not count. */
-static double ratio_of(const struct name_total *nt, const struct ratio *r)
+/* The metrics the spec names, as columns. */
+static unsigned metric_columns(const struct upmc_profile *p, struct ratio *r)
 {
+	unsigned j;
+
+	for (j = 0; j < p->n_metrics; j++) {
+		r[j] = (struct ratio){j, 0, "", upmc_zone_metric_is_percent(p, j), 1};
+		upmc_format(r[j].label, sizeof(r[j].label), "%s", upmc_zone_metric_name(p, j));
+	}
+	return p->n_metrics;
+}
+
+/* The answers as columns: the spec's metrics, else the ratios found. */
+static unsigned columns(const struct upmc_profile *p, struct ratio *r)
+{
+	return p->n_metrics ? metric_columns(p, r) : find_ratios(p, r);
+}
+
+/* Metric j of a name's totals over the zones where its inputs all
+ * counted; NAN when there are none. */
+static double metric_of_totals(const struct upmc_profile *p, const struct name_total *nt,
+                               unsigned j)
+{
+	const struct upmc_metric *m = &p->metric[j];
+	uint64_t counts[UPMC_MAX_COUNTERS];
+	unsigned i;
+
+	if (!nt->metric_zones[j])
+		return NAN;
+	for (i = 0; i < p->n; i++)
+		counts[i] = UPMC_NOT_COUNTED;
+	for (i = 0; i < m->n_in; i++)
+		counts[m->in[i]] = nt->metric_in[j][i];
+	return upmc_zone_metric_of(p, j, counts);
+}
+
+/* The ratio over a name's zones, in percent where it is one; NAN when it
+ * cannot be had (a counter did not count, a denominator is 0). */
+static double ratio_of(const struct upmc_profile *p, const struct name_total *nt,
+                       const struct ratio *r)
+{
+	if (r->metric)
+		return metric_of_totals(p, nt, r->num) * (r->percent ? 100 : 1);
 	if (!nt->counted[r->num] || !nt->counted[r->den] || !nt->total[r->den])
-		return -1;
+		return NAN;
 	return (double)nt->total[r->num] / (double)nt->total[r->den] * (r->percent ? 100 : 1);
 }
 
@@ -274,6 +342,22 @@ static void print_why(const struct upmc_profile *p, const struct upmc_zone_threa
 		if (!strcmp(u->why, t->why))
 			fprintf(out, ", %s", printable(&buf, u->name));
 	fprintf(out, ": %s\n", printable(&buf, t->why));
+}
+
+struct writing {
+	const struct upmc_profile *p;
+	FILE *out;
+	unsigned n;
+};
+
+/* Why a metric is not computed here, once for the table. */
+static void print_not_computed(void *arg, unsigned j, const char *why)
+{
+	struct writing *w = arg;
+	struct printable_name buf;
+
+	fprintf(w->out, "%s is not computed: ", upmc_zone_metric_name(w->p, j));
+	fprintf(w->out, "%s\n", printable(&buf, why));
 }
 
 static void print_header(const struct upmc_profile *p, const struct totals *tot, FILE *out)
@@ -341,8 +425,8 @@ static void print_row(const struct upmc_profile *p, const struct name_total *nt,
 	}
 	for (i = 0; i < n_ratios; i++) {
 		int w = strlen(r[i].label) > 8 ? (int)strlen(r[i].label) : 8;
-		double v = ratio_of(nt, &r[i]);
-		if (v < 0)
+		double v = ratio_of(p, nt, &r[i]);
+		if (!isfinite(v))
 			fprintf(out, " %*s", w, "n/a");
 		else
 			fprintf(out, r[i].percent ? " %*.2f%%" : " %*.2f", w - r[i].percent, v);
@@ -352,8 +436,8 @@ static void print_row(const struct upmc_profile *p, const struct name_total *nt,
 
 int upmc_zone_write_table(struct upmc_profile *p, FILE *out)
 {
-	struct ratio r[1 + UPMC_MAX_COUNTERS];
-	unsigned n_ratios = find_ratios(p, r), i;
+	struct ratio r[UPMC_MAX_COUNTERS + UPMC_MAX_METRICS];
+	unsigned n_ratios = columns(p, r), i;
 	struct totals tot;
 	int err = gather(p, &tot), width = name_width(&tot);
 	size_t k;
@@ -372,8 +456,11 @@ int upmc_zone_write_table(struct upmc_profile *p, FILE *out)
 	fputc('\n', out);
 	for (k = 0; k < tot.n; k++)
 		print_row(p, &tot.name[k], width, r, n_ratios, out);
-	fprintf(out, "\ncounters are totals over a name's zones (* where some of them did not "
-	             "count); ratios are of the totals\n");
+	fprintf(out,
+	        "\ncounters are totals over a name's zones (* where some of them did not "
+	        "count); %s are of the totals\n",
+	        p->n_metrics ? "metrics" : "ratios");
+	upmc_zone_metrics_not_computed(p, print_not_computed, &(struct writing){p, out, 0});
 	free_totals(&tot);
 	return 0;
 }
@@ -440,15 +527,50 @@ static void json_zone(const struct upmc_profile *p, const struct name_total *nt,
 	}
 	fprintf(out, "},\"ratios\":{");
 	for (i = 0; i < n_ratios; i++) {
-		double v = ratio_of(nt, &r[i]);
+		double v = ratio_of(p, nt, &r[i]);
 		fprintf(out, "%s", i ? "," : "");
 		upmc_json_string(out, r[i].label);
-		if (v < 0)
+		if (!isfinite(v))
 			fprintf(out, ":null");
 		else
 			fprintf(out, ":%.6f", r[i].percent ? v / 100 : v);
 	}
+	fprintf(out, "},\"metrics\":{");
+	for (i = 0; i < p->n_metrics; i++) {
+		double v = metric_of_totals(p, nt, i);
+		fprintf(out, "%s", i ? "," : "");
+		upmc_json_string(out, upmc_zone_metric_name(p, i));
+		if (isfinite(v))
+			fprintf(out, ":%.17g", v);
+		else
+			fprintf(out, ":null");
+	}
 	fprintf(out, "}}");
+}
+
+/* "name":"why", for each metric not computed here. */
+static void json_not_computed(void *arg, unsigned j, const char *why)
+{
+	struct writing *w = arg;
+
+	fprintf(w->out, "%s", w->n++ ? "," : "");
+	upmc_json_string(w->out, upmc_zone_metric_name(w->p, j));
+	fputc(':', w->out);
+	upmc_json_string(w->out, why);
+}
+
+static void json_metrics(const struct upmc_profile *p, FILE *out)
+{
+	unsigned j;
+
+	fprintf(out, "\"metrics\":[");
+	for (j = 0; j < p->n_metrics; j++) {
+		fprintf(out, "%s", j ? "," : "");
+		upmc_json_string(out, upmc_zone_metric_name(p, j));
+	}
+	fprintf(out, "],\"metrics_not_computed\":{");
+	upmc_zone_metrics_not_computed(p, json_not_computed, &(struct writing){p, out, 0});
+	fprintf(out, "},\n");
 }
 
 int upmc_zone_write_json(struct upmc_profile *p, FILE *out)
@@ -471,6 +593,7 @@ int upmc_zone_write_json(struct upmc_profile *p, FILE *out)
 		upmc_json_string(out, p->counter[i]);
 	}
 	fprintf(out, "],\n");
+	json_metrics(p, out);
 	json_threads(p, out);
 	fprintf(out,
 	        "\"zones_collected\":%llu,\"dropped_zones\":%llu,\"dropped_frames\":%llu,"

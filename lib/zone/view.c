@@ -6,6 +6,7 @@
  * names, and a walk over each thread's zones in time order.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -51,6 +52,49 @@ void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_threa
 	for (i = 0; i < t->k; i++)
 		if (c->delta[i] != UPMC_NOT_COUNTED)
 			c->self[i] = c->delta[i] > inside[i] ? c->delta[i] - inside[i] : 0;
+}
+
+const char *upmc_zone_metric_name(const struct upmc_profile *p, unsigned j)
+{
+	struct upmc_metric_info info;
+
+	upmc_metric_describe(&p->metric[j], &info);
+	return info.name;
+}
+
+int upmc_zone_metric_is_percent(const struct upmc_profile *p, unsigned j)
+{
+	struct upmc_metric_info info;
+
+	upmc_metric_describe(&p->metric[j], &info);
+	return info.percent;
+}
+
+double upmc_zone_metric_of(const struct upmc_profile *p, unsigned j, const uint64_t *counts)
+{
+	return p->metric_why[j][0] ? NAN : upmc_metric_value(&p->metric[j], counts);
+}
+
+void upmc_zone_metrics(const struct upmc_profile *p, const struct zone_counts *c, double *values)
+{
+	unsigned j;
+
+	for (j = 0; j < p->n_metrics; j++)
+		values[j] = upmc_zone_metric_of(p, j, c->delta);
+}
+
+unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
+                                        void (*fn)(void *arg, unsigned j, const char *why),
+                                        void *arg)
+{
+	unsigned j, n = 0;
+
+	for (j = 0; j < p->n_metrics; j++)
+		if (p->metric_why[j][0]) {
+			fn(arg, j, p->metric_why[j]);
+			n++;
+		}
+	return n;
 }
 
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,

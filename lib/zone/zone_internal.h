@@ -233,6 +233,12 @@ struct upmc_profile {
 	struct zone_names names;
 	unsigned n; /* counters */
 	char counter[UPMC_MAX_COUNTERS][UPMC_NAME_MAX];
+	/* The metrics the spec names, as the opener's set compiled them (every
+	 * thread's set parses the same spec: the same counters, in the same
+	 * order), and why each cannot be computed here ("" when it can). */
+	unsigned n_metrics;
+	struct upmc_metric metric[UPMC_MAX_METRICS];
+	char metric_why[UPMC_MAX_METRICS][UPMC_REASON_MAX];
 	struct upmc_set *timer; /* the clock */
 	uint64_t t_open;        /* ticks when it opened */
 	uint64_t pid;
@@ -308,6 +314,20 @@ struct zone_counts {
 };
 void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                       const struct zone_done *z, struct zone_counts *c);
+
+/* A zone's metrics from its counts (upmc_zone_counts()): NAN where an
+ * input did not count or a denominator is 0. */
+void upmc_zone_metrics(const struct upmc_profile *p, const struct zone_counts *c, double *values);
+/* Metric j's name, and whether it is a fraction (shown as a percent). */
+const char *upmc_zone_metric_name(const struct upmc_profile *p, unsigned j);
+int upmc_zone_metric_is_percent(const struct upmc_profile *p, unsigned j);
+/* The same from counts a writer added up (UPMC_NOT_COUNTED: did not count). */
+double upmc_zone_metric_of(const struct upmc_profile *p, unsigned j, const uint64_t *counts);
+/* "<metric> is not computed: <why>" once for each metric that cannot be
+ * computed here, through fn; how many. */
+unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
+                                        void (*fn)(void *arg, unsigned j, const char *why),
+                                        void *arg);
 
 /* A collected zone as the public struct, its counts in c. */
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
