@@ -310,9 +310,10 @@ UPMC_API int upmc_region_last(const struct upmc_region *region, unsigned what, i
  * median and mean IPC of the regions), upmc_region_metric_of_totals() the
  * metric of the counts summed over the same regions (instructions over
  * cycles of them all: regions weighted by their size, as perf stat's IPC
- * is). Both are over the regions whose value could be computed: every
- * input counted, no denominator 0, a topdown interval long enough; the
- * others are in neither (stat->count says how many are). corrected: each
+ * is). Both are over the regions whose value could be computed from their
+ * counts: every input counted, no denominator 0, a topdown interval long
+ * enough; the others are in neither (stat->count says how many are; with
+ * corrected, fewer where the bias leaves a denominator 0). corrected: each
  * count less its calibrated bias before the formula (per region, the bias
  * of the calibration in force when it was taken in). A metric without a
  * value reads NAN: stat->count 0, or -ENODATA from the other two with
