@@ -318,9 +318,16 @@ TEST(metrics, a_rotating_bench_measures_each_group_in_a_pinned_pass)
 		EXPECT_MSG(res.counter[i].min == 1000 && res.counter[i].max == 1000,
 		           "counter %u: %g to %g", i, res.counter[i].min, res.counter[i].max);
 	}
+	/* each metric of the totals from its own pass's counts; no
+	 * per-sample values: the passes' sets have no metrics */
+	EXPECT_EQ(res.metrics, 2);
+	EXPECT(res.metric_of_totals[0] == 1.0 && res.metric_of_totals[1] == 1.0);
+	EXPECT(res.metric[0].count == 0 && isnan(res.metric[0].median));
 	/* without rotation: one pass, time-shared */
 	ASSERT(upmc_bench(set, run_1us, NULL, &opts, &res) == 0);
 	EXPECT_EQ(res.passes, 1);
+	EXPECT_EQ(res.metrics, 2);
+	EXPECT_EQ_U64(res.metric[0].count, 3);
 	/* a group that does not fit by itself: the open's error */
 	fake_take_counters(0, fake.pmu[0].gp - 1);
 	EXPECT_EQ(upmc_bench_rotating(set, run_1us, NULL, &opts, &res), -EBUSY);

@@ -46,6 +46,30 @@ TEST(stats, known_inputs)
 	EXPECT(st.median == 51.5);
 }
 
+/* Doubles (a metric's values) keep their order, negative ones included. */
+TEST(stats, doubles_in_order)
+{
+	static struct upmc_samples s;
+	const double x[] = {2.0, -1.5, 0.0, -0.25, 0.5};
+	struct upmc_stat st;
+	unsigned k;
+
+	upmc_samples_reset(&s);
+	upmc_samples_stat_doubles(&s, &st);
+	EXPECT(st.count == 0 && isnan(st.min) && isnan(st.median) && isnan(st.mean));
+	for (k = 0; k < 4; k++)
+		upmc_samples_add_double(&s, x[k]);
+	upmc_samples_stat_doubles(&s, &st);
+	EXPECT_EQ(st.count, 4);
+	EXPECT(st.min == -1.5 && st.max == 2.0 && st.mean == 0.25 / 4);
+	EXPECT_MSG(st.median == -0.125, "%g", st.median);
+	upmc_samples_add_double(&s, x[4]);
+	upmc_samples_stat_doubles(&s, &st);
+	EXPECT(st.median == 0.0 && st.mean == 0.75 / 5);
+	for (k = 0; k < 5; k++)
+		EXPECT(upmc_key_double(upmc_double_key(x[k])) == x[k]);
+}
+
 TEST(stats, beyond_the_kept_samples)
 {
 	static struct upmc_samples s;
@@ -122,6 +146,95 @@ TEST(region, calibration_cancels_the_reads_own_cost)
 	upmc_close(set);
 }
 
+/* A region's work: instructions and cycles. */
+static void region_of(struct upmc_region *r, uint64_t instructions, uint64_t cycles)
+{
+	upmc_region_begin(r);
+	sim_tick(0, instructions);
+	sim_tick(1, cycles);
+	upmc_region_end(r);
+}
+
+/*
+ * Each region's IPC, and the IPC of the summed counts, which weighs each
+ * region by its cycles: 3, 1 and 2/7 per region, 600 / 900 of the totals.
+ * Raw, each count has a read's worth (10) more.
+ */
+TEST(region, metrics_per_region_and_of_the_totals)
+{
+	struct upmc_set *set = open_sim("IPC", 10);
+	struct upmc_region *r;
+	struct upmc_stat st;
+	double v;
+
+	ASSERT(set);
+	ASSERT(upmc_metric_count(set) == 1 && upmc_count(set) == 2);
+	ASSERT(upmc_region_open(&r, set, "ipc") == 0);
+	ASSERT(upmc_region_metric_stat(r, 0, 1, &st) == 0);
+	EXPECT(st.count == 0 && isnan(st.median));
+	EXPECT_EQ(upmc_region_metric_of_totals(r, 0, 1, &v), -ENODATA);
+	EXPECT(isnan(v));
+	region_of(r, 300, 100);
+	region_of(r, 100, 100);
+	region_of(r, 200, 700);
+	ASSERT(upmc_region_metric_stat(r, 0, 1, &st) == 0);
+	EXPECT_EQ_U64(st.count, 3);
+	EXPECT(st.min == 200.0 / 700.0 && st.max == 3.0 && st.median == 1.0);
+	EXPECT_MSG(st.mean == (3.0 + 1.0 + 200.0 / 700.0) / 3, "%.17g", st.mean);
+	ASSERT(upmc_region_metric_of_totals(r, 0, 1, &v) == 0);
+	EXPECT_MSG(v == 600.0 / 900.0, "%.17g", v);
+	ASSERT(upmc_region_metric_last(r, 0, 1, &v) == 0);
+	EXPECT(v == 200.0 / 700.0);
+	/* raw: the reads' own counts in them */
+	ASSERT(upmc_region_metric_stat(r, 0, 0, &st) == 0);
+	EXPECT(st.min == 210.0 / 710.0 && st.max == 310.0 / 110.0 && st.median == 1.0);
+	ASSERT(upmc_region_metric_of_totals(r, 0, 0, &v) == 0);
+	EXPECT(v == 630.0 / 930.0);
+	ASSERT(upmc_region_metric_last(r, 0, 0, &v) == 0);
+	EXPECT(v == 210.0 / 710.0);
+	/* the counters' own statistics are unchanged by it */
+	ASSERT(upmc_region_stat(r, 0, 1, &st) == 0);
+	EXPECT(st.count == 3 && st.mean == 200);
+	/* reset forgets them; a recalibration takes in no metric */
+	upmc_region_reset(r);
+	ASSERT(upmc_region_calibrate(r, 100) == 0);
+	ASSERT(upmc_region_metric_stat(r, 0, 0, &st) == 0);
+	EXPECT_EQ_U64(st.count, 0);
+	EXPECT_EQ(upmc_region_metric_last(r, 0, 0, &v), -ENODATA);
+	EXPECT_EQ(upmc_region_metric_stat(r, 1, 0, &st), -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "metric 1 does not exist");
+	EXPECT_EQ(upmc_region_metric_stat(r, 0, 0, NULL), -EINVAL);
+	EXPECT_EQ(upmc_region_metric_of_totals(NULL, 0, 0, &v), -EINVAL);
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
+/* A region without branches has no branch-miss ratio: in no statistic,
+ * and said; the one with branches is. */
+TEST(region, a_metric_without_a_denominator_has_no_value)
+{
+	struct upmc_set *set = open_sim("branch-miss-ratio", 0);
+	struct upmc_region *r;
+	struct upmc_stat st;
+	double v;
+
+	ASSERT(set);
+	ASSERT(upmc_region_open(&r, set, NULL) == 0);
+	region_of(r, 0, 0); /* branch-misses, branches */
+	EXPECT_EQ(upmc_region_metric_last(r, 0, 1, &v), -ENODATA);
+	EXPECT_CONTAINS(upmc_last_error(), "branch-miss-ratio has no value of the last region");
+	ASSERT(upmc_region_metric_stat(r, 0, 1, &st) == 0);
+	EXPECT_EQ_U64(st.count, 0);
+	EXPECT_EQ(upmc_region_metric_of_totals(r, 0, 1, &v), -ENODATA);
+	region_of(r, 5, 200);
+	ASSERT(upmc_region_metric_stat(r, 0, 1, &st) == 0);
+	EXPECT(st.count == 1 && st.median == 0.025);
+	ASSERT(upmc_region_metric_of_totals(r, 0, 1, &v) == 0);
+	EXPECT(v == 0.025);
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
 TEST(region, bias_is_the_same_every_calibration)
 {
 	struct upmc_set *set = open_sim("instructions", 11);
@@ -181,6 +294,33 @@ TEST(bench, per_call_counts_with_the_bias_removed)
 	EXPECT(res.counter[0].min == 7 && res.counter[0].median == 7 && res.counter[0].max == 7);
 	EXPECT(res.counter[1].median == 0);
 	EXPECT_EQ(res.ns.count, 15);
+	upmc_close(set);
+}
+
+static void six_instructions_three_cycles(void *arg)
+{
+	(void)arg;
+	sim_tick(0, 6);
+	sim_tick(1, 3);
+}
+
+/* Each batch's IPC, its reads' counts subtracted: 2, as is that of the
+ * totals. */
+TEST(bench, metrics_per_sample_and_of_the_totals)
+{
+	struct upmc_set *set = open_sim("IPC", 23);
+	struct upmc_bench_options opts = {sizeof(opts), 10, 0, 10, 15};
+	struct upmc_bench_result res;
+
+	ASSERT(set);
+	ASSERT_MSG(upmc_bench(set, six_instructions_three_cycles, NULL, &opts, &res) == 0, "%s",
+	           upmc_last_error());
+	EXPECT_EQ(res.metrics, 1);
+	EXPECT_EQ_U64(res.metric[0].count, 15);
+	EXPECT(res.metric[0].min == 2 && res.metric[0].median == 2 && res.metric[0].mean == 2 &&
+	       res.metric[0].max == 2);
+	EXPECT(res.metric_of_totals[0] == 2);
+	EXPECT(res.counter[0].median == 6 && res.counter[1].median == 3);
 	upmc_close(set);
 }
 
@@ -457,4 +597,25 @@ TEST(prof, prints_one_line_per_pass)
 	fclose(out);
 	EXPECT_CONTAINS(buf, "upmc demo: ");
 	EXPECT_CONTAINS(buf, " ns, instructions 300, cycles 0\nupmc demo: ");
+}
+
+/* A spec naming metrics: the line ends with the last region's. */
+TEST(prof, prints_the_metrics_the_spec_names)
+{
+	char buf[512] = "";
+	FILE *out = fmemopen(buf, sizeof(buf), "w");
+
+	ASSERT(out);
+	sim_reset(48);
+	sim.read_cost = 5;
+	UPMC_PROF_BEGIN(ipc, "IPC,branch-miss-ratio");
+	sim_tick(0, 300); /* instructions */
+	sim_tick(1, 200); /* cycles */
+	sim_tick(2, 1);   /* branch-misses */
+	sim_tick(3, 40);  /* branches */
+	UPMC_PROF_END(ipc, out);
+	UPMC_PROF_CLOSE(ipc);
+	fclose(out);
+	EXPECT_CONTAINS(buf, ", instructions 300, cycles 200, branch-misses 1, branches 40, IPC "
+	                     "1.50, branch-miss-ratio 2.50%\n");
 }

@@ -46,7 +46,6 @@ struct upmc_counter {
 
 /* A metric of a set (lib/core/metrics.c): its definition, the set's
  * counter of each event it needs, its formula in postfix order. */
-#define UPMC_MAX_METRICS   16
 #define UPMC_METRIC_INPUTS 8
 #define UPMC_METRIC_STEPS  32
 struct upmc_metric_def;
@@ -153,6 +152,11 @@ int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flag
  * one cannot be computed). */
 void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values);
 
+/* upmc_metrics() without its checks, the interval's counts as the metrics
+ * took them into counts[set->n] (topdown's made whole). */
+void upmc_metrics_between(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
+                          uint64_t *counts, double *values);
+
 /* For counting without a set (upmc stat): a spec's events into events[max]
  * and the metrics it names into metrics[UPMC_MAX_METRICS] (*n_metrics of
  * them), their inputs indices into events; the count of events, or -errno.
@@ -161,6 +165,9 @@ void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double 
 int upmc_parse_spec_metrics(const char *spec, unsigned flags, struct upmc_event *events,
                             unsigned max, struct upmc_metric *metrics, unsigned *n_metrics);
 double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts);
+/* The same from counts as doubles (NAN: did not count), which may be
+ * sums, or counts less a bias. */
+double upmc_metric_value_of(const struct upmc_metric *m, const double *counts);
 void upmc_metric_describe(const struct upmc_metric *m, struct upmc_metric_info *info);
 
 /* Sets the default privilege levels, then applies ":u", ":k" or ":uk". */

@@ -231,9 +231,10 @@ static int compile(struct upmc_metric *m)
 	return err;
 }
 
-/* The formula over the interval's counts of the metric's inputs; NAN when
- * an input did not count or a division has no denominator. */
-static double evaluate(const struct upmc_metric *m, const uint64_t *counts)
+/* The formula over the values of the metric's inputs (in[k] of input k);
+ * NAN when an input is NAN (it did not count) or a division has no
+ * denominator. */
+static double evaluate(const struct upmc_metric *m, const double *in)
 {
 	double stack[UPMC_METRIC_STEPS];
 	unsigned n = 0, i;
@@ -243,10 +244,9 @@ static double evaluate(const struct upmc_metric *m, const uint64_t *counts)
 		double a, b;
 
 		if (s->kind == 'v' || s->kind == 'e') {
-			uint64_t c = s->kind == 'e' ? counts[m->in[s->input]] : 0;
-			if (c == UPMC_NOT_COUNTED)
+			stack[n] = s->kind == 'e' ? in[s->input] : s->value;
+			if (isnan(stack[n++]))
 				return NAN;
-			stack[n++] = s->kind == 'v' ? s->value : (double)c;
 			continue;
 		}
 		if (n < 2)
@@ -545,7 +545,22 @@ UPMC_API const char *upmc_metric_reason(const struct upmc_set *set, unsigned j)
 
 double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts)
 {
-	return m->reason[0] ? NAN : evaluate(m, counts);
+	double in[UPMC_METRIC_INPUTS];
+	unsigned k;
+
+	for (k = 0; k < m->n_in; k++)
+		in[k] = counts[m->in[k]] == UPMC_NOT_COUNTED ? NAN : (double)counts[m->in[k]];
+	return m->reason[0] ? NAN : evaluate(m, in);
+}
+
+double upmc_metric_value_of(const struct upmc_metric *m, const double *counts)
+{
+	double in[UPMC_METRIC_INPUTS];
+	unsigned k;
+
+	for (k = 0; k < m->n_in; k++)
+		in[k] = counts[m->in[k]];
+	return m->reason[0] ? NAN : evaluate(m, in);
 }
 
 void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values)
@@ -567,14 +582,11 @@ void upmc_metric_describe(const struct upmc_metric *m, struct upmc_metric_info *
 	*info = info_of(m->def, m->reason);
 }
 
-UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
-                          double *values)
+void upmc_metrics_between(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
+                          uint64_t *counts, double *values)
 {
-	uint64_t counts[UPMC_MAX_COUNTERS];
 	unsigned j;
 
-	if (!set || !before || !after || !values)
-		return upmc_fail(-EINVAL, "upmc_metrics: the set, a snapshot or values is NULL");
 	upmc_interval_of(set->state->multiplexed, set->n, before, after, counts, NULL);
 	upmc_topdown_counts(set, before, after, counts);
 	for (j = 0; j < set->state->n_metrics; j++) {
@@ -585,6 +597,16 @@ UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, co
 		                    ? NAN
 		                    : upmc_metric_value(m, counts);
 	}
+}
+
+UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
+                          double *values)
+{
+	uint64_t counts[UPMC_MAX_COUNTERS];
+
+	if (!set || !before || !after || !values)
+		return upmc_fail(-EINVAL, "upmc_metrics: the set, a snapshot or values is NULL");
+	upmc_metrics_between(set, before, after, counts, values);
 	return (int)set->state->n_metrics;
 }
 

@@ -1,4 +1,5 @@
 /* SPDX-License-Identifier: MIT */
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -66,8 +67,14 @@ static int by_value(const void *a, const void *b)
 	return (x > y) - (x < y);
 }
 
+/* A kept sample's value: the integer, or the double it is the key of. */
+static double value_of(uint64_t kept, int doubles)
+{
+	return doubles ? upmc_key_double(kept) : (double)kept;
+}
+
 /* The median of the kept samples (the mean of the middle two when even). */
-static double median(const struct upmc_samples *s)
+static double median(const struct upmc_samples *s, int doubles)
 {
 	size_t n = s->count < UPMC_SAMPLES_KEPT ? (size_t)s->count : UPMC_SAMPLES_KEPT;
 	uint64_t *sorted = malloc(n * sizeof(*sorted));
@@ -77,7 +84,8 @@ static double median(const struct upmc_samples *s)
 		return 0;
 	memcpy(sorted, s->kept, n * sizeof(*sorted));
 	qsort(sorted, n, sizeof(*sorted), by_value);
-	m = n % 2 ? (double)sorted[n / 2] : ((double)sorted[n / 2 - 1] + (double)sorted[n / 2]) / 2;
+	m = n % 2 ? value_of(sorted[n / 2], doubles)
+	          : (value_of(sorted[n / 2 - 1], doubles) + value_of(sorted[n / 2], doubles)) / 2;
 	free(sorted);
 	return m;
 }
@@ -91,5 +99,18 @@ void upmc_samples_stat(const struct upmc_samples *s, double bias, struct upmc_st
 	out->min = (double)s->min - bias;
 	out->max = (double)s->max - bias;
 	out->mean = s->sum / (double)s->count - bias;
-	out->median = median(s) - bias;
+	out->median = median(s, 0) - bias;
+}
+
+void upmc_samples_stat_doubles(const struct upmc_samples *s, struct upmc_stat *out)
+{
+	out->count = s->count;
+	if (!s->count) {
+		out->min = out->max = out->median = out->mean = NAN;
+		return;
+	}
+	out->min = upmc_key_double(s->min);
+	out->max = upmc_key_double(s->max);
+	out->mean = s->sum / (double)s->count;
+	out->median = median(s, 1);
 }

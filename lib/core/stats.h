@@ -4,6 +4,7 @@
 #define UPMC_STATS_H
 
 #include <stdint.h>
+#include <string.h>
 #include <upmc/upmc.h>
 
 /* Samples kept for the median; beyond, a uniform random subset of them. */
@@ -54,5 +55,44 @@ static inline void upmc_samples_add(struct upmc_samples *s, uint64_t x)
 
 /* Statistics of the samples minus bias. */
 void upmc_samples_stat(const struct upmc_samples *s, double bias, struct upmc_stat *out);
+
+/*
+ * A series of doubles (a metric's value per sample) is kept as integers of
+ * the same order: a positive double's bits with the sign bit set, a
+ * negative one's inverted. min, max and the median's order are then those
+ * of the integers; the sum is of the doubles themselves. NAN is never
+ * added: a sample without a value is in no statistic.
+ */
+static inline uint64_t upmc_double_key(double x)
+{
+	uint64_t bits;
+
+	memcpy(&bits, &x, sizeof(bits));
+	return bits >> 63 ? ~bits : bits | 1ull << 63;
+}
+
+static inline double upmc_key_double(uint64_t key)
+{
+	uint64_t bits = key >> 63 ? key & ~(1ull << 63) : ~key;
+	double x;
+
+	memcpy(&x, &bits, sizeof(x));
+	return x;
+}
+
+static inline void upmc_samples_add_double(struct upmc_samples *s, double x)
+{
+	const uint64_t key = upmc_double_key(x);
+
+	if (UPMC_UNLIKELY(s->count == s->next))
+		upmc_samples_take(s, key);
+	s->count++;
+	s->min = key < s->min ? key : s->min;
+	s->max = key > s->max ? key : s->max;
+	s->sum += x;
+}
+
+/* Statistics of a series of doubles; NAN but the count when it is empty. */
+void upmc_samples_stat_doubles(const struct upmc_samples *s, struct upmc_stat *out);
 
 #endif

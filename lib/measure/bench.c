@@ -4,6 +4,7 @@
  * (which also warms the code up), then measures batches as regions.
  */
 #include <errno.h>
+#include <math.h>
 #include <string.h>
 
 #include "lib/core/internal.h"
@@ -57,6 +58,37 @@ static void per_call(const struct upmc_region *r, unsigned what, uint64_t repeat
 	out->max /= (double)repeats;
 	out->median /= (double)repeats;
 	out->mean /= (double)repeats;
+}
+
+/* The set's metrics, bias subtracted: per sample, and of the totals. A
+ * metric is a ratio of counts, the same per batch as per call. */
+static void metrics_of_samples(const struct upmc_region *r, const struct upmc_set *set,
+                               struct upmc_bench_result *out)
+{
+	unsigned j;
+
+	out->metrics = set->state->n_metrics;
+	for (j = 0; j < out->metrics; j++) {
+		upmc_region_metric_stat(r, j, 1, &out->metric[j]);
+		upmc_region_metric_of_totals(r, j, 1, &out->metric_of_totals[j]);
+	}
+}
+
+/* Metrics without per-sample values (none, or from passes whose sets have
+ * no metrics): NAN, and of the totals from the per-call means when every
+ * input has some (each mean is of its pass's samples). */
+static void metrics_of_means(const struct upmc_set *set, struct upmc_bench_result *out)
+{
+	double mean[UPMC_MAX_COUNTERS];
+	unsigned i, j;
+
+	for (i = 0; i < set->n; i++)
+		mean[i] = out->counter[i].count ? out->counter[i].mean : NAN;
+	out->metrics = set->state->n_metrics;
+	for (j = 0; j < out->metrics; j++) {
+		out->metric[j] = (struct upmc_stat){0, NAN, NAN, NAN, NAN};
+		out->metric_of_totals[j] = upmc_metric_value_of(&set->state->metric[j], mean);
+	}
 }
 
 /* Sizing batches whose read failed, at most, before the samples begin. */
@@ -188,6 +220,7 @@ static int bench_rotating(const struct upmc_set *set, void (*fn)(void *), void *
 			result->pass[passes[p].idx[k]] = p;
 		}
 	}
+	metrics_of_means(set, result);
 	return 0;
 }
 
@@ -235,8 +268,15 @@ UPMC_API int upmc_bench(struct upmc_set *set, void (*fn)(void *), void *arg,
 	per_call(r, UPMC_NS, result->repeats, &result->ns);
 	for (i = 0; i < set->n; i++)
 		per_call(r, i, result->repeats, &result->counter[i]);
+	if (result->dropped == result->samples) {
+		metrics_of_means(set, result); /* NAN: no sample has a value */
+		err = all_dropped(result->samples);
+	} else {
+		metrics_of_samples(r, set, result);
+		err = 0;
+	}
 	upmc_region_close(r);
-	return result->dropped == result->samples ? all_dropped(result->samples) : 0;
+	return err;
 }
 
 UPMC_API int upmc_bench_rotating(struct upmc_set *set, void (*fn)(void *), void *arg,

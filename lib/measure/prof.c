@@ -55,6 +55,25 @@ static void print_rounded(FILE *out, double v)
 	fprintf(out, t == 0 && v < 0 ? "-%lld" : "%lld", t);
 }
 
+/* The last region's metrics, as upmc_metrics() gives them (from its
+ * counts less the bias): ", IPC 1.23, branch-miss-ratio 2.50%". */
+static void print_metrics(const struct upmc_prof *p, FILE *out)
+{
+	const int n = upmc_metric_count(p->set);
+	double v;
+	int j;
+
+	for (j = 0; j < n; j++) {
+		const char *name = upmc_metric_name(p->set, (unsigned)j);
+		if (upmc_region_metric_last(p->region, (unsigned)j, 1, &v) < 0)
+			fprintf(out, ", %s n/a", name);
+		else if (upmc_metric_is_percent(p->set, (unsigned)j))
+			fprintf(out, ", %s %.2f%%", name, 100 * v);
+		else
+			fprintf(out, ", %s %.2f", name, v);
+	}
+}
+
 UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
 {
 	double v = 0; /* set by every upmc_region_last() that succeeds; gcc -O3 cannot tell */
@@ -87,6 +106,7 @@ UPMC_API void upmc_prof_end(struct upmc_prof *p, FILE *out)
 			print_rounded(out, v);
 		}
 	}
+	print_metrics(p, out);
 	fprintf(out, "\n");
 }
 

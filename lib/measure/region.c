@@ -10,6 +10,7 @@
  * whenever a result is asked for.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -56,6 +57,24 @@ struct upmc_region {
 	struct upmc_samples samples[SERIES];
 	struct upmc_samples bias_samples[SERIES];
 	double bias_min[SERIES], bias_median[SERIES];
+	struct region_metric *metric; /* the set's upmc_metric_count(); NULL for none */
+};
+
+/* The bias subtracted or not: raw and corrected values of a metric. */
+enum { METRIC_RAW, METRIC_CORRECTED };
+
+/*
+ * A metric of the set per region: its value from each record's counts
+ * (and from them less the bias), and the sums of its inputs' counts over
+ * the same records, of which the metric of the totals is computed. A
+ * record whose value cannot be computed (an input did not count, a
+ * denominator of 0, a topdown interval too short) is in neither.
+ */
+struct region_metric {
+	struct upmc_samples samples[2];
+	double last[2];                /* the last record's; NAN: none */
+	uint64_t records;              /* in the sums */
+	double sum[UPMC_MAX_COUNTERS]; /* of the counts of its inputs */
 };
 
 static int counted_nothing(const uint64_t *v, unsigned n)
@@ -66,6 +85,46 @@ static int counted_nothing(const uint64_t *v, unsigned n)
 		if (v[i] != UPMC_NOT_COUNTED)
 			return 0;
 	return n > 0;
+}
+
+/* The metrics of one kept record, out of the hot loop: from its two
+ * snapshots by upmc_metrics()' rule, and from its counts less the bias. */
+static void fold_metrics(struct upmc_region *r, const uint64_t *v0, const uint64_t *v1)
+{
+	const struct upmc_set *set = r->set;
+	uint64_t counts[UPMC_MAX_COUNTERS];
+	double value[UPMC_MAX_METRICS], less_bias[UPMC_MAX_COUNTERS];
+	unsigned i, j;
+
+	upmc_metrics_between(set, v0, v1, counts, value);
+	for (i = 0; i < r->n; i++)
+		less_bias[i] =
+		        counts[i] == UPMC_NOT_COUNTED ? NAN : (double)counts[i] - r->bias_median[i];
+	for (j = 0; j < set->state->n_metrics; j++) {
+		const struct upmc_metric *m = &set->state->metric[j];
+		struct region_metric *rm = &r->metric[j];
+		rm->last[METRIC_RAW] = value[j];
+		rm->last[METRIC_CORRECTED] = NAN;
+		if (isnan(value[j]))
+			continue;
+		upmc_samples_add_double(&rm->samples[METRIC_RAW], value[j]);
+		rm->last[METRIC_CORRECTED] = upmc_metric_value_of(m, less_bias);
+		if (!isnan(rm->last[METRIC_CORRECTED]))
+			upmc_samples_add_double(&rm->samples[METRIC_CORRECTED],
+			                        rm->last[METRIC_CORRECTED]);
+		rm->records++;
+		for (i = 0; i < m->n_in; i++)
+			rm->sum[m->in[i]] += (double)counts[m->in[i]];
+	}
+}
+
+/* A dropped record has no metric either. */
+static void no_last_metrics(struct upmc_region *r)
+{
+	unsigned j;
+
+	for (j = 0; r->metric && j < r->set->state->n_metrics; j++)
+		r->metric[j].last[METRIC_RAW] = r->metric[j].last[METRIC_CORRECTED] = NAN;
 }
 
 /* One record's differences into the statistics (or its drop). */
@@ -79,6 +138,8 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 	if (t1 < t0 || (r->counting && (counted_nothing(v0, r->n) || counted_nothing(v1, r->n)))) {
 		r->last[UPMC_NS] = UPMC_NOT_COUNTED; /* nothing of it is known */
 		r->dropped++;
+		if (r->into == r->samples)
+			no_last_metrics(r);
 		return;
 	}
 	if (r->set->state->multiplexed) {
@@ -99,6 +160,8 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 	}
 	r->last[UPMC_NS] = t1 - t0;
 	upmc_samples_add(&r->into[UPMC_NS], t1 - t0);
+	if (r->metric && r->into == r->samples) /* the calibration's empty regions have none */
+		fold_metrics(r, v0, v1);
 }
 
 /*
@@ -243,6 +306,20 @@ static void reset_all(struct upmc_samples *s)
 		upmc_samples_reset(&s[i]);
 }
 
+static void reset_metrics(struct upmc_region *r)
+{
+	unsigned j;
+
+	for (j = 0; r->metric && j < r->set->state->n_metrics; j++) {
+		struct region_metric *rm = &r->metric[j];
+		upmc_samples_reset(&rm->samples[METRIC_RAW]);
+		upmc_samples_reset(&rm->samples[METRIC_CORRECTED]);
+		rm->records = 0;
+		memset(rm->sum, 0, sizeof(rm->sum));
+	}
+	no_last_metrics(r);
+}
+
 /* No empty region could be read: the bias stays what it was (0 at open). */
 static UPMC_COLD int all_calibration_dropped(unsigned repeats)
 {
@@ -312,11 +389,19 @@ UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, co
 		free(r);
 		return upmc_fail(-ENOMEM, "out of memory allocating a region");
 	}
+	if (set->state->n_metrics) {
+		r->metric = calloc(set->state->n_metrics, sizeof(*r->metric));
+		if (!r->metric) {
+			upmc_region_close(r);
+			return upmc_fail(-ENOMEM, "out of memory allocating a region");
+		}
+	}
 	r->pending = (uint64_t *)((char *)r->buffer + r->record);
 	r->next = r->pending;
 	r->full = (uint64_t *)((char *)r->pending + PENDING * r->record);
 	upmc_format(r->name, sizeof(r->name), "%s", name ? name : "");
 	reset_all(r->samples);
+	reset_metrics(r);
 	r->into = r->samples;
 	err = upmc_region_calibrate(r, 1000);
 	if (err < 0) {
@@ -329,8 +414,10 @@ UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, co
 
 UPMC_API void upmc_region_close(struct upmc_region *r)
 {
-	if (r)
+	if (r) {
 		free(r->buffer);
+		free(r->metric);
+	}
 	free(r);
 }
 
@@ -340,6 +427,7 @@ UPMC_API void upmc_region_reset(struct upmc_region *r)
 		r->next = r->pending;
 		r->dropped = 0;
 		reset_all(r->samples);
+		reset_metrics(r);
 	}
 }
 
@@ -408,4 +496,75 @@ UPMC_API int upmc_region_last(const struct upmc_region *r, unsigned what, int co
 	*value = (double)(what == UPMC_NS ? ns_of(r, r->last[what]) : r->last[what]) -
 	         (corrected ? r->bias_median[what] : 0);
 	return 0;
+}
+
+/* ---- metrics: per record, and of the totals ---- */
+
+static int check_region_metric(const struct upmc_region *r, unsigned j, const void *out,
+                               const char *fn)
+{
+	if (!r)
+		return upmc_fail(-EINVAL, "%s: the region is NULL", fn);
+	if (j >= r->set->state->n_metrics)
+		return upmc_fail(-EINVAL, "%s: metric %u does not exist (the set has %u)", fn, j,
+		                 r->set->state->n_metrics);
+	if (!out)
+		return upmc_fail(-EINVAL, "%s: the result pointer is NULL", fn);
+	return 0;
+}
+
+/* -ENODATA for a metric without a value, with why. */
+static int no_value(const struct upmc_region *r, unsigned j, const char *fn, const char *what)
+{
+	const char *why = upmc_metric_reason(r->set, j);
+
+	return upmc_fail(-ENODATA, "%s: %s has no value of %s%s%s", fn, upmc_metric_name(r->set, j),
+	                 what, why[0] ? ": " : " (an input counted nothing or a denominator was 0)",
+	                 why);
+}
+
+UPMC_API int upmc_region_metric_stat(const struct upmc_region *r, unsigned j, int corrected,
+                                     struct upmc_stat *stat)
+{
+	int err = check_region_metric(r, j, stat, "upmc_region_metric_stat");
+
+	if (err < 0)
+		return err;
+	fold(r);
+	upmc_samples_stat_doubles(&r->metric[j].samples[corrected ? METRIC_CORRECTED : METRIC_RAW],
+	                          stat);
+	return 0;
+}
+
+UPMC_API int upmc_region_metric_of_totals(const struct upmc_region *r, unsigned j, int corrected,
+                                          double *value)
+{
+	const struct upmc_metric *m;
+	const struct region_metric *rm;
+	double sum[UPMC_MAX_COUNTERS];
+	unsigned k;
+	int err = check_region_metric(r, j, value, "upmc_region_metric_of_totals");
+
+	if (err < 0)
+		return err;
+	fold(r);
+	m = &r->set->state->metric[j];
+	rm = &r->metric[j];
+	for (k = 0; k < m->n_in; k++)
+		sum[m->in[k]] = rm->sum[m->in[k]] -
+		                (corrected ? (double)rm->records * r->bias_median[m->in[k]] : 0);
+	*value = rm->records ? upmc_metric_value_of(m, sum) : NAN;
+	return isnan(*value) ? no_value(r, j, "upmc_region_metric_of_totals", "the totals") : 0;
+}
+
+UPMC_API int upmc_region_metric_last(const struct upmc_region *r, unsigned j, int corrected,
+                                     double *value)
+{
+	int err = check_region_metric(r, j, value, "upmc_region_metric_last");
+
+	if (err < 0)
+		return err;
+	fold(r);
+	*value = r->metric[j].last[corrected ? METRIC_CORRECTED : METRIC_RAW];
+	return isnan(*value) ? no_value(r, j, "upmc_region_metric_last", "the last region") : 0;
 }

@@ -177,6 +177,9 @@ UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
  * each one's group (the set has it twice).
  */
 
+/* The most metrics one set computes. */
+#define UPMC_MAX_METRICS 16
+
 /* Metrics of the set, and metric j's name, unit ("insn per cycle"), and
  * whether it is a fraction best shown as a percentage (1, else 0).
  * NULL or a negative errno when j is out of range. */
@@ -300,6 +303,31 @@ UPMC_API int upmc_region_bias(const struct upmc_region *region, unsigned what, d
 UPMC_API int upmc_region_last(const struct upmc_region *region, unsigned what, int corrected,
                               double *value);
 
+/*
+ * Metric j of the set (upmc_metric_name()) over the regions, two figures
+ * that differ: upmc_region_metric_stat() gives the statistics of the
+ * per-region metric (each region's value from its own counts: the min,
+ * median and mean IPC of the regions), upmc_region_metric_of_totals() the
+ * metric of the counts summed over the same regions (instructions over
+ * cycles of them all: regions weighted by their size, as perf stat's IPC
+ * is). Both are over the regions whose value could be computed from their
+ * counts: every input counted, no denominator 0, a topdown interval long
+ * enough; the others are in neither (stat->count says how many are; with
+ * corrected, fewer where the bias leaves a denominator 0). corrected: each
+ * count less its calibrated bias before the formula (per region, the bias
+ * of the calibration in force when it was taken in). A metric without a
+ * value reads NAN: stat->count 0, or -ENODATA from the other two with
+ * upmc_metric_reason()'s sentence. -EINVAL for a metric the set does not
+ * have or a NULL pointer.
+ */
+UPMC_API int upmc_region_metric_stat(const struct upmc_region *region, unsigned j, int corrected,
+                                     struct upmc_stat *stat);
+UPMC_API int upmc_region_metric_of_totals(const struct upmc_region *region, unsigned j,
+                                          int corrected, double *value);
+/* Metric j of the last region, as upmc_region_last() gives a counter. */
+UPMC_API int upmc_region_metric_last(const struct upmc_region *region, unsigned j, int corrected,
+                                     double *value);
+
 /* Forgets the samples (keeps the calibration). */
 UPMC_API void upmc_region_reset(struct upmc_region *region);
 
@@ -325,6 +353,15 @@ struct upmc_bench_result {
 	 * that measured each counter; upmc_bench(): 1, and all 0. */
 	unsigned passes;
 	unsigned pass[UPMC_MAX_COUNTERS];
+	/* The set's metrics (upmc_metric_count()), bias subtracted: metric[j]
+	 * the statistics of metric j per sample (each batch's value from its
+	 * own counts), metric_of_totals[j] metric j of the counts summed over
+	 * those samples; NAN (and count 0) where it has no value, why in
+	 * upmc_metric_reason(). upmc_bench_rotating(): of the totals only
+	 * (metric[j].count 0), from the pass that counted its inputs. */
+	unsigned metrics;
+	struct upmc_stat metric[UPMC_MAX_METRICS];
+	double metric_of_totals[UPMC_MAX_METRICS];
 };
 
 /*
