@@ -86,7 +86,7 @@ fi
 # has no perf_event_open, so that run takes the time-only paths. The
 # simulated-kernel tests for i686, run the same way. The Windows test program
 # for i686, built only (no 32-bit Wine here).
-cli_srcs=(cli/*.c bench/cases.c bench/json.c bench/overhead.c bench/report.c lib/{core,measure,zone}/*.c
+cli_srcs=(cli/*.c bench/cases.c bench/json.c bench/overhead.c bench/report.c bench/zones.c lib/{core,measure,zone}/*.c
 	os/linux/*.c os/portable/{file,thread}.c)
 
 build_i686_linux() {
