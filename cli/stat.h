@@ -2,8 +2,9 @@
 /*
  * `upmc stat`: counts for a command, for running processes or threads, or
  * for whole CPUs. The library's sets count the calling thread and are read
- * in user space, which is wrong for another task (correctness.md, item 8),
- * so stat opens its own perf events (pid = a task, or cpu = a CPU) and
+ * in user space, which is wrong for another task (rdpmc and mrs read the
+ * counters of the CPU the reader runs on, not the other task's), so stat
+ * opens its own perf events (pid = a task, or cpu = a CPU) and
  * reads them by read(2).
  *
  * Who does what: stat_args.c reads the command line; stat.c runs the counts
