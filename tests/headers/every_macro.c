@@ -101,6 +101,14 @@ static void zones(void)
 	UPMC_ZONE_END();
 }
 
+/* Zone macros share a line: each names its own location and scope. */
+/* clang-format off */
+static void zones_on_one_line(void)
+{
+	UPMC_ZONE("a"); UPMC_ZONE_BEGIN("b"); UPMC_ZONE_DYNAMIC("c"); UPMC_ZONE_END();
+}
+/* clang-format on */
+
 static void function_zone(void)
 {
 	UPMC_ZONE_FUNCTION();
@@ -115,6 +123,7 @@ static int profile(void)
 	if (upmc_profile_open(&p, NULL, NULL) != 0)
 		return failed("upmc_profile_open");
 	zones();
+	zones_on_one_line();
 	function_zone();
 	upmc_frame_mark();
 	upmc_zone_flush();
@@ -125,7 +134,7 @@ static int profile(void)
 	if (stats.zones != 0)
 		return failed("UPMC_NO_ZONES left zones");
 #else
-	if (stats.zones != 3 || stats.frames != 1)
+	if (stats.zones != 6 || stats.frames != 1)
 		return failed("the zones were not all recorded");
 #endif
 	return 0;

@@ -356,9 +356,17 @@ UPMC_ZONE_INLINE_ void upmc_frame_mark_named_if_(const char *name)
 
 /* ---- macros: a static location per call site ---- */
 
+/* Each macro takes one id for its location and scope variable, so that two
+ * zone macros on one line do not name the same ones: __COUNTER__ (GCC,
+ * Clang, MSVC), else the line. */
+#ifdef __COUNTER__
+#define UPMC_ZONE_ID_ __COUNTER__
+#else
+#define UPMC_ZONE_ID_ __LINE__
+#endif
 #define UPMC_ZONE_CAT2_(a, b) a##b
 #define UPMC_ZONE_CAT_(a, b)  UPMC_ZONE_CAT2_(a, b)
-#define UPMC_ZONE_LOC_        UPMC_ZONE_CAT_(upmc_zone_loc_, __LINE__)
+#define UPMC_ZONE_LOC_(id)    UPMC_ZONE_CAT_(upmc_zone_loc_, id)
 
 #ifdef __cplusplus
 #define UPMC_ZONE_ASSERT_(c, m) static_assert(c, m)
@@ -367,13 +375,13 @@ UPMC_ZONE_INLINE_ void upmc_frame_mark_named_if_(const char *name)
 #endif
 
 /* A name written as a string literal longer than UPMC_ZONE_NAME_MAX stops the build. */
-#define UPMC_ZONE_DECLARE_(name)                                                         \
+#define UPMC_ZONE_DECLARE_(name, id)                                                     \
 	UPMC_ZONE_ASSERT_(sizeof(name) <= UPMC_ZONE_NAME_MAX + 1, "zone name too long"); \
-	static const struct upmc_zone_loc UPMC_ZONE_LOC_ = {name, __func__, __FILE__, __LINE__}
+	static const struct upmc_zone_loc UPMC_ZONE_LOC_(id) = {name, __func__, __FILE__, __LINE__}
 
 /* A call site of zones named at run time: its name is a placeholder. */
-#define UPMC_ZONE_SITE_() \
-	static const struct upmc_zone_loc UPMC_ZONE_LOC_ = {"", __func__, __FILE__, __LINE__}
+#define UPMC_ZONE_SITE_(id) \
+	static const struct upmc_zone_loc UPMC_ZONE_LOC_(id) = {"", __func__, __FILE__, __LINE__}
 
 #ifdef __cplusplus
 /* C++: a scoped zone is an object, whose destructor ends it: no compiler
@@ -394,9 +402,11 @@ struct upmc_zone_scope_ {
 	upmc_zone_scope_(const upmc_zone_scope_ &) = delete;
 	upmc_zone_scope_ &operator=(const upmc_zone_scope_ &) = delete;
 };
-#define UPMC_ZONE_SCOPE_VAR_              UPMC_ZONE_CAT_(upmc_zone_scope_, __LINE__)
-#define UPMC_ZONE_SCOPE_LOC_(loc)         const upmc_zone_scope_ UPMC_ZONE_SCOPE_VAR_(loc)
-#define UPMC_ZONE_SCOPE_NAME_(site, name) const upmc_zone_scope_ UPMC_ZONE_SCOPE_VAR_(site, name)
+#define UPMC_ZONE_SCOPE_VAR_(id) UPMC_ZONE_CAT_(upmc_zone_scope_, id)
+#define UPMC_ZONE_SCOPE_LOC_(id) \
+	const upmc_zone_scope_ UPMC_ZONE_SCOPE_VAR_(id)(&UPMC_ZONE_LOC_(id))
+#define UPMC_ZONE_SCOPE_NAME_(id, name) \
+	const upmc_zone_scope_ UPMC_ZONE_SCOPE_VAR_(id)(&UPMC_ZONE_LOC_(id), name)
 #elif defined(__GNUC__) || defined(__clang__)
 static inline void upmc_zone_end_scope_(const char *unused)
 {
@@ -404,37 +414,43 @@ static inline void upmc_zone_end_scope_(const char *unused)
 	upmc_zone_end();
 }
 /* The variable is marked unused: clang does not count a cleanup as a use. */
-#define UPMC_ZONE_SCOPE_VAR_                                                              \
+#define UPMC_ZONE_SCOPE_VAR_(id)                                                          \
 	__attribute__((cleanup(upmc_zone_end_scope_), unused)) const char UPMC_ZONE_CAT_( \
-	        upmc_zone_scope_, __LINE__)
-#define UPMC_ZONE_SCOPE_LOC_(loc) UPMC_ZONE_SCOPE_VAR_ = (upmc_zone_begin(loc), 0)
-#define UPMC_ZONE_SCOPE_NAME_(site, name) \
-	UPMC_ZONE_SCOPE_VAR_ = (upmc_zone_begin_name(site, name), 0)
+	        upmc_zone_scope_, id)
+#define UPMC_ZONE_SCOPE_LOC_(id) \
+	UPMC_ZONE_SCOPE_VAR_(id) = (upmc_zone_begin(&UPMC_ZONE_LOC_(id)), 0)
+#define UPMC_ZONE_SCOPE_NAME_(id, name) \
+	UPMC_ZONE_SCOPE_VAR_(id) = (upmc_zone_begin_name(&UPMC_ZONE_LOC_(id), name), 0)
 #else
 /* C without the cleanup attribute: UPMC_ZONE_BEGIN and UPMC_ZONE_END, or C++. */
-#define UPMC_ZONE_SCOPE_LOC_(loc) \
+#define UPMC_ZONE_SCOPE_LOC_(id) \
 	UPMC_ZONE_ASSERT_(0, "scoped zones in C need GCC or Clang: use UPMC_ZONE_BEGIN/END")
-#define UPMC_ZONE_SCOPE_NAME_(site, name) UPMC_ZONE_SCOPE_LOC_(site)
+#define UPMC_ZONE_SCOPE_NAME_(id, name) UPMC_ZONE_SCOPE_LOC_(id)
 #endif
 
 #ifndef UPMC_NO_ZONES
 /* A zone from here to the end of the enclosing block (return and break too). */
-#define UPMC_ZONE(name)           \
-	UPMC_ZONE_DECLARE_(name); \
-	UPMC_ZONE_SCOPE_LOC_(&UPMC_ZONE_LOC_)
+#define UPMC_ZONE(name) UPMC_ZONE_AT_(name, UPMC_ZONE_ID_)
 /* The same, named after the function. */
 #define UPMC_ZONE_FUNCTION() UPMC_ZONE(__func__)
 /* The same, named at run time (name: any NUL-terminated string, copied). */
-#define UPMC_ZONE_DYNAMIC(name) \
-	UPMC_ZONE_SITE_();      \
-	UPMC_ZONE_SCOPE_NAME_(&UPMC_ZONE_LOC_, name)
+#define UPMC_ZONE_DYNAMIC(name) UPMC_ZONE_DYNAMIC_AT_(name, UPMC_ZONE_ID_)
 /* Explicit ends: each UPMC_ZONE_BEGIN needs one UPMC_ZONE_END. */
-#define UPMC_ZONE_BEGIN(name)     \
-	UPMC_ZONE_DECLARE_(name); \
-	upmc_zone_begin(&UPMC_ZONE_LOC_)
-#define UPMC_ZONE_BEGIN_DYNAMIC(name) \
-	UPMC_ZONE_SITE_();            \
-	upmc_zone_begin_name(&UPMC_ZONE_LOC_, name)
+#define UPMC_ZONE_BEGIN(name)         UPMC_ZONE_BEGIN_AT_(name, UPMC_ZONE_ID_)
+#define UPMC_ZONE_BEGIN_DYNAMIC(name) UPMC_ZONE_BEGIN_DYNAMIC_AT_(name, UPMC_ZONE_ID_)
+/* Their bodies, given the id (expanded once, before it is pasted). */
+#define UPMC_ZONE_AT_(name, id)       \
+	UPMC_ZONE_DECLARE_(name, id); \
+	UPMC_ZONE_SCOPE_LOC_(id)
+#define UPMC_ZONE_DYNAMIC_AT_(name, id) \
+	UPMC_ZONE_SITE_(id);            \
+	UPMC_ZONE_SCOPE_NAME_(id, name)
+#define UPMC_ZONE_BEGIN_AT_(name, id) \
+	UPMC_ZONE_DECLARE_(name, id); \
+	upmc_zone_begin(&UPMC_ZONE_LOC_(id))
+#define UPMC_ZONE_BEGIN_DYNAMIC_AT_(name, id) \
+	UPMC_ZONE_SITE_(id);                  \
+	upmc_zone_begin_name(&UPMC_ZONE_LOC_(id), name)
 #define UPMC_ZONE_END() upmc_zone_end()
 /* Text and a number for the zone open now (Tracy's ZoneText, ZoneValue). */
 #define UPMC_ZONE_TEXT(text, len) upmc_zone_text(text, len)

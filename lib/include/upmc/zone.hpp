@@ -202,12 +202,14 @@ class Profile
 } // namespace upmc
 
 /* A scoped zone held in a variable of that name, for its text() and value(). */
-#define UPMC_ZONE_VAR(var, name)  \
-	UPMC_ZONE_DECLARE_(name); \
-	const ::upmc::Zone var(UPMC_ZONE_LOC_)
+#define UPMC_ZONE_VAR(var, name) UPMC_ZONE_VAR_AT_(var, name, UPMC_ZONE_ID_)
+#define UPMC_ZONE_VAR_AT_(var, name, id) \
+	UPMC_ZONE_DECLARE_(name, id);    \
+	const ::upmc::Zone var(UPMC_ZONE_LOC_(id))
 /* The same, named at run time (a const char * or a std::string, copied). */
-#define UPMC_ZONE_DYNAMIC_VAR(var, name) \
-	UPMC_ZONE_SITE_();               \
-	const ::upmc::Zone var(UPMC_ZONE_LOC_, name)
+#define UPMC_ZONE_DYNAMIC_VAR(var, name) UPMC_ZONE_DYNAMIC_VAR_AT_(var, name, UPMC_ZONE_ID_)
+#define UPMC_ZONE_DYNAMIC_VAR_AT_(var, name, id) \
+	UPMC_ZONE_SITE_(id);                     \
+	const ::upmc::Zone var(UPMC_ZONE_LOC_(id), name)
 
 #endif /* UPMC_ZONE_HPP */
