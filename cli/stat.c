@@ -5,7 +5,6 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
-#include <math.h>
 #include <signal.h>
 #include <stdlib.h>
 #include <string.h>
@@ -203,86 +202,33 @@ static int count_once(struct stat_run *run, unsigned every_ms, struct output *ou
 
 /* ---- -r's runs ---- */
 
-struct spreads {
-	struct stat_spread value[UPMC_MAX_COUNTERS], enabled[UPMC_MAX_COUNTERS],
-	        running[UPMC_MAX_COUNTERS];
-	struct stat_spread elapsed;
-};
-
-static void add_run(struct spreads *s, const struct stat_run *run)
-{
-	unsigned i;
-
-	for (i = 0; i < run->n; i++) {
-		const struct stat_figure *f = &run->counter[i].total;
-		if (run->counter[i].status != STAT_COUNTED)
-			continue;
-		stat_spread_add(&s->value[i], (double)f->value);
-		stat_spread_add(&s->enabled[i], (double)f->enabled);
-		stat_spread_add(&s->running[i], (double)f->running);
-	}
-	stat_spread_add(&s->elapsed, (double)run->elapsed_ns);
-}
-
-/* The runs' means, as figures, and how much they spread. */
-static void take_means(struct stat_run *run, const struct spreads *s)
-{
-	unsigned i;
-
-	for (i = 0; i < run->n; i++) {
-		struct stat_figure *f = &run->counter[i].total;
-		if (!s->value[i].n)
-			continue;
-		f->value = (uint64_t)llround(s->value[i].mean);
-		f->enabled = (uint64_t)llround(s->enabled[i].mean);
-		f->running = (uint64_t)llround(s->running[i].mean);
-		f->noise = stat_spread_noise(&s->value[i]);
-	}
-	run->elapsed_ns = (uint64_t)llround(s->elapsed.mean);
-	run->elapsed_noise = stat_spread_noise(&s->elapsed);
-}
-
 /* A run ended by the user (^C, or a signal upmc passed on): no more runs. */
 static int interrupted(const struct stat_run *run)
 {
 	return run->signal == SIGINT || run->forwarded || run->stopped_by;
 }
 
-static void fresh_run(struct stat_run *run, const struct upmc_event *events)
+/* The runs (--rotate: run r counts pass r mod passes); 0, or a negative
+ * errno (run->error says why). */
+static int count(struct stat_run *run, const struct stat_args *a, struct output *out)
 {
-	unsigned i;
-
-	stat_free_units(run);
-	for (i = 0; i < run->n; i++) {
-		memset(&run->counter[i], 0, sizeof(run->counter[i]));
-		run->counter[i].event = events[i]; /* as parsed: not a run's fallback */
-	}
-	run->signal = run->forwarded = run->stopped_by = 0;
-}
-
-/* The runs; 0, or a negative errno (run->error says why). */
-static int count(struct stat_run *run, const struct stat_args *a, const struct upmc_event *events,
-                 struct output *out)
-{
-	static struct spreads spreads;
+	static struct stat_runs runs;
 	unsigned r;
 	int err;
 
-	memset(&spreads, 0, sizeof(spreads));
+	stat_runs_start(&runs, run);
 	for (r = 0; r < a->repeat; r++) {
-		fresh_run(run, events);
+		stat_runs_next(&runs, run, r);
 		err = count_once(run, a->interval_ms, out);
 		if (err)
 			return err;
-		add_run(&spreads, run);
+		stat_runs_add(&runs, run);
 		if (interrupted(run)) {
 			r++;
 			break;
 		}
 	}
-	run->runs = r;
-	if (a->repeat > 1)
-		take_means(run, &spreads);
+	stat_runs_end(&runs, run, r);
 	return 0;
 }
 
@@ -364,22 +310,32 @@ static void end_like_the_command(const struct stat_run *run)
 	raise(sig);
 }
 
+/* --rotate's passes against -r: each pass needs a run of its own. 0, or
+ * the exit status of a usage error. */
+static int check_passes(const struct stat_run *run, const struct stat_args *a)
+{
+	if (!a->rotate || a->repeat >= run->passes)
+		return 0;
+	fprintf(stderr,
+	        "upmc: stat: --rotate counts these events in %u passes, one per run: -r needs "
+	        "at least %u runs, not %u\n\n%s",
+	        run->passes, run->passes, a->repeat, stat_usage);
+	return CLI_EXIT_USAGE;
+}
+
 static int stat_command(const struct stat_args *a)
 {
 	static struct stat_run run; /* 14 KiB: off the stack */
-	struct upmc_event events[UPMC_MAX_COUNTERS];
 	struct output out;
-	int n, err;
+	int err;
 
-	/* Kernel mode too, as perf stat counts; refused, it falls back to user space. */
 	memset(&run, 0, sizeof(run));
-	n = upmc_parse_spec_metrics(a->spec, UPMC_OPT_KERNEL, events, UPMC_MAX_COUNTERS, run.metric,
-	                            &run.n_metrics);
-	if (n < 0) {
+	if (stat_plan(&run, a) < 0) {
 		fprintf(stderr, "upmc stat: %s\n", upmc_last_error());
 		return CLI_EXIT_FAILURE;
 	}
-	run.n = (unsigned)n;
+	if ((err = check_passes(&run, a)))
+		return err;
 	run.argv = a->command;
 	run.target = a->target;
 	run.targets = a->targets;
@@ -392,7 +348,7 @@ static int stat_command(const struct stat_args *a)
 	 * the work it would report. */
 	if (open_output(a, &out))
 		return CLI_EXIT_FAILURE;
-	err = count(&run, a, events, &out);
+	err = count(&run, a, &out);
 	if (err < 0) {
 		fprintf(stderr, "upmc stat: %s\n", run.error);
 		discard_output(&out);

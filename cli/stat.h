@@ -7,13 +7,15 @@
  * opens its own perf events (pid = a task, or cpu = a CPU) and
  * reads them by read(2).
  *
- * Who does what: stat_args.c reads the command line; stat.c runs the counts
- * (-r repeats them) and the report; stat_child.c starts the command;
- * stat_targets.c finds the tasks or CPUs to count; stat_counters.c opens,
- * reads and closes the perf events; stat_wait.c waits for the end of
+ * Who does what: stat_args.c reads the command line; stat_plan.c turns the
+ * spec into counters, their perf groups and --rotate's passes; stat.c runs
+ * the counts (-r repeats them) and the report; stat_child.c starts the
+ * command; stat_targets.c finds the tasks or CPUs to count; stat_counters.c
+ * opens, reads and closes the perf events; stat_wait.c waits for the end of
  * counting (signals, the command's or the targets' exit) and the interval
  * ticks; stat_figures.c turns readings into figures (the interval rule, the
- * runs' spread); stat_print.c prints them as text, CSV or JSON.
+ * runs' spread); stat_runs.c keeps -r's runs; stat_print.c prints them as
+ * text, CSV or JSON.
  */
 #ifndef UPMC_CLI_STAT_H
 #define UPMC_CLI_STAT_H
@@ -44,6 +46,7 @@ enum stat_target {
 enum stat_format { STAT_TEXT, STAT_CSV, STAT_JSON };
 
 #define STAT_MAX_PARTS 4 /* one per core PMU (os/linux/probe.h) */
+#define STAT_SOLO      ((size_t)-1)
 
 /* A counter's reading on one task or CPU: its count and the kernel's times
  * (ns), its parts added up. */
@@ -68,8 +71,15 @@ struct stat_unit {
 
 struct stat_counter {
 	struct upmc_event event;
-	unsigned n_parts; /* perf events per task or CPU: one, or one per core PMU */
-	int opened;       /* perf_event_open succeeded: enabled and running are known */
+	/* The perf group it is counted in with the other counters of the same
+	 * number (one per PMU it counts on: software events apart), so that
+	 * they share one schedule and are read together: a metric's inputs, or
+	 * --rotate's pass. 0: a perf event of its own. */
+	unsigned group;
+	unsigned pass;                /* --rotate: the pass that counts it (0, 1, ...) */
+	unsigned n_parts;             /* perf events per task or CPU: one, or one per core PMU */
+	uint32_t key[STAT_MAX_PARTS]; /* each part's PMU (the library's plan key) */
+	int opened;                   /* perf_event_open succeeded: enabled and running are known */
 	enum stat_status status;
 	struct stat_figure total;
 	char reason[UPMC_REASON_MAX];
@@ -90,11 +100,16 @@ struct stat_run {
 	unsigned n_metrics; /* -M's, or those the spec names: computed from each block's counts */
 	struct upmc_metric metric[UPMC_MAX_METRICS];
 	unsigned runs; /* how many runs the figures are the mean of */
+	/* --rotate: the passes, each counted in runs of its own with its
+	 * groups pinned (0: every counter in every run), and this run's */
+	unsigned passes, pass;
 
 	/* the tasks or CPUs counted, and their perf events (stat_targets.c) */
 	unsigned n_units;
 	struct stat_unit *unit;
-	int *fd;                      /* [unit][counter][part]; -1 where none */
+	int *fd;       /* [unit][counter][part]; -1 where none */
+	size_t *lead;  /* ... the index in fd of its group's leader; STAT_SOLO: none */
+	unsigned *pos; /* ... its place in the leader's group read */
 	struct stat_reading *reading; /* [unit][counter], the latest read */
 
 	/* the end */
@@ -113,6 +128,10 @@ struct stat_run {
 struct stat_args {
 	const char *spec;
 	char *joined;       /* every -e, joined by commas, as perf stat counts them all */
+	const char **lists; /* each -e list as given (--rotate's passes) */
+	unsigned n_lists;
+	int rotate;         /* --rotate */
+	int repeat_given;   /* -r was given */
 	const char *output; /* NULL: stderr, as perf stat writes */
 	enum stat_format format;
 	const char *separator; /* -x */
@@ -132,6 +151,18 @@ struct stat_args {
 int stat_parse_args(int argc, char **argv, struct stat_args *a);
 void stat_free_args(struct stat_args *a);
 extern const char stat_usage[];
+
+/* ---- the counters (stat_plan.c) ---- */
+
+/*
+ * a->spec's events into run->counter[] and its metrics into run->metric[]:
+ * each metric's inputs in one perf group (the library's rule, as a
+ * multiplexed set counts them), and with --rotate each counter's pass:
+ * first each metric group's, then one for each -e list's events that no
+ * metric needs. run->n, or -1 with the library's sentence in
+ * upmc_last_error().
+ */
+int stat_plan(struct stat_run *run, const struct stat_args *a);
 
 /* ---- the command (stat_child.c) ---- */
 
@@ -218,6 +249,28 @@ void stat_spread_add(struct stat_spread *s, double x);
 double stat_spread_noise(const struct stat_spread *s);
 /* The standard deviation of the mean. */
 double stat_spread_error(const struct stat_spread *s);
+
+/* ---- -r's runs (stat_runs.c) ---- */
+
+struct stat_runs {
+	struct stat_spread value[UPMC_MAX_COUNTERS], enabled[UPMC_MAX_COUNTERS],
+	        running[UPMC_MAX_COUNTERS];
+	struct stat_spread elapsed;
+	struct stat_counter plan[UPMC_MAX_COUNTERS]; /* as stat_plan() made them */
+	struct stat_counter kept[UPMC_MAX_COUNTERS]; /* as their pass's last run left them */
+	unsigned ran[UPMC_MAX_COUNTERS];             /* runs that counted each */
+};
+
+/* Before the first run: keeps run's counters as planned. */
+void stat_runs_start(struct stat_runs *s, const struct stat_run *run);
+/* Before run r (0, 1, ...): the counters afresh, and the pass it counts
+ * (--rotate: pass r mod passes). */
+void stat_runs_next(struct stat_runs *s, struct stat_run *run, unsigned r);
+/* After a run: adds the figures of the counters it counted. */
+void stat_runs_add(struct stat_runs *s, const struct stat_run *run);
+/* After the last of `runs` runs: each counter as its pass's runs left it,
+ * with the mean of its figures and their spread when there were several. */
+void stat_runs_end(struct stat_runs *s, struct stat_run *run, unsigned runs);
 
 /* ---- the report (stat_print.c) ---- */
 

@@ -28,6 +28,9 @@ const char stat_usage[] =
         "                             events counted, each value beside its first event\n"
         "  -r, --repeat N             run CMD N times: the mean of each figure, and +- the\n"
         "                             standard deviation of the mean in % of it\n"
+        "      --rotate               with -r: each run counts one pass, in turn, its\n"
+        "                             events pinned on the PMU: each metric's events,\n"
+        "                             then each -e list's other events\n"
         "  -I, --interval-print MS    print the counts of every MS milliseconds\n"
         "  -x, --field-separator SEP  CSV in perf stat's fields, separated by SEP\n"
         "  -j, --json                 JSON (with -I: one object per interval and line)\n"
@@ -42,12 +45,13 @@ const char stat_usage[] =
         "  SPEC: `upmc list` shows the events; the default is\n"
         "  " STAT_DEFAULT_SPEC "\n";
 
-enum { OPT_PER_THREAD = 256 };
+enum { OPT_PER_THREAD = 256, OPT_ROTATE };
 
 static const struct option options[] = {
         {"event", required_argument, NULL, 'e'},
         {"metrics", required_argument, NULL, 'M'},
         {"repeat", required_argument, NULL, 'r'},
+        {"rotate", no_argument, NULL, OPT_ROTATE},
         {"interval-print", required_argument, NULL, 'I'},
         {"field-separator", required_argument, NULL, 'x'},
         {"json", no_argument, NULL, 'j'},
@@ -121,6 +125,20 @@ static int join_events(struct stat_args *a, const char *more)
 	return 0;
 }
 
+/* One -e list: counted with the others, and kept apart for --rotate. */
+static int take_events(struct stat_args *a, const char *list)
+{
+	const char **grown = realloc(a->lists, (a->n_lists + 1) * sizeof(*a->lists));
+
+	if (!grown) {
+		fprintf(stderr, "upmc stat: out of memory for the -e lists\n");
+		return CLI_EXIT_FAILURE;
+	}
+	a->lists = grown;
+	a->lists[a->n_lists++] = list;
+	return join_events(a, list);
+}
+
 /* -M's list: metrics or groups only (`upmc list --metrics`), counted with
  * the -e lists. */
 static int join_metrics(struct stat_args *a, const char *list)
@@ -179,10 +197,11 @@ static int take(struct stat_args *a, int opt, const char *value)
 {
 	switch (opt) {
 	case 'e':
-		return join_events(a, value);
+		return take_events(a, value);
 	case 'M':
 		return join_metrics(a, value);
 	case 'r':
+		a->repeat_given = 1;
 		a->repeat = number(value, 100000);
 		return a->repeat
 		               ? 0
@@ -218,6 +237,9 @@ static int take(struct stat_args *a, int opt, const char *value)
 	case OPT_PER_THREAD:
 		a->per_thread = 1;
 		return 0;
+	case OPT_ROTATE:
+		a->rotate = 1;
+		return 0;
 	case 'h':
 		a->help = 1;
 		return 0;
@@ -240,6 +262,13 @@ static int check(const struct stat_args *a, int had_dashes)
 		return usage_error("-r repeats a command: give one, without -p or -t");
 	if (a->repeat > 1 && a->interval_ms)
 		return usage_error("-r and -I do not go together");
+	if (a->rotate && (!a->command || attached))
+		return usage_error("--rotate runs a command once per pass: give one, without -p or "
+		                   "-t");
+	if (a->rotate && !a->repeat_given)
+		return usage_error("--rotate counts one pass per run: give the runs with -r N");
+	if (a->rotate && a->interval_ms)
+		return usage_error("--rotate and -I do not go together: a pass lasts a whole run");
 	return 0;
 }
 
@@ -247,8 +276,10 @@ void stat_free_args(struct stat_args *a)
 {
 	free(a->joined);
 	free(a->ids);
+	free(a->lists);
 	a->joined = NULL;
 	a->ids = NULL;
+	a->lists = NULL;
 }
 
 int stat_parse_args(int argc, char **argv, struct stat_args *a)

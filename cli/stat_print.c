@@ -56,19 +56,22 @@ static int counted(const struct stat_counter *c, const struct stat_figure *f)
 }
 
 /* A counted figure of that kind in the block, preferring one with the same
- * privilege levels as `like` (instructions:u goes with cycles:u). */
+ * privilege levels as `like` (instructions:u goes with cycles:u); with
+ * --rotate, of like's pass only: a ratio never takes two passes' counts. */
 static const struct stat_figure *find(const struct stat_run *run, const struct stat_block *b,
-                                      uint32_t type, uint64_t config, const struct upmc_event *like)
+                                      uint32_t type, uint64_t config,
+                                      const struct stat_counter *like)
 {
 	const struct stat_figure *any = NULL;
 	unsigned i;
 
 	for (i = 0; i < run->n; i++) {
 		const struct stat_counter *c = &run->counter[i];
-		if (!counted(c, &b->fig[i]) || !is(&c->event, type, config))
+		if (!counted(c, &b->fig[i]) || !is(&c->event, type, config) ||
+		    (run->passes && c->pass != like->pass))
 			continue;
-		if (c->event.exclude_user == like->exclude_user &&
-		    c->event.exclude_kernel == like->exclude_kernel)
+		if (c->event.exclude_user == like->event.exclude_user &&
+		    c->event.exclude_kernel == like->event.exclude_kernel)
 			return &b->fig[i];
 		if (!any)
 			any = &b->fig[i];
@@ -89,7 +92,8 @@ static int ratio(struct derived *d, uint64_t a, const struct stat_figure *b, dou
 /* The ratio perf stat prints next to counter i, when its partner counted. */
 static struct derived derive(const struct stat_run *run, const struct stat_block *b, unsigned i)
 {
-	const struct upmc_event *ev = &run->counter[i].event;
+	const struct stat_counter *c = &run->counter[i];
+	const struct upmc_event *ev = &c->event;
 	uint64_t value = b->fig[i].value;
 	struct derived d = {0, ""};
 	const struct stat_figure *clock;
@@ -103,20 +107,20 @@ static struct derived derive(const struct stat_run *run, const struct stat_block
 		return d;
 	}
 	if (is(ev, UPMC_TYPE_HARDWARE, HW_INSTRUCTIONS) &&
-	    ratio(&d, value, find(run, b, UPMC_TYPE_HARDWARE, HW_CYCLES, ev), 1, "insn per cycle"))
+	    ratio(&d, value, find(run, b, UPMC_TYPE_HARDWARE, HW_CYCLES, c), 1, "insn per cycle"))
 		return d;
 	if (is(ev, UPMC_TYPE_HARDWARE, HW_BRANCH_MISS) &&
-	    ratio(&d, value, find(run, b, UPMC_TYPE_HARDWARE, HW_BRANCHES, ev), 100,
+	    ratio(&d, value, find(run, b, UPMC_TYPE_HARDWARE, HW_BRANCHES, c), 100,
 	          "% of all branches"))
 		return d;
 	if (is(ev, UPMC_TYPE_HARDWARE, HW_CACHE_MISSES) &&
-	    ratio(&d, value, find(run, b, UPMC_TYPE_HARDWARE, HW_CACHE_REFS, ev), 100,
+	    ratio(&d, value, find(run, b, UPMC_TYPE_HARDWARE, HW_CACHE_REFS, c), 100,
 	          "% of all cache refs"))
 		return d;
 	/* rates per second of the time counted, as perf stat: either clock */
-	clock = find(run, b, UPMC_TYPE_SOFTWARE, SW_TASK_CLOCK, ev);
+	clock = find(run, b, UPMC_TYPE_SOFTWARE, SW_TASK_CLOCK, c);
 	if (!clock)
-		clock = find(run, b, UPMC_TYPE_SOFTWARE, SW_CPU_CLOCK, ev);
+		clock = find(run, b, UPMC_TYPE_SOFTWARE, SW_CPU_CLOCK, c);
 	if (is(ev, UPMC_TYPE_HARDWARE, HW_CYCLES))
 		ratio(&d, value, clock, 1, "GHz"); /* cycles per ns */
 	else
@@ -290,6 +294,15 @@ static void target_title(char *buf, size_t size, const struct stat_run *run)
 	}
 }
 
+/* CSV's last field with --rotate: the pass that measured the row (1, 2,
+ * ...); then the row's end. */
+static void csv_pass(FILE *out, const struct stat_run *run, const struct stat_counter *c)
+{
+	if (run->passes)
+		fprintf(out, "%s%u", run->separator, c->pass + 1);
+	fputc('\n', out);
+}
+
 /* The metrics of counter i beyond the first: the next one from j on,
  * run->n_metrics when none is left. */
 static unsigned next_metric_line(const struct stat_run *run, unsigned i, unsigned j)
@@ -331,8 +344,9 @@ static void csv_metric_lines(FILE *out, const struct stat_run *run, const struct
 			fprintf(out, "%s%s", label, sep);
 		}
 		/* value, unit, event, [+-], time running, % running: empty */
-		fprintf(out, "%s%s%s%s%s%s%s%s%s\n", sep, sep, run->runs > 1 ? sep : "", sep, sep,
+		fprintf(out, "%s%s%s%s%s%s%s%s%s", sep, sep, run->runs > 1 ? sep : "", sep, sep,
 		        sep, num, sep, unit);
+		csv_pass(out, run, &run->counter[i]);
 	}
 }
 
@@ -351,10 +365,14 @@ static void text_row(FILE *out, const struct stat_run *run, const struct row *r,
 	}
 	if (run->runs > 1 && r->counted && r->f->noise)
 		fprintf(out, "%-*s  ( +-%6.2f%% )", METRIC_WIDTH, metric, r->f->noise);
+	else if (run->passes) /* the passes in a column */
+		fprintf(out, "%-*s  %13s", METRIC_WIDTH, metric, "");
 	else
 		fputs(metric, out);
 	if (r->counted && r->f->running < r->f->enabled)
 		fprintf(out, "  (%.2f%%)", running_percent(r->f));
+	if (run->passes)
+		fprintf(out, "  (pass %u/%u)", r->c->pass + 1, run->passes);
 	if (note)
 		fprintf(out, "  [%u]", note);
 	fputc('\n', out);
@@ -442,7 +460,9 @@ static void text_report(FILE *out, const struct stat_run *run, const struct stat
 	char title[1100], runs[32] = "", label[64];
 
 	target_title(title, sizeof(title), run);
-	if (run->runs > 1)
+	if (run->passes)
+		cli_format(runs, sizeof(runs), " (%u runs, %u passes)", run->runs, run->passes);
+	else if (run->runs > 1)
 		cli_format(runs, sizeof(runs), " (%u runs)", run->runs);
 	fprintf(out, "\n Performance counter stats for %s%s:\n\n", title, runs);
 	for (b = 0; b < n_blocks; b++) {
@@ -490,7 +510,8 @@ static void csv_row(FILE *out, const struct stat_run *run, const struct row *r, 
 	        running_percent(r->f));
 	if (r->d.unit[0])
 		metric_text(r->d, num, sizeof(num), unit, sizeof(unit));
-	fprintf(out, "%s%s%s%s\n", sep, num, sep, unit);
+	fprintf(out, "%s%s%s%s", sep, num, sep, unit);
+	csv_pass(out, run, r->c);
 }
 
 static void csv_blocks(FILE *out, const struct stat_run *run, const char *time,
@@ -521,6 +542,15 @@ static enum stat_status row_status(const struct row *r)
 	return r->c->status == STAT_COUNTED && !r->counted ? STAT_NOT_COUNTED : r->c->status;
 }
 
+/* "pass": with --rotate, the pass (1, 2, ...) that measured c; else null. */
+static void json_pass(struct json *j, const struct stat_run *run, const struct stat_counter *c)
+{
+	if (run->passes && c)
+		json_uint(j, "pass", c->pass + 1);
+	else
+		json_null(j, "pass");
+}
+
 static void json_counter(struct json *j, const struct stat_run *run, const struct row *r)
 {
 	json_object(j, NULL);
@@ -543,6 +573,7 @@ static void json_counter(struct json *j, const struct stat_run *run, const struc
 	else
 		json_null(j, "noise_pct");
 	json_string(j, "reason", r->c->reason[0] ? r->c->reason : NULL);
+	json_pass(j, run, r->c);
 	if (r->d.unit[0]) {
 		json_object(j, "derived");
 		json_double(j, "value", r->d.value);
@@ -570,6 +601,7 @@ static void json_metrics(struct json *j, const struct stat_run *run, const struc
 		json_double(j, "value", metric_value(run, b, k));
 		json_string(j, "unit", info.unit);
 		json_bool(j, "percent", info.percent);
+		json_pass(j, run, run->metric[k].n_in ? &run->counter[run->metric[k].in[0]] : NULL);
 		json_end(j);
 	}
 	json_end(j);
@@ -646,6 +678,10 @@ static void json_report(FILE *out, const struct stat_run *run, const struct stat
 	json_object(&j, NULL);
 	json_target(&j, run);
 	json_uint(&j, "runs", run->runs);
+	if (run->passes)
+		json_uint(&j, "passes", run->passes);
+	else
+		json_null(&j, "passes");
 	if (ran)
 		json_int(&j, "exit_status", run->exit_status);
 	else
