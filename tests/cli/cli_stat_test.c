@@ -473,6 +473,52 @@ TEST(cli_stat, repeats)
 	cli_result_free(&r);
 }
 
+/* --rotate: run r counts pass r mod 2 (each -e list one here), and each
+ * figure says its pass; a rate takes no clock of another pass. Fewer runs
+ * than passes is a usage error, before anything runs. */
+TEST(cli_stat, rotate)
+{
+	char marker[512], script[600], line[512], err[128];
+	const struct jdoc *counters;
+	struct cli_result r;
+	struct jdoc *doc;
+
+	CLI_RUN(r, NULL, "stat", "--rotate", "-r", "4", "-e", "task-clock", "-e", "page-faults",
+	        "true");
+	EXPECT_EQ(r.status, 0);
+	EXPECT_CONTAINS(r.err, " Performance counter stats for 'true' (4 runs, 2 passes):\n");
+	ASSERT(cli_line_with(r.err, " task-clock ", line, sizeof(line)) == 0);
+	EXPECT_CONTAINS(line, "CPUs utilized");
+	EXPECT_CONTAINS(line, "  (pass 1/2)");
+	ASSERT(cli_line_with(r.err, " page-faults ", line, sizeof(line)) == 0);
+	EXPECT_CONTAINS(line, "  (pass 2/2)");
+	EXPECT_MSG(!strstr(line, "/sec"), "a rate of another pass's clock: %s", line);
+	cli_result_free(&r);
+
+	CLI_RUN(r, NULL, "stat", "--rotate", "-r", "2", "--json", "-e", "task-clock", "-e",
+	        "page-faults", "true");
+	doc = jdoc_parse(r.err, err, sizeof(err));
+	ASSERT_MSG(doc, "invalid JSON (%s): %s", err, r.err);
+	EXPECT(jdoc_number(doc, "passes", 0) == 2);
+	counters = jdoc_get(doc, "counters");
+	ASSERT(counters && counters->n == 2);
+	EXPECT(jdoc_number(jdoc_at(counters, 0), "pass", 0) == 1);
+	EXPECT(jdoc_number(jdoc_at(counters, 1), "pass", 0) == 2);
+	EXPECT(jdoc_is_null(jdoc_at(counters, 1), "derived"));
+	jdoc_free(doc);
+	cli_result_free(&r);
+
+	cli_temp_name(marker, sizeof(marker), "rotated");
+	snprintf(script, sizeof(script), "touch %s", marker);
+	CLI_RUN(r, NULL, "stat", "--rotate", "-r", "1", "-e", "task-clock", "-e", "page-faults",
+	        "sh", "-c", script);
+	EXPECT_EQ(r.status, 2);
+	EXPECT_CONTAINS(r.err, "upmc: stat: --rotate counts these events in 2 passes, one per "
+	                       "run: -r needs at least 2 runs, not 1\n\nusage: upmc stat");
+	EXPECT(access(marker, F_OK) != 0);
+	cli_result_free(&r);
+}
+
 /* A line of -I's CSV: its timestamp, and the value of `event` in it. */
 static int interval_row(const char *text, const char *event, double *at, long *value)
 {

@@ -76,6 +76,7 @@ TEST(cli_usage, stat_help)
 	static const char *const options[] = {
 	        "-e, --event SPEC",
 	        "-r, --repeat N",
+	        "--rotate",
 	        "-I, --interval-print MS",
 	        "-x, --field-separator SEP",
 	        "-j, --json",
@@ -106,7 +107,7 @@ TEST(cli_usage, stat_help)
 TEST(cli_usage, stat_options)
 {
 	static const struct {
-		const char *args[6], *message;
+		const char *args[8], *message;
 	} cases[] = {
 	        {{"stat"},
 	         "no command: give one (upmc stat ls), or what to count: -p, -t, -a or -C"},
@@ -131,6 +132,12 @@ TEST(cli_usage, stat_options)
 	        {{"stat", "-r", "3", "-p", "1"},
 	         "-r repeats a command: give one, without -p or -t"},
 	        {{"stat", "-r", "2", "-I", "100", "true"}, "-r and -I do not go together"},
+	        {{"stat", "--rotate", "true"},
+	         "--rotate counts one pass per run: give the runs with -r N"},
+	        {{"stat", "--rotate", "-r", "1", "-I", "100", "true"},
+	         "--rotate and -I do not go together: a pass lasts a whole run"},
+	        {{"stat", "--rotate", "-r", "1", "-p", "1"},
+	         "--rotate runs a command once per pass: give one, without -p or -t"},
 	        {{"stat", "-p", "1", "-a"}, "-p, -t and -a/-C each say what to count: give one"},
 	        {{"stat", "-p", "12,x"}, "'12,x' is not a list of process ids, e.g. 1234,1240"},
 	        {{"stat", "-t", "0"}, "'0' is not a list of thread ids"},
