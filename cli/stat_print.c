@@ -404,6 +404,19 @@ static unsigned group_notes(const struct stat_run *run, unsigned *note)
 	return notes;
 }
 
+/* Whether counter i's name is in its note already: an event two metric
+ * groups count is named once. */
+static int named_before(const struct stat_run *run, const unsigned *note, unsigned i)
+{
+	unsigned k;
+
+	for (k = 0; k < i; k++)
+		if (note[k] == note[i] &&
+		    !strcmp(run->counter[k].event.name, run->counter[i].event.name))
+			return 1;
+	return 0;
+}
+
 /* " [n] a, b: <a's reason>" for every note. */
 static void text_notes(FILE *out, const struct stat_run *run, const unsigned *note, unsigned notes)
 {
@@ -412,7 +425,7 @@ static void text_notes(FILE *out, const struct stat_run *run, const unsigned *no
 	for (k = 1; k <= notes; k++) {
 		fprintf(out, " [%u] ", k);
 		for (i = 0, first = run->n; i < run->n; i++) {
-			if (note[i] != k)
+			if (note[i] != k || named_before(run, note, i))
 				continue;
 			fprintf(out, "%s%s", first < run->n ? ", " : "",
 			        run->counter[i].event.name);
