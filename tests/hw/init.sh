@@ -18,6 +18,8 @@ if [ "$(arg cli)" = 1 ]; then
 	echo "=== upmc bench exit=$?"
 	echo "=== upmc stat -M"; /upmc stat -M IPC,branch-miss-ratio -- /bin/busybox true
 	echo "=== upmc stat -M exit=$?"
+	echo "=== upmc stat --rotate"; /upmc stat --rotate -r 2 -M IPC,branch-miss-ratio -- /bin/busybox true
+	echo "=== upmc stat --rotate exit=$?"
 fi
 if [ "$(arg denied)" = 1 ]; then
 	echo 0 > /proc/sys/kernel/perf_user_access

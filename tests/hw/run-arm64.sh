@@ -97,13 +97,14 @@ boot() {
 # no case of the benchmark may be skipped.
 cli_verdicts() {
 	local name=$1 log=$2
-	sed -n '/^=== upmc info/,/^=== upmc stat -M exit/p' "$log" | sed 's/^/  /' >&2
+	sed -n '/^=== upmc info/,/^=== upmc stat --rotate exit/p' "$log" | sed 's/^/  /' >&2
 	verdict() {
 		if grep -q "$3" "$log"; then echo "PASS arm64-$1-cli/$2"; else echo "FAIL arm64-$1-cli/$2"; fi
 	}
 	verdict "$name" info-user-read '^  2 counters, user-space mrs$'
 	verdict "$name" stat-counts '^ *[0-9,][0-9,]*      instructions  '
 	verdict "$name" stat-metrics '^ *[0-9,][0-9,]*      instructions  *#  *[0-9.][0-9.]* insn per cycle'
+	verdict "$name" stat-rotate '^ *[0-9,][0-9,]*      instructions  *#  *[0-9.][0-9.]* insn per cycle .*(pass 1/2)$'
 	verdict "$name" bench-ran '^=== upmc bench exit=0'
 	if grep -q '  skipped \[' "$log"; then
 		echo "FAIL arm64-$name-cli/bench-no-case-skipped"
