@@ -342,3 +342,23 @@ TEST(stat_groups, rotate_a_pass_that_cannot_go_on)
 	EXPECT_EQ(fake_open_events(), 0);
 	stat_free_units(&run);
 }
+
+/* Runs cut short (^C in the first run): the pass that never ran is not
+ * counted, and says why; the one that ran keeps its figures. */
+TEST(stat_groups, rotate_runs_cut_short)
+{
+	const char *lists[] = {"cache-references,cache-misses"};
+
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT(plan("cache-references,cache-misses,branch-miss-ratio", lists, 1, 1) == 4);
+	stat_runs_start(&runs, &run);
+	rotation_run(0, 1, 1000);
+	stat_runs_end(&runs, &run, 1);
+	EXPECT_EQ(run.counter[0].status, STAT_NOT_COUNTED);
+	EXPECT_STREQ(run.counter[0].reason, "'cache-references' was not counted: the runs ended "
+	                                    "before its pass (2 of 2) ran");
+	EXPECT_EQ(run.counter[2].status, STAT_COUNTED);
+	EXPECT_EQ_U64(run.counter[2].total.value, 1000);
+	stat_free_units(&run);
+}
