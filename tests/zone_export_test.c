@@ -553,6 +553,81 @@ TEST(metrics, the_aggregates_give_the_metric_of_the_totals)
 	upmc_profile_close(p);
 }
 
+/* Each zone's metric values as upmc_profile_zones() gives them. */
+struct zone_metrics {
+	unsigned metrics[64];
+	double ipc[64], delta[64][2];
+	int n;
+};
+
+static int keep_metrics(const struct upmc_zone_info *info, void *arg)
+{
+	struct zone_metrics *zm = arg;
+
+	if (zm->n == 64)
+		return 1;
+	zm->metrics[zm->n] = info->metrics;
+	zm->ipc[zm->n] = info->metrics ? info->metric[0] : -1;
+	zm->delta[zm->n][0] = (double)info->delta[0];
+	zm->delta[zm->n][1] = (double)info->delta[1];
+	zm->n++;
+	return 0;
+}
+
+/* struct upmc_zone_info carries each zone's metrics, from its own counts,
+ * as the exports have them; the profile names them and says why not. */
+TEST(metrics, zone_info_gives_each_zones_metrics)
+{
+	struct upmc_profile *p = record("IPC");
+	struct zone_metrics zm = {.n = 0};
+	int k;
+
+	ASSERT_MSG(p, "%s", upmc_last_error());
+	upmc_zone_flush();
+	ASSERT(upmc_profile_zones(p, keep_metrics, &zm) == 12);
+	for (k = 0; k < zm.n; k++) {
+		EXPECT_EQ(zm.metrics[k], 1u);
+		EXPECT_MSG(zm.ipc[k] == zm.delta[k][0] / zm.delta[k][1],
+		           "zone %d: IPC %.17g, want %.17g", k, zm.ipc[k],
+		           zm.delta[k][0] / zm.delta[k][1]);
+	}
+	/* collide: 200 instructions and 400 cycles, and one read's cost */
+	EXPECT(zm.ipc[2] == (200.0 + READ_COST) / (400 + READ_COST));
+	EXPECT(!strcmp(upmc_profile_metric_name(p, 0), "IPC"));
+	EXPECT(!strcmp(upmc_profile_metric_reason(p, 0), ""));
+	EXPECT(upmc_profile_metric_name(p, 1) == NULL);
+	EXPECT_CONTAINS(upmc_last_error(), "upmc_profile_metric_name: no metric 1");
+	EXPECT(upmc_profile_metric_reason(NULL, 0) == NULL);
+	upmc_profile_close(p);
+}
+
+/* A profile without metrics gives none; a zone whose denominator counted
+ * 0 reads NAN. */
+TEST(metrics, zone_info_without_a_value)
+{
+	static const struct upmc_zone_loc idle_loc = {"idle", "f", "x.c", 1};
+	struct upmc_profile *p = record("instructions");
+	struct zone_metrics zm = {.n = 0};
+
+	ASSERT_MSG(p, "%s", upmc_last_error());
+	upmc_zone_flush();
+	ASSERT(upmc_profile_zones(p, keep_metrics, &zm) == 12);
+	EXPECT_EQ(zm.metrics[0], 0u);
+	EXPECT(upmc_profile_metric_name(p, 0) == NULL);
+	upmc_profile_close(p);
+	sim_reset(48);
+	sim.read_cost = 0;
+	ASSERT_MSG(upmc_profile_open(&p, "IPC", NULL) == 0, "%s", upmc_last_error());
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	upmc_zone_flush();
+	zm.n = 0;
+	ASSERT(upmc_profile_zones(p, keep_metrics, &zm) == 1);
+	EXPECT_EQ(zm.metrics[0], 1u);
+	EXPECT_MSG(isnan(zm.ipc[0]), "IPC %g of a zone that counted 0 cycles", zm.ipc[0]);
+	upmc_profile_close(p);
+}
+
 /* The JSON aggregates' entry of a zone name (they come by total time,
  * which the machine's load may reorder). */
 static const struct jdoc *named_zone(const struct jdoc *d, const char *name)

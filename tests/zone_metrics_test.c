@@ -7,6 +7,7 @@
  * themselves are checked on the simulated PMU (zone_export_test.c).
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,6 +83,15 @@ static int longest(const struct upmc_zone_info *z, void *arg)
 	return 0;
 }
 
+/* Counts the zones whose metric reads NAN. */
+static int metric_not_computed(const struct upmc_zone_info *z, void *arg)
+{
+	int *n = arg;
+
+	*n += z->metrics == 1 && isnan(z->metric[0]);
+	return 0;
+}
+
 static int ipc_counts_here(char *why, size_t size)
 {
 	struct upmc_profile *p = NULL;
@@ -112,7 +122,7 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	char err[200], *table, *chrome, *json, *stat_why;
 	struct jdoc *d;
 	uint64_t ns = 0;
-	int k;
+	int k, without_ipc = 0;
 
 	if (ipc_counts_here(err, sizeof(err)))
 		SKIP("this machine counts IPC's events: the metric is computed");
@@ -135,6 +145,10 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	stat_why = strdup(reason->string);
 	ASSERT(stat_why);
 	EXPECT_MSG(one_sentence(stat_why), "not one sentence: %s", stat_why);
+	/* each zone's metric NAN, the reason the profile's */
+	EXPECT(!strcmp(upmc_profile_metric_reason(p, 0), stat_why));
+	ASSERT(upmc_profile_zones(p, metric_not_computed, &without_ipc) == 3);
+	EXPECT_EQ(without_ipc, 3);
 	z = jdoc_at(jdoc_get(d, "zones"), 0);
 	ASSERT(z);
 	EXPECT(jdoc_number(z, "count", -1) == 3 && jdoc_number(z, "total_ns", -1) >= 3e6);

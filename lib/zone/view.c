@@ -114,6 +114,9 @@ void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread 
 	info->text = upmc_zone_text_of(t, z);
 	info->value = z->value;
 	info->has_value = z->has_value;
+	upmc_zone_metrics(p, c, c->metric);
+	info->metrics = p->n_metrics;
+	info->metric = c->metric;
 }
 
 const char *upmc_zone_text_of(const struct upmc_zone_thread *t, const struct zone_done *z)

@@ -311,6 +311,7 @@ uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
 struct zone_counts {
 	uint64_t delta[UPMC_MAX_COUNTERS], self[UPMC_MAX_COUNTERS];
 	double ratio[UPMC_MAX_COUNTERS];
+	double metric[UPMC_MAX_METRICS]; /* upmc_zone_info()'s */
 };
 void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                       const struct zone_done *z, struct zone_counts *c);
