@@ -125,12 +125,6 @@ static void counter_event(const struct upmc_profile *p, const struct upmc_zone_t
 	fprintf(out, "}}");
 }
 
-struct chrome_metrics {
-	const struct upmc_profile *p;
-	FILE *out;
-	unsigned n;
-};
-
 static void frame_name(const struct zone_frame *f, FILE *out)
 {
 	char name[256];
@@ -171,32 +165,6 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 	}
 }
 
-/* "name":"why", for each metric not computed here. */
-static void not_computed(void *arg, unsigned j, const char *why)
-{
-	struct chrome_metrics *cm = arg;
-
-	fprintf(cm->out, "%s", cm->n++ ? "," : "");
-	upmc_json_string(cm->out, upmc_zone_metric_name(cm->p, j));
-	fputc(':', cm->out);
-	upmc_json_string(cm->out, why);
-}
-
-static void metrics_data(const struct upmc_profile *p, FILE *out)
-{
-	struct chrome_metrics cm = {p, out, 0};
-	unsigned j;
-
-	fprintf(out, "\"metrics\":[");
-	for (j = 0; j < p->n_metrics; j++) {
-		fprintf(out, "%s", j ? "," : "");
-		upmc_json_string(out, upmc_zone_metric_name(p, j));
-	}
-	fprintf(out, "],\"metrics_not_computed\":{");
-	upmc_zone_metrics_not_computed(p, not_computed, &cm);
-	fprintf(out, "},");
-}
-
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out)
 {
 	struct upmc_profile_stats st;
@@ -211,7 +179,8 @@ int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out)
 		upmc_json_string(out, p->counter[i]);
 	}
 	fprintf(out, "],");
-	metrics_data(p, out);
+	upmc_zone_json_metrics(p, out);
+	fputc(',', out);
 	fprintf(out,
 	        "\"not_counted\":\"a counter or metric missing from a zone's args did not "
 	        "count or could not be computed in that "

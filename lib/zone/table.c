@@ -548,31 +548,6 @@ static void json_zone(const struct upmc_profile *p, const struct name_total *nt,
 	fprintf(out, "}}");
 }
 
-/* "name":"why", for each metric not computed here. */
-static void json_not_computed(void *arg, unsigned j, const char *why)
-{
-	struct writing *w = arg;
-
-	fprintf(w->out, "%s", w->n++ ? "," : "");
-	upmc_json_string(w->out, upmc_zone_metric_name(w->p, j));
-	fputc(':', w->out);
-	upmc_json_string(w->out, why);
-}
-
-static void json_metrics(const struct upmc_profile *p, FILE *out)
-{
-	unsigned j;
-
-	fprintf(out, "\"metrics\":[");
-	for (j = 0; j < p->n_metrics; j++) {
-		fprintf(out, "%s", j ? "," : "");
-		upmc_json_string(out, upmc_zone_metric_name(p, j));
-	}
-	fprintf(out, "],\"metrics_not_computed\":{");
-	upmc_zone_metrics_not_computed(p, json_not_computed, &(struct writing){p, out, 0});
-	fprintf(out, "},\n");
-}
-
 int upmc_zone_write_json(struct upmc_profile *p, FILE *out)
 {
 	struct ratio r[1 + UPMC_MAX_COUNTERS];
@@ -593,7 +568,8 @@ int upmc_zone_write_json(struct upmc_profile *p, FILE *out)
 		upmc_json_string(out, p->counter[i]);
 	}
 	fprintf(out, "],\n");
-	json_metrics(p, out);
+	upmc_zone_json_metrics(p, out);
+	fprintf(out, ",\n");
 	json_threads(p, out);
 	fprintf(out,
 	        "\"zones_collected\":%llu,\"dropped_zones\":%llu,\"dropped_frames\":%llu,"

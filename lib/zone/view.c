@@ -97,6 +97,37 @@ unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
 	return n;
 }
 
+struct json_writing {
+	const struct upmc_profile *p;
+	FILE *out;
+	unsigned n;
+};
+
+/* "name":"why", for each metric not computed here. */
+static void json_not_computed(void *arg, unsigned j, const char *why)
+{
+	struct json_writing *w = arg;
+
+	fprintf(w->out, "%s", w->n++ ? "," : "");
+	upmc_json_string(w->out, upmc_zone_metric_name(w->p, j));
+	fputc(':', w->out);
+	upmc_json_string(w->out, why);
+}
+
+void upmc_zone_json_metrics(const struct upmc_profile *p, FILE *out)
+{
+	unsigned j;
+
+	fprintf(out, "\"metrics\":[");
+	for (j = 0; j < p->n_metrics; j++) {
+		fprintf(out, "%s", j ? "," : "");
+		upmc_json_string(out, upmc_zone_metric_name(p, j));
+	}
+	fprintf(out, "],\"metrics_not_computed\":{");
+	upmc_zone_metrics_not_computed(p, json_not_computed, &(struct json_writing){p, out, 0});
+	fputc('}', out);
+}
+
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                     const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info)
 {

@@ -330,6 +330,11 @@ unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
                                         void (*fn)(void *arg, unsigned j, const char *why),
                                         void *arg);
 
+/* "metrics":[names],"metrics_not_computed":{"name":"why",...}: the JSON
+ * exports' (Chrome's otherData, the aggregates) list of the spec's metrics
+ * and, once, why each one not computed here is not. */
+void upmc_zone_json_metrics(const struct upmc_profile *p, FILE *out);
+
 /* A collected zone as the public struct, its counts in c. */
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                     const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info);
