@@ -344,16 +344,10 @@ static void print_why(const struct upmc_profile *p, const struct upmc_zone_threa
 	fprintf(out, ": %s\n", printable(&buf, t->why));
 }
 
-struct writing {
-	const struct upmc_profile *p;
-	FILE *out;
-	unsigned n;
-};
-
 /* Why a metric is not computed here, once for the table. */
 static void print_not_computed(void *arg, unsigned j, const char *why)
 {
-	struct writing *w = arg;
+	struct zone_writing *w = arg;
 	struct printable_name buf;
 
 	fprintf(w->out, "%s is not computed: ", upmc_zone_metric_name(w->p, j));
@@ -460,7 +454,7 @@ int upmc_zone_write_table(struct upmc_profile *p, FILE *out)
 	        "\ncounters are totals over a name's zones (* where some of them did not "
 	        "count); %s are of the totals\n",
 	        p->n_metrics ? "metrics" : "ratios");
-	upmc_zone_metrics_not_computed(p, print_not_computed, &(struct writing){p, out, 0});
+	upmc_zone_metrics_not_computed(p, print_not_computed, &(struct zone_writing){p, out, 0});
 	free_totals(&tot);
 	return 0;
 }

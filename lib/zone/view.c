@@ -97,16 +97,10 @@ unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
 	return n;
 }
 
-struct json_writing {
-	const struct upmc_profile *p;
-	FILE *out;
-	unsigned n;
-};
-
 /* "name":"why", for each metric not computed here. */
 static void json_not_computed(void *arg, unsigned j, const char *why)
 {
-	struct json_writing *w = arg;
+	struct zone_writing *w = arg;
 
 	fprintf(w->out, "%s", w->n++ ? "," : "");
 	upmc_json_string(w->out, upmc_zone_metric_name(w->p, j));
@@ -124,7 +118,7 @@ void upmc_zone_json_metrics(const struct upmc_profile *p, FILE *out)
 		upmc_json_string(out, upmc_zone_metric_name(p, j));
 	}
 	fprintf(out, "],\"metrics_not_computed\":{");
-	upmc_zone_metrics_not_computed(p, json_not_computed, &(struct json_writing){p, out, 0});
+	upmc_zone_metrics_not_computed(p, json_not_computed, &(struct zone_writing){p, out, 0});
 	fputc('}', out);
 }
 

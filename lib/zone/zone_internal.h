@@ -324,6 +324,13 @@ const char *upmc_zone_metric_name(const struct upmc_profile *p, unsigned j);
 int upmc_zone_metric_is_percent(const struct upmc_profile *p, unsigned j);
 /* The same from counts a writer added up (UPMC_NOT_COUNTED: did not count). */
 double upmc_zone_metric_of(const struct upmc_profile *p, unsigned j, const uint64_t *counts);
+/* What a callback of upmc_zone_metrics_not_computed() writes with: the
+ * profile, the file, and how many it wrote so far. */
+struct zone_writing {
+	const struct upmc_profile *p;
+	FILE *out;
+	unsigned n;
+};
 /* "<metric> is not computed: <why>" once for each metric that cannot be
  * computed here, through fn; how many. */
 unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
