@@ -24,6 +24,7 @@
 
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
+#include "tests/zone_util.h"
 
 #define READ_COST 3
 
@@ -64,26 +65,9 @@ static struct upmc_profile *record(const char *spec)
 	return p;
 }
 
-static char *written(struct upmc_profile *p, enum upmc_format format)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	if (!f)
-		return NULL;
-	if (upmc_profile_write(p, format, f) < 0) {
-		fclose(f);
-		free(text);
-		return NULL;
-	}
-	fclose(f);
-	return text;
-}
-
 static struct jdoc *parsed(struct upmc_profile *p, enum upmc_format format)
 {
-	char err[200], *text = written(p, format);
+	char err[200], *text = export_text(p, format);
 	struct jdoc *d = text ? jdoc_parse(text, err, sizeof(err)) : NULL;
 
 	if (text && !d)
@@ -95,7 +79,7 @@ static struct jdoc *parsed(struct upmc_profile *p, enum upmc_format format)
 /* How often s appears in the export. */
 static int occurrences(struct upmc_profile *p, enum upmc_format format, const char *s)
 {
-	char *text = written(p, format), *at;
+	char *text = export_text(p, format), *at;
 	int n = 0;
 
 	for (at = text; at && (at = strstr(at, s)); at += strlen(s))
@@ -542,7 +526,7 @@ TEST(metrics, the_aggregates_give_the_metric_of_the_totals)
 	EXPECT_EQ(seen, 1);
 	jdoc_free(d);
 	/* the table's column: the metric's, not one computed by hand beside it */
-	text = written(p, UPMC_FORMAT_TABLE);
+	text = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(text);
 	snprintf(want, sizeof(want), "%.2f\n", (double)instr / (double)cycles);
 	EXPECT_CONTAINS(text, "IPC\n");
@@ -670,7 +654,7 @@ TEST(metrics, a_ratio_metric_and_a_zero_denominator)
 	ASSERT(z);
 	EXPECT(jdoc_get(jdoc_get(z, "metrics"), "branch-miss-ratio")->type == JDOC_NULL);
 	jdoc_free(d);
-	text = written(p, UPMC_FORMAT_TABLE);
+	text = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(text);
 	EXPECT_CONTAINS(text, "2.50%");
 	free(text);
@@ -751,7 +735,7 @@ TEST(aggregate, the_table)
 
 	ASSERT(p);
 	upmc_zone_flush();
-	text = written(p, UPMC_FORMAT_TABLE);
+	text = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(text);
 	EXPECT_CONTAINS(text, "upmc profile: 1 thread, 12 zones; 0 dropped");
 	EXPECT_CONTAINS(text, "frames: 3");
@@ -779,7 +763,7 @@ TEST(aggregate, the_table_escapes_control_bytes)
 	upmc_zone_end();
 	upmc_zone_begin(&physics_loc);
 	upmc_zone_end();
-	text = written(p, UPMC_FORMAT_TABLE);
+	text = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(text);
 	for (c = (const unsigned char *)text; *c; c++)
 		EXPECT_MSG(*c == '\n' || (*c >= 0x20 && *c != 0x7f), "byte 0x%02x at %zu", *c,

@@ -17,25 +17,9 @@
 
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
+#include "tests/zone_util.h"
 
 static const struct upmc_zone_loc work_loc = {"work", "f", "zone_metrics_test.c", 1};
-
-static char *written(struct upmc_profile *p, enum upmc_format format)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	if (!f)
-		return NULL;
-	if (upmc_profile_write(p, format, f) < 0) {
-		fclose(f);
-		free(text);
-		return NULL;
-	}
-	fclose(f);
-	return text;
-}
 
 static int occurrences(const char *text, const char *s)
 {
@@ -136,7 +120,7 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	EXPECT_MSG(ns >= 1000000, "the longest zone took %llu ns, slept 1 ms",
 	           (unsigned long long)ns);
 	/* the JSON: the reason once, the metric null for the name */
-	json = written(p, UPMC_FORMAT_JSON);
+	json = export_text(p, UPMC_FORMAT_JSON);
 	ASSERT(json);
 	d = jdoc_parse(json, err, sizeof(err));
 	ASSERT_MSG(d, "not JSON: %s", err);
@@ -158,13 +142,13 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	EXPECT(strstr(json, "\"zones\":[") && !strstr(strstr(json, "\"zones\":["), stat_why));
 	jdoc_free(d);
 	/* the table: one line says it, the column reads n/a */
-	table = written(p, UPMC_FORMAT_TABLE);
+	table = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(table);
 	EXPECT_EQ(occurrences(table, "IPC is not computed: "), 1);
 	EXPECT_CONTAINS(table, stat_why);
 	EXPECT_CONTAINS(table, "n/a\n");
 	/* Chrome: in otherData once, in no zone's args */
-	chrome = written(p, UPMC_FORMAT_CHROME);
+	chrome = export_text(p, UPMC_FORMAT_CHROME);
 	ASSERT(chrome);
 	EXPECT_EQ(occurrences(chrome, stat_why), 1);
 	EXPECT_EQ(occurrences(chrome, "\"IPC\""), 2); /* metrics, metrics_not_computed */
