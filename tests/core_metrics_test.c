@@ -13,17 +13,8 @@
 #include <string.h>
 
 #include "tests/fake/fake_kernel.h"
+#include "tests/set_util.h"
 #include "tests/upmc_test.h"
-
-static int counter_named(struct upmc_set *set, const char *name)
-{
-	int i;
-
-	for (i = 0; i < upmc_count(set); i++)
-		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
-			return i;
-	return -1;
-}
 
 TEST(metrics, events_once_and_exact_values)
 {

@@ -24,6 +24,7 @@
 
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
+#include "tests/zone_util.h"
 
 #define READ_COST 3
 
@@ -64,26 +65,9 @@ static struct upmc_profile *record(const char *spec)
 	return p;
 }
 
-static char *written(struct upmc_profile *p, enum upmc_format format)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	if (!f)
-		return NULL;
-	if (upmc_profile_write(p, format, f) < 0) {
-		fclose(f);
-		free(text);
-		return NULL;
-	}
-	fclose(f);
-	return text;
-}
-
 static struct jdoc *parsed(struct upmc_profile *p, enum upmc_format format)
 {
-	char err[200], *text = written(p, format);
+	char err[200], *text = export_text(p, format);
 	struct jdoc *d = text ? jdoc_parse(text, err, sizeof(err)) : NULL;
 
 	if (text && !d)
@@ -95,7 +79,7 @@ static struct jdoc *parsed(struct upmc_profile *p, enum upmc_format format)
 /* How often s appears in the export. */
 static int occurrences(struct upmc_profile *p, enum upmc_format format, const char *s)
 {
-	char *text = written(p, format), *at;
+	char *text = export_text(p, format), *at;
 	int n = 0;
 
 	for (at = text; at && (at = strstr(at, s)); at += strlen(s))
@@ -542,7 +526,7 @@ TEST(metrics, the_aggregates_give_the_metric_of_the_totals)
 	EXPECT_EQ(seen, 1);
 	jdoc_free(d);
 	/* the table's column: the metric's, not one computed by hand beside it */
-	text = written(p, UPMC_FORMAT_TABLE);
+	text = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(text);
 	snprintf(want, sizeof(want), "%.2f\n", (double)instr / (double)cycles);
 	EXPECT_CONTAINS(text, "IPC\n");
@@ -550,6 +534,81 @@ TEST(metrics, the_aggregates_give_the_metric_of_the_totals)
 	EXPECT(occurrences(p, UPMC_FORMAT_TABLE, "IPC") == 1);
 	EXPECT(!strstr(text, "is not computed"));
 	free(text);
+	upmc_profile_close(p);
+}
+
+/* Each zone's metric values as upmc_profile_zones() gives them. */
+struct zone_metrics {
+	unsigned metrics[64];
+	double ipc[64], delta[64][2];
+	int n;
+};
+
+static int keep_metrics(const struct upmc_zone_info *info, void *arg)
+{
+	struct zone_metrics *zm = arg;
+
+	if (zm->n == 64)
+		return 1;
+	zm->metrics[zm->n] = info->metrics;
+	zm->ipc[zm->n] = info->metrics ? info->metric[0] : -1;
+	zm->delta[zm->n][0] = (double)info->delta[0];
+	zm->delta[zm->n][1] = (double)info->delta[1];
+	zm->n++;
+	return 0;
+}
+
+/* struct upmc_zone_info carries each zone's metrics, from its own counts,
+ * as the exports have them; the profile names them and says why not. */
+TEST(metrics, zone_info_gives_each_zones_metrics)
+{
+	struct upmc_profile *p = record("IPC");
+	struct zone_metrics zm = {.n = 0};
+	int k;
+
+	ASSERT_MSG(p, "%s", upmc_last_error());
+	upmc_zone_flush();
+	ASSERT(upmc_profile_zones(p, keep_metrics, &zm) == 12);
+	for (k = 0; k < zm.n; k++) {
+		EXPECT_EQ(zm.metrics[k], 1u);
+		EXPECT_MSG(zm.ipc[k] == zm.delta[k][0] / zm.delta[k][1],
+		           "zone %d: IPC %.17g, want %.17g", k, zm.ipc[k],
+		           zm.delta[k][0] / zm.delta[k][1]);
+	}
+	/* collide: 200 instructions and 400 cycles, and one read's cost */
+	EXPECT(zm.ipc[2] == (200.0 + READ_COST) / (400 + READ_COST));
+	EXPECT(!strcmp(upmc_profile_metric_name(p, 0), "IPC"));
+	EXPECT(!strcmp(upmc_profile_metric_reason(p, 0), ""));
+	EXPECT(upmc_profile_metric_name(p, 1) == NULL);
+	EXPECT_CONTAINS(upmc_last_error(), "upmc_profile_metric_name: no metric 1");
+	EXPECT(upmc_profile_metric_reason(NULL, 0) == NULL);
+	upmc_profile_close(p);
+}
+
+/* A profile without metrics gives none; a zone whose denominator counted
+ * 0 reads NAN. */
+TEST(metrics, zone_info_without_a_value)
+{
+	static const struct upmc_zone_loc idle_loc = {"idle", "f", "x.c", 1};
+	struct upmc_profile *p = record("instructions");
+	struct zone_metrics zm = {.n = 0};
+
+	ASSERT_MSG(p, "%s", upmc_last_error());
+	upmc_zone_flush();
+	ASSERT(upmc_profile_zones(p, keep_metrics, &zm) == 12);
+	EXPECT_EQ(zm.metrics[0], 0u);
+	EXPECT(upmc_profile_metric_name(p, 0) == NULL);
+	upmc_profile_close(p);
+	sim_reset(48);
+	sim.read_cost = 0;
+	ASSERT_MSG(upmc_profile_open(&p, "IPC", NULL) == 0, "%s", upmc_last_error());
+	upmc_zone_begin(&idle_loc);
+	upmc_zone_end();
+	upmc_zone_flush();
+	zm.n = 0;
+	ASSERT(upmc_profile_zones(p, keep_metrics, &zm) == 1);
+	EXPECT_EQ(zm.metrics[0], 1u);
+	EXPECT_MSG(isnan(zm.ipc[0]), "IPC %g of a zone that counted 0 cycles", zm.ipc[0]);
 	upmc_profile_close(p);
 }
 
@@ -595,7 +654,7 @@ TEST(metrics, a_ratio_metric_and_a_zero_denominator)
 	ASSERT(z);
 	EXPECT(jdoc_get(jdoc_get(z, "metrics"), "branch-miss-ratio")->type == JDOC_NULL);
 	jdoc_free(d);
-	text = written(p, UPMC_FORMAT_TABLE);
+	text = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(text);
 	EXPECT_CONTAINS(text, "2.50%");
 	free(text);
@@ -676,7 +735,7 @@ TEST(aggregate, the_table)
 
 	ASSERT(p);
 	upmc_zone_flush();
-	text = written(p, UPMC_FORMAT_TABLE);
+	text = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(text);
 	EXPECT_CONTAINS(text, "upmc profile: 1 thread, 12 zones; 0 dropped");
 	EXPECT_CONTAINS(text, "frames: 3");
@@ -704,7 +763,7 @@ TEST(aggregate, the_table_escapes_control_bytes)
 	upmc_zone_end();
 	upmc_zone_begin(&physics_loc);
 	upmc_zone_end();
-	text = written(p, UPMC_FORMAT_TABLE);
+	text = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(text);
 	for (c = (const unsigned char *)text; *c; c++)
 		EXPECT_MSG(*c == '\n' || (*c >= 0x20 && *c != 0x7f), "byte 0x%02x at %zu", *c,

@@ -7,6 +7,7 @@
  * themselves are checked on the simulated PMU (zone_export_test.c).
  */
 #define _GNU_SOURCE
+#include <math.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,25 +17,9 @@
 
 #include "tests/cli/json_doc.h"
 #include "tests/upmc_test.h"
+#include "tests/zone_util.h"
 
 static const struct upmc_zone_loc work_loc = {"work", "f", "zone_metrics_test.c", 1};
-
-static char *written(struct upmc_profile *p, enum upmc_format format)
-{
-	char *text = NULL;
-	size_t size = 0;
-	FILE *f = open_memstream(&text, &size);
-
-	if (!f)
-		return NULL;
-	if (upmc_profile_write(p, format, f) < 0) {
-		fclose(f);
-		free(text);
-		return NULL;
-	}
-	fclose(f);
-	return text;
-}
 
 static int occurrences(const char *text, const char *s)
 {
@@ -82,6 +67,15 @@ static int longest(const struct upmc_zone_info *z, void *arg)
 	return 0;
 }
 
+/* Counts the zones whose metric reads NAN. */
+static int metric_not_computed(const struct upmc_zone_info *z, void *arg)
+{
+	int *n = arg;
+
+	*n += z->metrics == 1 && isnan(z->metric[0]);
+	return 0;
+}
+
 static int ipc_counts_here(char *why, size_t size)
 {
 	struct upmc_profile *p = NULL;
@@ -112,7 +106,7 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	char err[200], *table, *chrome, *json, *stat_why;
 	struct jdoc *d;
 	uint64_t ns = 0;
-	int k;
+	int k, without_ipc = 0;
 
 	if (ipc_counts_here(err, sizeof(err)))
 		SKIP("this machine counts IPC's events: the metric is computed");
@@ -126,7 +120,7 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	EXPECT_MSG(ns >= 1000000, "the longest zone took %llu ns, slept 1 ms",
 	           (unsigned long long)ns);
 	/* the JSON: the reason once, the metric null for the name */
-	json = written(p, UPMC_FORMAT_JSON);
+	json = export_text(p, UPMC_FORMAT_JSON);
 	ASSERT(json);
 	d = jdoc_parse(json, err, sizeof(err));
 	ASSERT_MSG(d, "not JSON: %s", err);
@@ -135,6 +129,10 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	stat_why = strdup(reason->string);
 	ASSERT(stat_why);
 	EXPECT_MSG(one_sentence(stat_why), "not one sentence: %s", stat_why);
+	/* each zone's metric NAN, the reason the profile's */
+	EXPECT(!strcmp(upmc_profile_metric_reason(p, 0), stat_why));
+	ASSERT(upmc_profile_zones(p, metric_not_computed, &without_ipc) == 3);
+	EXPECT_EQ(without_ipc, 3);
 	z = jdoc_at(jdoc_get(d, "zones"), 0);
 	ASSERT(z);
 	EXPECT(jdoc_number(z, "count", -1) == 3 && jdoc_number(z, "total_ns", -1) >= 3e6);
@@ -144,13 +142,13 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	EXPECT(strstr(json, "\"zones\":[") && !strstr(strstr(json, "\"zones\":["), stat_why));
 	jdoc_free(d);
 	/* the table: one line says it, the column reads n/a */
-	table = written(p, UPMC_FORMAT_TABLE);
+	table = export_text(p, UPMC_FORMAT_TABLE);
 	ASSERT(table);
 	EXPECT_EQ(occurrences(table, "IPC is not computed: "), 1);
 	EXPECT_CONTAINS(table, stat_why);
 	EXPECT_CONTAINS(table, "n/a\n");
 	/* Chrome: in otherData once, in no zone's args */
-	chrome = written(p, UPMC_FORMAT_CHROME);
+	chrome = export_text(p, UPMC_FORMAT_CHROME);
 	ASSERT(chrome);
 	EXPECT_EQ(occurrences(chrome, stat_why), 1);
 	EXPECT_EQ(occurrences(chrome, "\"IPC\""), 2); /* metrics, metrics_not_computed */

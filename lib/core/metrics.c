@@ -610,6 +610,19 @@ UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, co
 	return (int)set->state->n_metrics;
 }
 
+UPMC_API int upmc_metrics_of_counts(const struct upmc_set *set, const double *counts,
+                                    double *values)
+{
+	unsigned j;
+
+	if (!set || !counts || !values)
+		return upmc_fail(-EINVAL,
+		                 "upmc_metrics_of_counts: the set, counts or values is NULL");
+	for (j = 0; j < set->state->n_metrics; j++)
+		values[j] = upmc_metric_value_of(&set->state->metric[j], counts);
+	return (int)set->state->n_metrics;
+}
+
 /* Whether this machine can compute def: its events open as one set, and
  * its constants are published; why not in why. */
 static int computable(const struct upmc_metric_def *def, char *why, size_t size)

@@ -50,7 +50,7 @@ int upmc_check_open_flags(unsigned flags, const char *what)
 /*
  * fork(): the kernel does not copy perf pages into the child (VM_DONTCOPY),
  * and the child's copies of the descriptors are its own to close and reuse.
- * Every set with counters is in a registry; in the child, a handler points
+ * Every set upmc_open() opened is in a registry; in the child, a handler points
  * each at pages with index 0 and at the slow reader, so that reads go out of
  * line and fail there with -ECHILD, and upmc_close() frees memory only. The
  * inline readers pay nothing for it. A spin lock (C11, any OS) guards the
@@ -274,6 +274,7 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 		return err;
 	}
 	upmc_choose_readers(set);
+	set->state->opened = 1;
 	enter(set);
 	if ((flags & UPMC_OPT_REQUIRE_USER_READ) && !set->user_n) {
 		for (i = 0; i < set->n && set->state->counter[i].path == UPMC_PATH_USER; i++)
@@ -308,7 +309,7 @@ UPMC_API void upmc_close(struct upmc_set *set)
 {
 	if (!set)
 		return;
-	if (set->n) {
+	if (set->state->opened) {
 		leave(set);
 		if (set->state->forked)
 			upmc_os_abandon(set);

@@ -23,8 +23,7 @@
 
 /* The counts that counted, each "name":count, then the metrics computed,
  * each "name":value; returns how many. */
-static unsigned counts(const struct upmc_profile *p, const struct upmc_zone_info *z,
-                       const double *metric, FILE *out)
+static unsigned counts(const struct upmc_profile *p, const struct upmc_zone_info *z, FILE *out)
 {
 	unsigned i, n = 0;
 
@@ -36,11 +35,11 @@ static unsigned counts(const struct upmc_profile *p, const struct upmc_zone_info
 		fprintf(out, ":%llu", (unsigned long long)z->delta[i]);
 	}
 	for (i = 0; i < p->n_metrics; i++) {
-		if (!isfinite(metric[i]))
+		if (!isfinite(z->metric[i]))
 			continue;
 		fprintf(out, "%s", n++ ? "," : "");
 		upmc_json_string(out, upmc_zone_metric_name(p, i));
-		fprintf(out, ":%.17g", metric[i]);
+		fprintf(out, ":%.17g", z->metric[i]);
 	}
 	return n;
 }
@@ -55,8 +54,7 @@ static int counted_any(const struct upmc_profile *p, const struct upmc_zone_info
 	return 0;
 }
 
-static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, const double *metric,
-                 FILE *out)
+static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, FILE *out)
 {
 	int any = counted_any(p, z);
 
@@ -64,9 +62,9 @@ static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, c
 		return;
 	fprintf(out, ",\"args\":{");
 	if (any) {
-		counts(p, z, metric, out);
+		counts(p, z, out);
 		fprintf(out, ",\"data\":{");
-		counts(p, z, metric, out);
+		counts(p, z, out);
 		fprintf(out, "}");
 	}
 	if (z->text) {
@@ -80,7 +78,7 @@ static void args(const struct upmc_profile *p, const struct upmc_zone_info *z, c
 }
 
 static void zone_event(const struct upmc_profile *p, const struct upmc_zone_thread *t,
-                       const struct upmc_zone_info *z, const double *metric, FILE *out)
+                       const struct upmc_zone_info *z, FILE *out)
 {
 	fprintf(out, ",\n{\"name\":");
 	upmc_json_string(out, z->loc->name);
@@ -94,7 +92,7 @@ static void zone_event(const struct upmc_profile *p, const struct upmc_zone_thre
 		fprintf(out, ",\"loc\":");
 		upmc_json_string(out, loc);
 	}
-	args(p, z, metric, out);
+	args(p, z, out);
 	fputc('}', out);
 }
 
@@ -127,12 +125,6 @@ static void counter_event(const struct upmc_profile *p, const struct upmc_zone_t
 	fprintf(out, "}}");
 }
 
-struct chrome_metrics {
-	const struct upmc_profile *p;
-	FILE *out;
-	unsigned n;
-};
-
 static void frame_name(const struct zone_frame *f, FILE *out)
 {
 	char name[256];
@@ -146,7 +138,6 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 	struct zone_counts buf;
 	char label[ZONE_THREAD_NAME + 16];
 	struct upmc_zone_info z;
-	double metric[UPMC_MAX_METRICS];
 	size_t i;
 
 	upmc_zone_label(p, t, label, sizeof(label));
@@ -159,8 +150,7 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 	upmc_zone_sort(t);
 	for (i = 0; i < t->n_zones; i++) {
 		upmc_zone_info(p, t, &t->zones[i], &buf, &z);
-		upmc_zone_metrics(p, &buf, metric);
-		zone_event(p, t, &z, metric, out);
+		zone_event(p, t, &z, out);
 		if (z.depth == 0 && p->n)
 			counter_event(p, t, label, &z, out);
 	}
@@ -173,32 +163,6 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 		        (double)upmc_zone_ns(p, t->frames[i].t) / 1e3, (unsigned long long)p->pid,
 		        (unsigned long long)t->tid);
 	}
-}
-
-/* "name":"why", for each metric not computed here. */
-static void not_computed(void *arg, unsigned j, const char *why)
-{
-	struct chrome_metrics *cm = arg;
-
-	fprintf(cm->out, "%s", cm->n++ ? "," : "");
-	upmc_json_string(cm->out, upmc_zone_metric_name(cm->p, j));
-	fputc(':', cm->out);
-	upmc_json_string(cm->out, why);
-}
-
-static void metrics_data(const struct upmc_profile *p, FILE *out)
-{
-	struct chrome_metrics cm = {p, out, 0};
-	unsigned j;
-
-	fprintf(out, "\"metrics\":[");
-	for (j = 0; j < p->n_metrics; j++) {
-		fprintf(out, "%s", j ? "," : "");
-		upmc_json_string(out, upmc_zone_metric_name(p, j));
-	}
-	fprintf(out, "],\"metrics_not_computed\":{");
-	upmc_zone_metrics_not_computed(p, not_computed, &cm);
-	fprintf(out, "},");
 }
 
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out)
@@ -215,7 +179,8 @@ int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out)
 		upmc_json_string(out, p->counter[i]);
 	}
 	fprintf(out, "],");
-	metrics_data(p, out);
+	upmc_zone_json_metrics(p, out);
+	fputc(',', out);
 	fprintf(out,
 	        "\"not_counted\":\"a counter or metric missing from a zone's args did not "
 	        "count or could not be computed in that "

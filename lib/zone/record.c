@@ -1213,6 +1213,24 @@ UPMC_API const char *upmc_profile_counter_name(const struct upmc_profile *p, uns
 	return p->counter[i];
 }
 
+UPMC_API const char *upmc_profile_metric_name(const struct upmc_profile *p, unsigned j)
+{
+	if (!p || j >= p->n_metrics) {
+		upmc_fail(-EINVAL, "upmc_profile_metric_name: no metric %u", j);
+		return NULL;
+	}
+	return upmc_zone_metric_name(p, j);
+}
+
+UPMC_API const char *upmc_profile_metric_reason(const struct upmc_profile *p, unsigned j)
+{
+	if (!p || j >= p->n_metrics) {
+		upmc_fail(-EINVAL, "upmc_profile_metric_reason: no metric %u", j);
+		return NULL;
+	}
+	return p->metric_why[j];
+}
+
 UPMC_API int upmc_profile_zones(struct upmc_profile *p,
                                 int (*fn)(const struct upmc_zone_info *zone, void *arg), void *arg)
 {

@@ -344,16 +344,10 @@ static void print_why(const struct upmc_profile *p, const struct upmc_zone_threa
 	fprintf(out, ": %s\n", printable(&buf, t->why));
 }
 
-struct writing {
-	const struct upmc_profile *p;
-	FILE *out;
-	unsigned n;
-};
-
 /* Why a metric is not computed here, once for the table. */
 static void print_not_computed(void *arg, unsigned j, const char *why)
 {
-	struct writing *w = arg;
+	struct zone_writing *w = arg;
 	struct printable_name buf;
 
 	fprintf(w->out, "%s is not computed: ", upmc_zone_metric_name(w->p, j));
@@ -460,7 +454,7 @@ int upmc_zone_write_table(struct upmc_profile *p, FILE *out)
 	        "\ncounters are totals over a name's zones (* where some of them did not "
 	        "count); %s are of the totals\n",
 	        p->n_metrics ? "metrics" : "ratios");
-	upmc_zone_metrics_not_computed(p, print_not_computed, &(struct writing){p, out, 0});
+	upmc_zone_metrics_not_computed(p, print_not_computed, &(struct zone_writing){p, out, 0});
 	free_totals(&tot);
 	return 0;
 }
@@ -548,31 +542,6 @@ static void json_zone(const struct upmc_profile *p, const struct name_total *nt,
 	fprintf(out, "}}");
 }
 
-/* "name":"why", for each metric not computed here. */
-static void json_not_computed(void *arg, unsigned j, const char *why)
-{
-	struct writing *w = arg;
-
-	fprintf(w->out, "%s", w->n++ ? "," : "");
-	upmc_json_string(w->out, upmc_zone_metric_name(w->p, j));
-	fputc(':', w->out);
-	upmc_json_string(w->out, why);
-}
-
-static void json_metrics(const struct upmc_profile *p, FILE *out)
-{
-	unsigned j;
-
-	fprintf(out, "\"metrics\":[");
-	for (j = 0; j < p->n_metrics; j++) {
-		fprintf(out, "%s", j ? "," : "");
-		upmc_json_string(out, upmc_zone_metric_name(p, j));
-	}
-	fprintf(out, "],\"metrics_not_computed\":{");
-	upmc_zone_metrics_not_computed(p, json_not_computed, &(struct writing){p, out, 0});
-	fprintf(out, "},\n");
-}
-
 int upmc_zone_write_json(struct upmc_profile *p, FILE *out)
 {
 	struct ratio r[1 + UPMC_MAX_COUNTERS];
@@ -593,7 +562,8 @@ int upmc_zone_write_json(struct upmc_profile *p, FILE *out)
 		upmc_json_string(out, p->counter[i]);
 	}
 	fprintf(out, "],\n");
-	json_metrics(p, out);
+	upmc_zone_json_metrics(p, out);
+	fprintf(out, ",\n");
 	json_threads(p, out);
 	fprintf(out,
 	        "\"zones_collected\":%llu,\"dropped_zones\":%llu,\"dropped_frames\":%llu,"

@@ -97,6 +97,31 @@ unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
 	return n;
 }
 
+/* "name":"why", for each metric not computed here. */
+static void json_not_computed(void *arg, unsigned j, const char *why)
+{
+	struct zone_writing *w = arg;
+
+	fprintf(w->out, "%s", w->n++ ? "," : "");
+	upmc_json_string(w->out, upmc_zone_metric_name(w->p, j));
+	fputc(':', w->out);
+	upmc_json_string(w->out, why);
+}
+
+void upmc_zone_json_metrics(const struct upmc_profile *p, FILE *out)
+{
+	unsigned j;
+
+	fprintf(out, "\"metrics\":[");
+	for (j = 0; j < p->n_metrics; j++) {
+		fprintf(out, "%s", j ? "," : "");
+		upmc_json_string(out, upmc_zone_metric_name(p, j));
+	}
+	fprintf(out, "],\"metrics_not_computed\":{");
+	upmc_zone_metrics_not_computed(p, json_not_computed, &(struct zone_writing){p, out, 0});
+	fputc('}', out);
+}
+
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                     const struct zone_done *z, struct zone_counts *c, struct upmc_zone_info *info)
 {
@@ -114,6 +139,9 @@ void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread 
 	info->text = upmc_zone_text_of(t, z);
 	info->value = z->value;
 	info->has_value = z->has_value;
+	upmc_zone_metrics(p, c, c->metric);
+	info->metrics = p->n_metrics;
+	info->metric = c->metric;
 }
 
 const char *upmc_zone_text_of(const struct upmc_zone_thread *t, const struct zone_done *z)

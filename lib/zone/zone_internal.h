@@ -311,6 +311,7 @@ uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
 struct zone_counts {
 	uint64_t delta[UPMC_MAX_COUNTERS], self[UPMC_MAX_COUNTERS];
 	double ratio[UPMC_MAX_COUNTERS];
+	double metric[UPMC_MAX_METRICS]; /* upmc_zone_info()'s */
 };
 void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                       const struct zone_done *z, struct zone_counts *c);
@@ -323,11 +324,23 @@ const char *upmc_zone_metric_name(const struct upmc_profile *p, unsigned j);
 int upmc_zone_metric_is_percent(const struct upmc_profile *p, unsigned j);
 /* The same from counts a writer added up (UPMC_NOT_COUNTED: did not count). */
 double upmc_zone_metric_of(const struct upmc_profile *p, unsigned j, const uint64_t *counts);
+/* What a callback of upmc_zone_metrics_not_computed() writes with: the
+ * profile, the file, and how many it wrote so far. */
+struct zone_writing {
+	const struct upmc_profile *p;
+	FILE *out;
+	unsigned n;
+};
 /* "<metric> is not computed: <why>" once for each metric that cannot be
  * computed here, through fn; how many. */
 unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
                                         void (*fn)(void *arg, unsigned j, const char *why),
                                         void *arg);
+
+/* "metrics":[names],"metrics_not_computed":{"name":"why",...}: the JSON
+ * exports' (Chrome's otherData, the aggregates) list of the spec's metrics
+ * and, once, why each one not computed here is not. */
+void upmc_zone_json_metrics(const struct upmc_profile *p, FILE *out);
 
 /* A collected zone as the public struct, its counts in c. */
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,

@@ -269,3 +269,96 @@ def test_measured_close_during_a_call_frees_at_its_end(closer):
     run = run_python(CLOSE_DURING_A_CALL, closer)
     assert run.returncode == 0, run.stdout + run.stderr
     assert run.stdout == "0 0 ENODATA\n1 1\n0\n"
+
+
+# Per-call statistics that the region reports, scripted by event name: the
+# calls of fn, and the empty loop that measure() subtracts.
+METRIC_SPEC = "IPC,branch-miss-ratio"
+OF_FN = {"instructions": upmc.Stats(9, 800.0, 5000.0, 900.0, 2100.0),
+         "cycles": upmc.Stats(9, 300.0, 2000.0, 800.0, 1100.0),
+         "branches": upmc.Stats(9, 100.0, 400.0, 200.0, 220.0),
+         "branch-misses": upmc.Stats(9, 1.0, 40.0, 4.0, 12.0)}
+OF_LOOP = {"instructions": upmc.Stats(9, 90.0, 120.0, 100.0, 104.0),
+           "cycles": upmc.Stats(9, 90.0, 130.0, 100.0, 105.0),
+           "branches": upmc.Stats(9, 19.0, 21.0, 20.0, 20.0),
+           "branch-misses": upmc.Stats(9, 1.0, 3.0, 2.0, 2.0)}
+
+
+def scripted_batches(monkeypatch, of_fn, of_loop):
+    """measure()'s batches run as they do, their counters' statistics
+    replaced by the script's (by event name; ns stays measured)."""
+    real = upmc._bench._batches
+
+    def batches(counters, loop, *rest):
+        per_call, repeats, dropped = real(counters, loop, *rest)
+        script = of_fn if loop is upmc._bench._calls else of_loop
+        for i, name in enumerate(counters.names):
+            per_call[name] = script[name]
+        return per_call, repeats, dropped
+
+    monkeypatch.setattr(upmc._bench, "_batches", batches)
+
+
+def test_measure_metrics_of_the_corrected_means(monkeypatch, no_fd_leak):
+    """A metric is computed from its inputs' per-call means, each less the
+    loop's per-call median (r.overhead): (2100 - 100) / (1100 - 100)
+    instructions per cycle, (12 - 2) / (220 - 20) of branches missed. Not
+    from the medians (900 - 100) / (800 - 100), nor from the counts
+    before the loop is subtracted (2100 / 1100)."""
+    scripted_batches(monkeypatch, OF_FN, OF_LOOP)
+    r = upmc.measure(len, "abc", spec=METRIC_SPEC, time_only=True, repeats=10, samples=9)
+    assert r.overhead["instructions"] == 100.0 and r.overhead["cycles"] == 100.0
+    assert r.counters["instructions"].mean == 2000.0 and r.counters["cycles"].mean == 1000.0
+    assert r.metrics == {"IPC": 2.0, "branch-miss-ratio": 0.05}
+    assert r.metric_info["IPC"].unit == "insn per cycle"
+    assert r.metric_info["branch-miss-ratio"].percent is True
+    text = str(r)
+    assert "\nIPC                     2.000  (of the per-call means)" in text
+    assert "\nbranch-miss-ratio         5.0%  (of the per-call means)" in text
+
+
+def test_measure_metrics_without_a_value(monkeypatch, no_fd_leak):
+    """An input that did not count, or a denominator the loop's cost takes
+    to 0 (never below): the metric is None."""
+    of_fn = dict(OF_FN, cycles=upmc.Stats(9, 50.0, 150.0, 90.0, 95.0), branches=None)
+    scripted_batches(monkeypatch, of_fn, OF_LOOP)
+    r = upmc.measure(len, "abc", spec=METRIC_SPEC, time_only=True, repeats=10, samples=9)
+    assert r.counters["cycles"].mean == 0.0 and r.counters["branches"] is None
+    assert r.metrics == {"IPC": None, "branch-miss-ratio": None}
+    assert "\nIPC                         -  (" in str(r)
+
+
+def test_measure_metrics_on_this_machine(no_fd_leak):
+    """The same, counted: IPC from the per-call means where the machine
+    counts its inputs, else None with the reason."""
+    r = upmc.measure(busy, 10000, spec="IPC", time_only=True, repeats=10, samples=5)
+    ins, cyc = r.counters["instructions"], r.counters["cycles"]
+    if ins is None or cyc is None:
+        assert r.metrics == {"IPC": None}
+        assert "cannot be counted" in r.metric_info["IPC"].why
+    else:
+        assert r.metrics["IPC"] == pytest.approx(ins.mean / cyc.mean)
+    assert upmc.measure(len, "", spec="task-clock", samples=3).metrics == {}
+
+
+def test_measured_metrics_of_the_corrected_means(monkeypatch, no_fd_leak):
+    """measured's metrics follow the same rule, less the cost of an empty
+    call measured once (its overhead), scripted here with its series."""
+    names = upmc.Counters(METRIC_SPEC, time_only=True)
+    index = dict(zip(range(len(names.names)), names.names))
+    names.close()
+    monkeypatch.setattr(upmc._bench._Region, "_calibrate", lambda self: dict(
+        {name: st.median for name, st in OF_LOOP.items()}, ns=10.0))
+    real_series = upmc._bench._series
+    monkeypatch.setattr(upmc._bench, "_series", lambda region, what, corrected, calls=1:
+                        OF_FN[index[what]] if what in index
+                        else real_series(region, what, corrected, calls))
+
+    @upmc.measured(METRIC_SPEC, time_only=True)
+    def f():
+        pass
+
+    f()
+    s = f.stats()
+    assert s.metrics == {"IPC": 2.0, "branch-miss-ratio": 0.05}
+    f.close()

@@ -420,3 +420,43 @@ def test_metrics_the_machine_cannot_compute_are_refused(no_fd_leak):
     assert "cannot be" in e.value.strerror
     names = {m.name for m in upmc.metrics()}
     assert {"IPC", "CPI", "branch-miss-ratio", "retiring"} <= names
+
+
+def test_topdown_reset_refused_with_the_reason(no_fd_leak):
+    """A set that reads no Intel topdown metric in user space has nothing
+    to reset (EOPNOTSUPP, the library's sentence); neither has a closed
+    set, nor a set during one of its blocks (whose counts would not
+    pair)."""
+    c = software_or_skip("task-clock")
+    with pytest.raises(upmc.Error) as e:
+        c.topdown_reset()
+    assert e.value.errno == errno.EOPNOTSUPP and "topdown" in e.value.strerror
+    with c:
+        with pytest.raises(upmc.Error) as e:
+            c.topdown_reset()
+        assert e.value.errno == errno.EBUSY
+    assert c.values["task-clock"] is not None  # the block went on
+    c.close()
+    with pytest.raises(upmc.Error) as e:
+        c.topdown_reset()
+    assert e.value.errno == errno.EBADF
+
+
+def test_topdown_reset_restarts_the_fields(no_fd_leak):
+    """Where PERF_METRICS is read in user space (Intel, Ice Lake and
+    later), a reset before a block leaves it long enough to measure: its
+    four level 1 shares add up to the whole."""
+    c = upmc.Counters("TopdownL1", time_only=True)
+    try:
+        c.topdown_reset()
+    except upmc.Error as e:
+        c.close()
+        assert e.errno == errno.EOPNOTSUPP
+        pytest.skip("no Intel topdown read in user space here: %s" % e.strerror)
+    with c:
+        busy(1000000)
+    c.close()
+    shares = [c.metrics[name] for name in
+              ("retiring", "bad-speculation", "frontend-bound", "backend-bound")]
+    assert None not in shares, c.metric_info
+    assert sum(shares) == pytest.approx(1.0, abs=0.02)

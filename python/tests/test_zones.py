@@ -1,7 +1,9 @@
 # SPDX-License-Identifier: MIT
 """Zones from Python: nesting, threads, counters, the library's writers."""
+import ctypes
 import errno
 import json
+import math
 import os
 import threading
 import time
@@ -247,3 +249,45 @@ print(len(written) > 1 << 16, written.count(b'"z"'))
 def test_save_lets_other_threads_run(tmp_path):
     run = run_python(SAVE_TO_A_FIFO, cwd=str(tmp_path))
     assert run.returncode == 0 and run.stdout == "True 5000\n", run.stdout + run.stderr
+
+
+def test_zone_metrics_as_the_library_gives_them(monkeypatch, no_fd_leak):
+    """Each zone's metrics are the library's values (struct upmc_zone_info's
+    metric[j]) by the profile's metric names, None for a NAN: here a zone
+    the library is scripted to give IPC 1.25 and no branch-miss-ratio."""
+    values = (ctypes.c_double * 2)(1.25, math.nan)
+    delta = (ctypes.c_uint64 * 4)(500, 400, upmc.NOT_COUNTED, 0)
+    loc = upmc._zones.ZoneLoc(b"physics", None, None, 0)
+
+    def zones(profile, fn, arg):
+        info = upmc._zones.ZoneInfo(ctypes.pointer(loc), b"main", 7, 10, 20, 0, 4, delta,
+                                    delta, None, None, 0, 0, 2, values)
+        fn(ctypes.pointer(info), arg)
+        return 1
+
+    with upmc.Profile("IPC,branch-miss-ratio", time_only=True) as p:
+        assert p.metric_names == ("IPC", "branch-miss-ratio")
+        monkeypatch.setattr(upmc._zones.lib, "upmc_profile_zones", zones)
+        (z,) = p.zones()
+    assert z.metrics == {"IPC": 1.25, "branch-miss-ratio": None}
+    assert z.name == "physics" and z.counters[p.names[2]] is None
+
+
+def test_zone_metrics_on_this_machine(no_fd_leak):
+    """The same, counted: IPC from the zone's own counts where it counts
+    them, else None, and the profile says why once."""
+    with upmc.Profile("IPC,task-clock", time_only=True) as p:
+        with upmc.zone("work"):
+            busy(100000)
+        upmc.flush()
+        (z,) = p.zones()
+    assert p.metric_names == ("IPC",)
+    ins, cyc = z.counters["instructions"], z.counters["cycles"]
+    if ins is None or cyc is None:
+        assert z.metrics == {"IPC": None}
+        assert "cannot be counted" in p.metric_reasons["IPC"]
+    else:
+        assert p.metric_reasons["IPC"] == ""
+        assert z.metrics["IPC"] == ins / cyc
+    with upmc.Profile("task-clock", time_only=True) as q:
+        assert q.metric_names == () and q.metric_reasons == {}

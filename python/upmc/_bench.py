@@ -4,6 +4,7 @@ measured: every call of a function counted (a region)."""
 import ctypes
 import errno
 import functools
+import math
 import weakref
 from collections import namedtuple
 from itertools import repeat
@@ -28,14 +29,19 @@ def _nothing(*args):
 class Result:
     """Per-call statistics: ns (Stats of nanoseconds), counters (Stats by
     event name, None for a counter that did not count), overhead (what was
-    subtracted from each, per call, by "ns" and event name), repeats (calls
-    per sample), samples, dropped (samples a read failed in), paths and
-    summary (as in Counters). No statistic is below 0."""
+    subtracted from each, per call, by "ns" and event name), metrics (by
+    name, for the metrics the spec names: each of its inputs' per-call
+    mean, overhead subtracted; None where it has no value, why in
+    metric_info), repeats (calls per sample), samples, dropped (samples a
+    read failed in), paths and summary (as in Counters). No statistic is
+    below 0."""
 
     def __init__(self, counters, ns, by_name, overhead, repeats, samples, dropped):
         self.ns = ns
         self.counters = by_name
         self.overhead = overhead
+        self.metrics = _metrics_of_means(counters, by_name)
+        self.metric_info = counters.metric_info
         self.repeats = repeats
         self.samples = samples
         self.dropped = dropped
@@ -51,7 +57,33 @@ class Result:
         for name, st in self.counters.items():
             lines.append("%-16s %12s  (%s)" % (name, "%.1f" % st.median if st else "-",
                                                self.paths[name].how))
+        for name, value in self.metrics.items():
+            info = self.metric_info[name]
+            if value is None:
+                shown, note = "-", info.why or "an input did not count, or a denominator is 0"
+            else:
+                shown = "%.1f%%" % (100 * value) if info.percent else "%.3f" % value
+                note = "of the per-call means"
+            lines.append("%-16s %12s  (%s)" % (name, shown, note))
         return "\n".join(lines)
+
+
+def _metrics_of_means(counters, by_name):
+    """Each metric of counters' set from its inputs' per-call means, the
+    overhead already subtracted (upmc_metrics_of_counts): the metric of the
+    counts of all the calls measured, each call less its overhead. Not
+    from the medians: each counter's can come from another sample, and a
+    ratio of two samples' counts is no sample's."""
+    names = counters.metric_names
+    if not names:
+        return {}
+    means = (ctypes.c_double * max(1, len(counters.names)))(
+        *(by_name[name].mean if by_name[name] else math.nan for name in counters.names))
+    values = (ctypes.c_double * len(names))()
+    err = lib.upmc_metrics_of_counts(counters._set, means, values)
+    if err < 0:
+        fail(err)
+    return {name: None if math.isnan(v) else v for name, v in zip(names, values)}
 
 
 def _series(region, what, corrected, calls=1):
@@ -178,11 +210,12 @@ def measure(fn, *args, spec="", repeats=None, samples=31, min_ns=1000000, **opti
         per_call, repeats, dropped = _batches(counters, _calls, fn, args, repeats, min_ns,
                                               samples)
         loop, _, _ = _batches(counters, _loop_only, fn, args, repeats, min_ns, samples)
+        overhead = {what: st.median if st else None for what, st in loop.items()}
+        by_name = {what: _less(st, overhead[what]) for what, st in per_call.items()}
+        # the metrics are computed with the set, before it closes
+        return Result(counters, by_name.pop("ns"), by_name, overhead, repeats, samples, dropped)
     finally:
         counters.close()
-    overhead = {what: st.median if st else None for what, st in loop.items()}
-    by_name = {what: _less(st, overhead[what]) for what, st in per_call.items()}
-    return Result(counters, by_name.pop("ns"), by_name, overhead, repeats, samples, dropped)
 
 
 class _Region:

@@ -174,6 +174,23 @@ class Counters:
             fail(n)
         return self._buf[:]
 
+    def topdown_reset(self):
+        """Starts a new period of Intel's topdown fields (upmc_topdown_reset()):
+        slots, PERF_METRICS and every count of the set's topdown group
+        restart from 0, as the kernel's topdown.txt recommends before a
+        region and every few seconds of a long run. Raises upmc.Error:
+        EOPNOTSUPP for a set that reads no topdown metric in user space,
+        EBUSY during a with block of the set (its counts would not pair)."""
+        if self._set is None:
+            raise closed("upmc.Counters")
+        if self._block is not None:
+            raise Error(errno.EBUSY, "upmc.Counters.topdown_reset: a with block of this set "
+                        "is running, and its counts from before a reset do not pair with "
+                        "those after: reset before the block")
+        err = lib.upmc_topdown_reset(self._set)
+        if err < 0:
+            fail(err)
+
     def ratio(self, name):
         """For a multiplexed set, the share of the time the counter ran at
         the last read (1.0 when always, 0.0 when never)."""

@@ -167,6 +167,8 @@ _prototypes = {
     "upmc_metric_is_percent": (_c.c_int, [c_set_p, _c.c_uint]),
     "upmc_metric_reason": (_c.c_char_p, [c_set_p, _c.c_uint]),
     "upmc_metrics": (_c.c_int, [c_set_p, _P(_c.c_uint64), _P(_c.c_uint64), _P(_c.c_double)]),
+    "upmc_metrics_of_counts": (_c.c_int, [c_set_p, _P(_c.c_double), _P(_c.c_double)]),
+    "upmc_topdown_reset": (_c.c_int, [c_set_p]),
     "upmc_read": (_c.c_int, [c_set_p, _c.c_void_p]),
     "upmc_read_times": (_c.c_int, [c_set_p, _P(_c.c_uint64), _P(_c.c_uint64)]),
     "upmc_timestamp": (_c.c_uint64, []),

@@ -3,6 +3,7 @@
 exported by the library's writers."""
 import ctypes
 import functools
+import math
 import os
 import sys
 import tempfile
@@ -16,6 +17,7 @@ from ._lib import NOT_COUNTED, closed, fail, lib, nogil, unchecked
 ZONE_NAME_MAX = 127
 FORMATS = {"table": 1, "json": 2, "chrome": 3, "perfetto": 4, "speedscope": 5}
 SERIALIZED = 1  # UPMC_PROFILE_SERIALIZED
+MAX_METRICS = 16  # UPMC_MAX_METRICS
 
 
 class ZoneLoc(ctypes.Structure):
@@ -41,7 +43,10 @@ class ZoneInfo(ctypes.Structure):
     _fields_ = [("loc", ctypes.POINTER(ZoneLoc)), ("thread", ctypes.c_char_p),
                 ("thread_id", ctypes.c_uint64), ("begin_ns", ctypes.c_uint64),
                 ("end_ns", ctypes.c_uint64), ("depth", ctypes.c_uint), ("n", ctypes.c_uint),
-                ("delta", _u64p), ("self", _u64p)]
+                ("delta", _u64p), ("self", _u64p), ("ratio", ctypes.POINTER(ctypes.c_double)),
+                ("text", ctypes.c_char_p), ("value", ctypes.c_uint64),
+                ("has_value", ctypes.c_int), ("metrics", ctypes.c_uint),
+                ("metric", ctypes.POINTER(ctypes.c_double))]
 
 
 ZONE_FN = ctypes.CFUNCTYPE(ctypes.c_int, ctypes.POINTER(ZoneInfo), ctypes.c_void_p)
@@ -65,6 +70,8 @@ for _dll, _name, _restype, _argtypes in (
         (nogil, "upmc_profile_clear", None, [_c.c_void_p]),
         (nogil, "upmc_profile_stats", _c.c_int, [_c.c_void_p, _c.POINTER(ProfileStats)]),
         (lib, "upmc_profile_counter_name", _c.c_char_p, [_c.c_void_p, _c.c_uint]),
+        (lib, "upmc_profile_metric_name", _c.c_char_p, [_c.c_void_p, _c.c_uint]),
+        (lib, "upmc_profile_metric_reason", _c.c_char_p, [_c.c_void_p, _c.c_uint]),
         (lib, "upmc_profile_zones", _c.c_int, [_c.c_void_p, ZONE_FN, _c.c_void_p]),
         (nogil, "upmc_profile_save", _c.c_int, [_c.c_void_p, _c.c_int, _c.c_char_p])):
     _f = getattr(_dll, _name)
@@ -201,8 +208,9 @@ def _close_profile(profile):
 
 
 # One collected zone: counters and self are dicts by event name (None where
-# a counter did not count); self is the count less the zones directly inside.
-Zone = namedtuple("Zone", "name thread thread_id begin_ns end_ns depth counters self")
+# a counter did not count); self is the count less the zones directly inside;
+# metrics by name, each from the zone's own counts (None where it has none).
+Zone = namedtuple("Zone", "name thread thread_id begin_ns end_ns depth counters self metrics")
 
 
 class Profile:
@@ -232,6 +240,14 @@ class Profile:
         self._close = weakref.finalize(self, _close_profile, self._profile)
         self.names = tuple(_text(lib.upmc_profile_counter_name(self._profile, i))
                            for i in range(self.stats()["counters"]))
+        self.metric_reasons = {}  # why a metric is not computed per zone ("" when it is)
+        for j in range(MAX_METRICS):
+            name = lib.upmc_profile_metric_name(self._profile, j)
+            if name is None:
+                break
+            self.metric_reasons[_text(name)] = _text(
+                lib.upmc_profile_metric_reason(self._profile, j))
+        self.metric_names = tuple(self.metric_reasons)
 
     def _open(self):
         if self._profile is None:
@@ -290,11 +306,15 @@ class Profile:
             return {name: (None if values[i] == NOT_COUNTED else values[i])
                     for i, name in zip(range(n), self.names)}
 
+        def metrics(values, n):
+            return {name: (None if math.isnan(values[j]) else values[j])
+                    for j, name in zip(range(n), self.metric_names)}
+
         def add(info, _arg):
             z = info.contents
             found.append(Zone(_text(z.loc.contents.name), _text(z.thread), z.thread_id,
                               z.begin_ns, z.end_ns, z.depth, counts(z.delta, z.n),
-                              counts(z.self, z.n)))
+                              counts(z.self, z.n), metrics(z.metric, z.metrics)))
             return 0
 
         with _collector:

@@ -211,6 +211,14 @@ UPMC_API int upmc_topdown_reset(struct upmc_set *set);
 UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
                           double *values);
 
+/* values[j]: metric j of counts the caller has (counts[i] of counter i:
+ * sums over many intervals, per-call means with a loop's cost taken off);
+ * NAN where an input is NAN or a denominator is 0. No topdown precision
+ * check: the counts say nothing of the intervals they came from. Returns
+ * upmc_metric_count(), or -EINVAL. */
+UPMC_API int upmc_metrics_of_counts(const struct upmc_set *set, const double *counts,
+                                    double *values);
+
 /* A metric upmc knows, as upmc_list_metrics() gives it. */
 struct upmc_metric_info {
 	const char *name;

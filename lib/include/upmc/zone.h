@@ -236,6 +236,11 @@ UPMC_API int upmc_profile_memory(const struct upmc_profile *profile, uint64_t *b
 /* The name of the profile's counter i; NULL when out of range. */
 UPMC_API const char *upmc_profile_counter_name(const struct upmc_profile *profile, unsigned i);
 
+/* The name of the profile's metric j (as its spec names it), and why it is
+ * not computed per zone ("" when it is); NULL when out of range. */
+UPMC_API const char *upmc_profile_metric_name(const struct upmc_profile *profile, unsigned j);
+UPMC_API const char *upmc_profile_metric_reason(const struct upmc_profile *profile, unsigned j);
+
 /* One collected zone. */
 struct upmc_zone_info {
 	const struct upmc_zone_loc *loc;
@@ -256,6 +261,14 @@ struct upmc_zone_info {
 	const char *text; /* upmc_zone_text()'s; NULL when none */
 	uint64_t value;   /* upmc_zone_value()'s, when has_value */
 	int has_value;
+	/* The metrics the profile's spec names (upmc_profile_metric_name()):
+	 * metric j of the zone from its own counts (delta), as the exports
+	 * compute it; NAN where an input did not count in the zone, a
+	 * denominator is 0, or the metric is not computed here
+	 * (upmc_profile_metric_reason()). Last in the struct, which only the
+	 * library fills: code built before they were added reads the rest. */
+	unsigned metrics;
+	const double *metric;
 };
 
 /* Calls fn for every collected zone, thread by thread in the order they
