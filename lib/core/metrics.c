@@ -44,6 +44,16 @@ struct upmc_metric_def {
  * slots since PERF_METRICS was last reset, which tells whether an interval
  * is long enough to measure (lib/core/topdown.c). */
 #define INTEL_L1 "slots,topdown-retiring,topdown-bad-spec,topdown-fe-bound,topdown-be-bound"
+/* Level 2 splits each level 1 category in two: the PERF_METRICS fields 4-7
+ * give one half, the other is its category less that half. Each needs the
+ * level 1 events too, for the same reason. */
+#define INTEL_L2(event) INTEL_L1 "," event
+#define INTEL_L2_CPUS                                                                        \
+	"Intel with 8 PERF_METRICS fields: Sapphire Rapids, Alder Lake's and Raptor Lake's " \
+	"P-cores, and later"
+#define INTEL_TOPDOWN_L2                                                                 \
+	"the kernel's tools/perf/Documentation/topdown.txt (the level 2 topdown metric " \
+	"events) and tools/perf/pmu-events/arch/x86/sapphirerapids/spr-metrics.json (TopdownL2)"
 /* Zen 4's events as libpfm4 names them: they resolve where libpfm4 takes
  * the CPU for a Zen 4 (6 dispatch slots a cycle). */
 #define ZEN4(event) "amd64_fam19h_zen4::" event
@@ -92,6 +102,36 @@ static const struct upmc_metric_def catalogue[] = {
          "slots the front end left empty", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
         {"backend-bound", "TopdownL1", INTEL_L1, "topdown-be-bound / slots", "backend bound", 1,
          "slots stalled on the back end", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86"},
+        /* Intel, Sapphire Rapids and later: PERF_METRICS' level 2 fields. */
+        {"heavy-operations", "TopdownL2", INTEL_L2("topdown-heavy-ops"),
+         "topdown-heavy-ops / slots", "heavy operations", 1,
+         "slots that retired operations of two or more uops, or microcode", INTEL_L2_CPUS,
+         INTEL_TOPDOWN_L2, "x86"},
+        {"light-operations", "TopdownL2", INTEL_L2("topdown-heavy-ops"),
+         "( topdown-retiring - topdown-heavy-ops ) / slots", "light operations", 1,
+         "slots that retired operations of one uop", INTEL_L2_CPUS, INTEL_TOPDOWN_L2, "x86"},
+        {"branch-mispredicts", "TopdownL2", INTEL_L2("topdown-br-mispredict"),
+         "topdown-br-mispredict / slots", "branch mispredicts", 1,
+         "slots wasted on mispredicted branches", INTEL_L2_CPUS, INTEL_TOPDOWN_L2, "x86"},
+        {"machine-clears", "TopdownL2", INTEL_L2("topdown-br-mispredict"),
+         "( topdown-bad-spec - topdown-br-mispredict ) / slots", "machine clears", 1,
+         "slots wasted on machine clears (memory ordering, self-modifying code)", INTEL_L2_CPUS,
+         INTEL_TOPDOWN_L2, "x86"},
+        {"fetch-latency", "TopdownL2", INTEL_L2("topdown-fetch-lat"), "topdown-fetch-lat / slots",
+         "fetch latency", 1,
+         "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
+         INTEL_L2_CPUS, INTEL_TOPDOWN_L2, "x86"},
+        {"fetch-bandwidth", "TopdownL2", INTEL_L2("topdown-fetch-lat"),
+         "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth", 1,
+         "slots the front end left empty for want of decode bandwidth", INTEL_L2_CPUS,
+         INTEL_TOPDOWN_L2, "x86"},
+        {"memory-bound", "TopdownL2", INTEL_L2("topdown-mem-bound"), "topdown-mem-bound / slots",
+         "memory bound", 1, "slots stalled on the memory subsystem", INTEL_L2_CPUS,
+         INTEL_TOPDOWN_L2, "x86"},
+        {"core-bound", "TopdownL2", INTEL_L2("topdown-mem-bound"),
+         "( topdown-be-bound - topdown-mem-bound ) / slots", "core bound", 1,
+         "slots stalled on the core's execution units, not on memory", INTEL_L2_CPUS,
+         INTEL_TOPDOWN_L2, "x86"},
         /* AMD Zen 4: the dispatch slots of each cycle. */
         {"retiring", "TopdownL1", ZEN4("RETIRED_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
          ZEN4("RETIRED_OPS") " / " ZEN4_SLOTS, "retiring", 1,
@@ -444,6 +484,9 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 		const char *comma = strchr(p, ',');
 		upmc_format(name, sizeof(name), "%.*s", (int)(comma ? comma - p : (long)strlen(p)),
 		            p);
+		if (m->n_in == UPMC_METRIC_INPUTS)
+			return upmc_fail(-E2BIG, "metric '%s' needs more than %d events", def->name,
+			                 UPMC_METRIC_INPUTS);
 		err = counter_of(out, name, flags, group);
 		if (err < 0)
 			return err;
