@@ -196,6 +196,30 @@ TEST(metrics, a_machine_without_the_events_says_why)
 	EXPECT_EQ(fake_open_events(), 0);
 }
 
+/* A spec of metrics none of which this machine computes, time only: a set
+ * of no counter, which opens nothing and closes whole (nothing left
+ * registered or allocated: ASan's leak check runs this too). */
+TEST(metrics, only_metrics_not_computed_here_make_a_timer)
+{
+	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	struct upmc_set *set;
+	double v[5];
+
+	fake_boot("vm-no-pmu");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", &time_only) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(upmc_count(set), 0);
+	ASSERT(upmc_metric_count(set) == 5); /* smt-contention too: every kind of CPU's */
+	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "'retiring' needs the events of Intel");
+	EXPECT(upmc_snapshot(set, before) >= 0);
+	EXPECT(upmc_snapshot(set, after) >= 0);
+	ASSERT(upmc_metrics(set, before, after, v) == 5);
+	for (unsigned j = 0; j < 5; j++)
+		EXPECT_MSG(isnan(v[j]), "metric %u is %g", j, v[j]);
+	EXPECT_EQ(fake_open_events(), 0);
+	upmc_close(set);
+}
+
 /* Metrics listed, of them computed here, and the name of one not computed
  * here ("" when all are). */
 struct listed {
