@@ -10,8 +10,9 @@
  * snapshots: the interval rule of lib/core/interval.c, never totals.
  *
  * A name may have several variants, one per kind of CPU (topdown is read
- * from different events on Intel and on Arm): the first whose events this
- * machine resolves is taken.
+ * from different events on Intel, AMD and Arm): the first that is for
+ * this CPU (its arch and cpu_id) and whose events this machine resolves is
+ * taken. A row without events says a kind of CPU has none of a group.
  */
 #include <errno.h>
 #include <math.h>
