@@ -134,6 +134,10 @@ static int print_metric_text(const struct upmc_metric_info *m, void *arg)
 	const int *no_pmu = arg;
 	const char *why = m->why_not[0] && *no_pmu ? "no CPU PMU" : m->why_not;
 
+	if (!m->events[0]) { /* the catalogue says these CPUs have none */
+		printf("  %-22s none for %s: %s\n", m->name, m->cpus, m->desc);
+		return 0;
+	}
 	printf("  %-22s %s%s%s\n", m->name, m->desc, m->group[0] ? "; group " : "", m->group);
 	printf("  %-22s = %s  (%s)\n", "", m->formula, m->unit);
 	printf("  %-22s for %s: %s%s\n", "", m->cpus,

@@ -101,18 +101,25 @@ static uint64_t fields(unsigned ret, unsigned bad, unsigned fe, unsigned be)
 	return ret | bad << 8 | fe << 16 | (uint64_t)be << 24;
 }
 
-static struct upmc_set *open_topdown(const char *spec, unsigned flags)
+/* spec opened on the fake's Intel machine with fixture fixture. */
+static struct upmc_set *open_topdown_on(const char *fixture, const char *spec, unsigned flags)
 {
 	struct upmc_options opts = {sizeof(opts), flags};
 	struct upmc_set *set = NULL;
 
-	fake_boot("x86-intel");
+	fake_boot(fixture);
 	fake.syscall_ns = 0; /* counts stand still between fake_run()s */
 	if (upmc_open(&set, spec, &opts) < 0) {
 		printf("open: %s\n", upmc_last_error());
 		return NULL;
 	}
 	return set;
+}
+
+/* spec on an Intel CPU of four PERF_METRICS fields (Ice Lake). */
+static struct upmc_set *open_topdown(const char *spec, unsigned flags)
+{
+	return open_topdown_on("x86-intel", spec, flags);
 }
 
 static int metric_named(struct upmc_set *set, const char *name)
@@ -172,6 +179,115 @@ TEST(topdown, exact_fractions_from_rdpmc)
 		EXPECT_EQ_U64(counts[k + 1], (f1[k] * 1020000 - f0[k] * 255000) / 255);
 	}
 	EXPECT_EQ_U64(counts[0], 255 * 3000);
+	upmc_close(set);
+	uninstall();
+}
+
+static int counter_named(struct upmc_set *set, const char *name)
+{
+	int i;
+
+	for (i = 0; i < upmc_count(set); i++)
+		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
+			return i;
+	return -1;
+}
+
+/* The interval's slots of a topdown metric event whose field went from f0
+ * to f1 while slots since the reset went from s0 to s1. */
+static uint64_t doc_count(unsigned f0, uint64_t s0, unsigned f1, uint64_t s1)
+{
+	return (f1 * s1 - f0 * s0) / 255;
+}
+
+/* Sapphire Rapids: PERF_METRICS has eight fields; TopdownL2's are read by
+ * the same pass (one PERF_METRICS read for the eight events), and each
+ * half of a level 1 category that is not a field is that category less
+ * the field, all over the interval's slots. */
+TEST(topdown, level2_exact_fractions_from_rdpmc)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX], after[UPMC_SNAPSHOT_MAX], counts[UPMC_MAX_COUNTERS];
+	/* level 1, then level 2 (fields 4-7), each level 1 sum 255 */
+	static const char *const events[] = {"topdown-retiring",  "topdown-bad-spec",
+	                                     "topdown-fe-bound",  "topdown-be-bound",
+	                                     "topdown-heavy-ops", "topdown-br-mispredict",
+	                                     "topdown-fetch-lat", "topdown-mem-bound"};
+	static const char *const field_metric[] = {"heavy-operations", "branch-mispredicts",
+	                                           "fetch-latency", "memory-bound"};
+	static const char *const rest_metric[] = {"light-operations", "machine-clears",
+	                                          "fetch-bandwidth", "core-bound"};
+	const unsigned f0[] = {64, 16, 48, 127, 20, 10, 30, 70};
+	const unsigned f1[] = {80, 20, 40, 115, 25, 12, 24, 60};
+	const uint64_t s0 = 255000, s1 = 1020000, slots = s1 - s0;
+	uint64_t c[8];
+	struct upmc_set *set;
+	double values[12];
+	unsigned k;
+
+	NEEDS_EMULATION();
+	set = open_topdown_on("intel-sapphire-rapids", "TopdownL2", 0);
+	ASSERT(set);
+	ASSERT(upmc_count(set) == 9); /* slots, and the eight topdown events */
+	ASSERT(upmc_metric_count(set) == 8);
+	for (k = 0; k < 9; k++)
+		EXPECT_EQ(upmc_counter_path(set, k), UPMC_PATH_USER);
+	fake.perf_metrics = 0;
+	for (k = 0; k < 8; k++)
+		fake.perf_metrics |= (uint64_t)f0[k] << (8 * k);
+	fake_run(s0);
+	emulated = 0;
+	ASSERT(upmc_snapshot(set, before) == 9);
+	EXPECT_EQ(emulated, 2); /* slots, then PERF_METRICS once for eight events */
+	fake.perf_metrics = 0;
+	for (k = 0; k < 8; k++)
+		fake.perf_metrics |= (uint64_t)f1[k] << (8 * k);
+	fake_run(slots);
+	ASSERT(upmc_snapshot(set, after) == 9);
+	ASSERT(upmc_metrics(set, before, after, values) == 8);
+	ASSERT(upmc_interval(set, before, after, counts, NULL) == 9);
+	EXPECT_EQ_U64(counts[counter_named(set, "slots")], slots);
+	for (k = 0; k < 8; k++) {
+		int i = counter_named(set, events[k]);
+		ASSERT(i >= 0);
+		c[k] = doc_count(f0[k], s0, f1[k], s1);
+		EXPECT_EQ_U64(counts[i], c[k]);
+	}
+	for (k = 0; k < 4; k++) {
+		int field = metric_named(set, field_metric[k]),
+		    rest = metric_named(set, rest_metric[k]);
+		double want_field = (double)c[4 + k] / (double)slots;
+		double want_rest = ((double)c[k] - (double)c[4 + k]) / (double)slots;
+		ASSERT(field >= 0 && rest >= 0);
+		EXPECT_MSG(values[field] == want_field, "%s: %.17g, want %.17g (%s)",
+		           field_metric[k], values[field], want_field,
+		           upmc_metric_reason(set, (unsigned)field));
+		EXPECT_MSG(values[rest] == want_rest, "%s: %.17g, want %.17g (%s)", rest_metric[k],
+		           values[rest], want_rest, upmc_metric_reason(set, (unsigned)rest));
+	}
+	upmc_close(set);
+	uninstall();
+}
+
+/* The level 2 fields follow the level 1 rules: an interval short beside
+ * the slots since the last reset is said, not measured. */
+TEST(topdown, level2_too_short_said)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX], after[UPMC_SNAPSHOT_MAX];
+	struct upmc_set *set;
+	double values[8];
+	int j;
+
+	NEEDS_EMULATION();
+	set = open_topdown_on("intel-sapphire-rapids", "TopdownL2", 0);
+	ASSERT(set);
+	j = metric_named(set, "core-bound");
+	fake_run(255 * 100000);
+	ASSERT(upmc_snapshot(set, before) == 9);
+	fake_run(255 * 100);
+	ASSERT(upmc_snapshot(set, after) == 9);
+	ASSERT(upmc_metrics(set, before, after, values) == 8);
+	EXPECT(isnan(values[j]));
+	EXPECT_CONTAINS(upmc_metric_reason(set, (unsigned)j), "too short to measure");
 	upmc_close(set);
 	uninstall();
 }
@@ -351,3 +467,31 @@ TEST(topdown, x86_only)
 }
 
 #endif
+
+/* An Intel CPU of four PERF_METRICS fields (Ice Lake) lists no level 2
+ * topdown event: TopdownL2 is refused with why, or, time only, each of its
+ * metrics kept and said, while TopdownL1 is computed. Opening reads no
+ * counter: this runs on any architecture. */
+TEST(topdown, level2_on_a_level1_cpu_says_why)
+{
+	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
+	struct upmc_set *set;
+	unsigned j;
+
+	fake_boot("x86-intel");
+	EXPECT_EQ(upmc_open(&set, "TopdownL2", NULL), -ENOENT);
+	EXPECT_CONTAINS(upmc_last_error(), "metric 'heavy-operations' cannot be computed here");
+	EXPECT_CONTAINS(upmc_last_error(), "Intel with 8 PERF_METRICS fields");
+	EXPECT_CONTAINS(upmc_last_error(), "'topdown-heavy-ops'");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1,TopdownL2", &time_only) == 0, "%s",
+	           upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 12);
+	EXPECT_EQ(upmc_count(set), 5); /* TopdownL1's events alone */
+	for (j = 0; j < 4; j++)
+		EXPECT_MSG(!strcmp(upmc_metric_reason(set, j), ""), "%s: %s",
+		           upmc_metric_name(set, j), upmc_metric_reason(set, j));
+	for (j = 4; j < 12; j++)
+		EXPECT_CONTAINS(upmc_metric_reason(set, j), "needs the events of Intel with 8 "
+		                                            "PERF_METRICS fields");
+	upmc_close(set);
+}

@@ -113,6 +113,57 @@ TEST(metrics, arm_topdown_takes_slots_from_sysfs)
 	upmc_close(set);
 }
 
+/* The open event of this type and config: its index, or -1. */
+static int event_with(uint32_t type, uint64_t config)
+{
+	unsigned i;
+
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && fake.ev[i].attr.type == type &&
+		    fake.ev[i].attr.config == config)
+			return (int)i;
+	return -1;
+}
+
+/* AMD Zen 5 (family 0x1a in the fixture's /proc/cpuinfo, whatever CPU runs
+ * the test): five metrics over 8 dispatch slots a cycle, its events raw
+ * codes of perf's amdzen5 JSON, exact values. */
+TEST(metrics, zen5_topdown_takes_8_dispatch_slots)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	/* ls_not_halted_cyc, ex_ret_ops, de_src_op_disp.all, and
+	 * de_no_dispatch_per_slot's no_ops_from_frontend, backend_stalls and
+	 * smt_contention: event 0x1a0's bit 8 goes to config bit 32 */
+	static const uint64_t config[] = {0x76, 0xc1, 0x7aa, 0x1000001a0, 0x100001ea0, 0x1000060a0};
+	struct upmc_set *set;
+	double v[5];
+	unsigned k;
+
+	fake_boot("amd-zen5");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 5);
+	EXPECT(!strcmp(upmc_metric_name(set, 4), "smt-contention"));
+	EXPECT_EQ(upmc_count(set), 6);
+	for (k = 0; k < 6; k++)
+		EXPECT_MSG(event_with(PERF_TYPE_RAW, config[k]) >= 0, "no event of config %#llx",
+		           (unsigned long long)config[k]);
+	/* 1000 cycles: 8000 slots */
+	after[counter_named(set, "r76")] = 1000;
+	after[counter_named(set, "rc1")] = 4000;
+	after[counter_named(set, "r7aa")] = 4800;
+	after[counter_named(set, "r1000001a0")] = 1200;
+	after[counter_named(set, "r100001ea0")] = 1600;
+	after[counter_named(set, "r1000060a0")] = 400;
+	ASSERT(upmc_metrics(set, before, after, v) == 5);
+	EXPECT(v[0] == 0.5);  /* retiring */
+	EXPECT(v[1] == 0.1);  /* bad speculation */
+	EXPECT(v[2] == 0.15); /* frontend bound */
+	EXPECT(v[3] == 0.2);  /* backend bound */
+	EXPECT(v[4] == 0.05); /* SMT contention */
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
 /* No PMU: refused with the reason, or, time only, kept and said. */
 TEST(metrics, a_machine_without_the_events_says_why)
 {
@@ -136,17 +187,47 @@ TEST(metrics, a_machine_without_the_events_says_why)
 	EXPECT_EQ(fake_open_events(), 0);
 }
 
+/* A spec of metrics none of which this machine computes, time only: a set
+ * of no counter, which opens nothing and closes whole (nothing left
+ * registered or allocated: ASan's leak check runs this too). */
+TEST(metrics, only_metrics_not_computed_here_make_a_timer)
+{
+	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	struct upmc_set *set;
+	double v[5];
+
+	fake_boot("vm-no-pmu");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", &time_only) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(upmc_count(set), 0);
+	ASSERT(upmc_metric_count(set) == 5); /* smt-contention too: every kind of CPU's */
+	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "'retiring' needs the events of Intel");
+	EXPECT(upmc_snapshot(set, before) >= 0);
+	EXPECT(upmc_snapshot(set, after) >= 0);
+	ASSERT(upmc_metrics(set, before, after, v) == 5);
+	for (unsigned j = 0; j < 5; j++)
+		EXPECT_MSG(isnan(v[j]), "metric %u is %g", j, v[j]);
+	EXPECT_EQ(fake_open_events(), 0);
+	upmc_close(set);
+}
+
 /* Metrics listed, of them computed here, and the name of one not computed
  * here ("" when all are). */
 struct listed {
 	unsigned n, computed;
 	char missing[64];
+	char zen5[512]; /* why Zen 5's retiring is not computed here */
+	char none[512]; /* why a row that says some CPUs have none */
 };
 
 static int count_available(const struct upmc_metric_info *info, void *arg)
 {
 	struct listed *l = arg;
 
+	if (!strcmp(info->name, "retiring") && strstr(info->cpus, "Zen 5"))
+		snprintf(l->zen5, sizeof(l->zen5), "%s", info->why_not);
+	if (!info->events[0])
+		snprintf(l->none, sizeof(l->none), "%s", info->why_not);
 	l->n++;
 	l->computed += !info->why_not[0];
 	if (info->why_not[0] && !l->missing[0])
@@ -158,12 +239,19 @@ static int count_available(const struct upmc_metric_info *info, void *arg)
  * cannot compute. */
 TEST(metrics, the_catalogue_says_what_this_machine_computes)
 {
-	struct listed l = {0, 0, ""};
+	struct listed l = {0, 0, "", "", ""};
 
 	fake_boot("x86-intel");
 	ASSERT(upmc_list_metrics(count_available, &l) > 0);
-	EXPECT_EQ(l.n, 17);        /* the generic ones, Intel's topdown, AMD's */
-	EXPECT_EQ(l.computed, 12); /* not AMD's: libpfm4 does not take it for a Zen 4 */
+	/* the generic ones; Intel's topdown (two levels, and the 4-slot one),
+	 * AMD's (Zen 4, Zen 5, and Zen 3's none) */
+	EXPECT_EQ(l.n, 35);
+	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs */
+	EXPECT_EQ(l.computed, 12);
+	EXPECT_CONTAINS(l.zen5, "it is for AMD Zen 5 (family 0x1a), whose CPU id starts "
+	                        "'AuthenticAMD-26-', and this CPU's is 'not in /proc/cpuinfo'");
+	EXPECT_CONTAINS(l.none, "AMD Zen 3 and earlier have no TopdownL1: their PMUs count no "
+	                        "dispatch slots");
 	memset(&l, 0, sizeof(l));
 	fake_boot("arm64-pmuv3"); /* no STALL_SLOT events */
 	upmc_list_metrics(count_available, &l);
@@ -172,7 +260,7 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	memset(&l, 0, sizeof(l));
 	fake_boot("vm-no-pmu");
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 21); /* no kind of CPU: every variant */
+	EXPECT_EQ(l.n, 39); /* no kind of CPU: every variant */
 	EXPECT_EQ(l.computed, 0);
 }
 

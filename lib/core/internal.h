@@ -106,10 +106,6 @@ struct upmc_set_state {
 	/* The registry of open sets (lib/set.c), for fork(). */
 	struct upmc_set *prev, *next;
 	int forked; /* this is a forked child; the set is the parent's */
-	/* upmc_open() opened it in the OS layer and the registry, counters or
-	 * none (a spec of metrics this machine cannot compute may leave none);
-	 * a timer is in neither. */
-	int opened;
 	/* Last, 19 KiB: the fields above that reads load (os, multiplexed)
 	 * stay well within an arm64 load's reach from the state's address
 	 * (32760 bytes for 8-byte words), a field beyond it costs an add. */

@@ -87,6 +87,11 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
  * variants are defined for; "" when no core PMU is visible. */
 const char *upmc_os_core_kind(void);
 
+/* This CPU as perf's pmu-events mapfile names x86 CPUs, vendor-family-model
+ * ("GenuineIntel-6-55": family in decimal, model in hex), into buf: which
+ * metrics' variants are for it; "" when the OS does not say. */
+void upmc_os_cpu_id(char *buf, size_t size);
+
 /* A constant a metric's formula names (#slots: operations per cycle);
  * 0, or -ENOENT after upmc_fail() when the machine does not publish it. */
 int upmc_os_metric_constant(const char *name, double *value);

@@ -50,7 +50,7 @@ int upmc_check_open_flags(unsigned flags, const char *what)
 /*
  * fork(): the kernel does not copy perf pages into the child (VM_DONTCOPY),
  * and the child's copies of the descriptors are its own to close and reuse.
- * Every set upmc_open() opened is in a registry; in the child, a handler points
+ * Every set with counters is in a registry; in the child, a handler points
  * each at pages with index 0 and at the slow reader, so that reads go out of
  * line and fail there with -ECHILD, and upmc_close() frees memory only. The
  * inline readers pay nothing for it. A spin lock (C11, any OS) guards the
@@ -242,10 +242,37 @@ static void set_summary(struct upmc_set *set)
 	upmc_format(out, size, "%u counter%s: %s; %s", set->n, set->n > 1 ? "s" : "", parts, why);
 }
 
+/* The set's counters opened by the OS layer, and the set registered (for
+ * fork()); -errno, the set freed, when they cannot be. */
+static int open_and_register(struct upmc_set *set, unsigned flags)
+{
+	unsigned i;
+	int err;
+
+	for (i = 0; i < set->n; i++)
+		set->state->counter[i].ratio = 1;
+	err = upmc_os_open(set, flags);
+	if (err < 0) {
+		free(set);
+		return err;
+	}
+	upmc_choose_readers(set);
+	enter(set);
+	if ((flags & UPMC_OPT_REQUIRE_USER_READ) && !set->user_n) {
+		for (i = 0; i < set->n && set->state->counter[i].path == UPMC_PATH_USER; i++)
+			;
+		err = upmc_fail(-EPERM, "counter '%s' cannot be read from user space: %s",
+		                set->state->counter[i].event.name, set->state->counter[i].reason);
+		upmc_close(set);
+		return err;
+	}
+	return 0;
+}
+
 UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upmc_options *opts)
 {
 	struct upmc_set *set;
-	unsigned flags, i;
+	unsigned flags;
 	int n, err;
 
 	if (!out)
@@ -266,23 +293,13 @@ UPMC_API int upmc_open(struct upmc_set **out, const char *spec, const struct upm
 	}
 	set->n = (unsigned)n;
 	set->state->flags = flags;
-	for (i = 0; i < set->n; i++)
-		set->state->counter[i].ratio = 1;
-	err = upmc_os_open(set, flags);
-	if (err < 0) {
-		free(set);
-		return err;
-	}
-	upmc_choose_readers(set);
-	set->state->opened = 1;
-	enter(set);
-	if ((flags & UPMC_OPT_REQUIRE_USER_READ) && !set->user_n) {
-		for (i = 0; i < set->n && set->state->counter[i].path == UPMC_PATH_USER; i++)
-			;
-		err = upmc_fail(-EPERM, "counter '%s' cannot be read from user space: %s",
-		                set->state->counter[i].event.name, set->state->counter[i].reason);
-		upmc_close(set);
-		return err;
+	/* No counter (a spec of metrics this machine cannot compute, kept
+	 * with their reasons by UPMC_OPT_TIME_ONLY): nothing to open, a timer
+	 * as upmc_open_timer() makes one, which upmc_close() frees as one. */
+	if (set->n) {
+		err = open_and_register(set, flags);
+		if (err < 0)
+			return err;
 	}
 	set_clock(set);
 	set_summary(set);
@@ -309,7 +326,7 @@ UPMC_API void upmc_close(struct upmc_set *set)
 {
 	if (!set)
 		return;
-	if (set->state->opened) {
+	if (set->n) {
 		leave(set);
 		if (set->state->forked)
 			upmc_os_abandon(set);

@@ -344,6 +344,45 @@ const char *upmc_os_core_kind(void)
 	return probe.core_kind[0] == UPMC_LINUX_X86 ? "x86" : "arm64";
 }
 
+/* The value of a /proc/cpuinfo line whose key is key ("model", not "model
+ * name") into val; 0 when the line is another's. */
+static int cpuinfo_value(const char *line, const char *key, char *val, size_t size)
+{
+	size_t len = strlen(key), end;
+
+	if (strncmp(line, key, len) || !strchr(" \t:", line[len]))
+		return 0;
+	line += len + strspn(line + len, " \t");
+	if (*line++ != ':')
+		return 0;
+	line += strspn(line, " \t");
+	end = strcspn(line, "\n");
+	upmc_format(val, size, "%.*s", (int)end, line);
+	return 1;
+}
+
+/* From /proc/cpuinfo (under the fixture root, so that a test names the
+ * CPU), the first processor's: what the kernel's perf matches its
+ * mapfile.csv against (get_cpuid_str()). */
+void upmc_os_cpu_id(char *buf, size_t size)
+{
+	char path[512], line[512], vendor[64] = "", family[16] = "", model[16] = "";
+	FILE *f;
+
+	upmc_format(buf, size, "%s", "");
+	upmc_linux_root_path(path, sizeof(path), "/proc/cpuinfo");
+	f = fopen(path, "re");
+	if (!f)
+		return;
+	while ((!vendor[0] || !family[0] || !model[0]) && fgets(line, sizeof(line), f))
+		if (!cpuinfo_value(line, "vendor_id", vendor, sizeof(vendor)) &&
+		    !cpuinfo_value(line, "cpu family", family, sizeof(family)))
+			cpuinfo_value(line, "model", model, sizeof(model));
+	fclose(f);
+	if (vendor[0] && family[0] && model[0])
+		upmc_format(buf, size, "%s-%s-%lX", vendor, family, strtoul(model, NULL, 10));
+}
+
 /* #slots: a core PMU's operations per cycle (Arm's caps/slots, read by
  * perf's #slots in sbsa.json), the first core PMU that publishes it. */
 int upmc_os_metric_constant(const char *name, double *value)

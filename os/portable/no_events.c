@@ -31,6 +31,12 @@ const char *upmc_os_core_kind(void)
 	return UPMC_ARCH_NAME; /* what the CPU the library runs on is */
 }
 
+void upmc_os_cpu_id(char *buf, size_t size)
+{
+	if (size)
+		buf[0] = '\0'; /* no variant for some CPUs only is taken */
+}
+
 int upmc_os_metric_constant(const char *name, double *value)
 {
 	(void)value;

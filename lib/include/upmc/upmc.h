@@ -223,7 +223,8 @@ UPMC_API int upmc_metrics_of_counts(const struct upmc_set *set, const double *co
 struct upmc_metric_info {
 	const char *name;
 	const char *group;   /* perf's metric group ("TopdownL1", "Default"), or "" */
-	const char *events;  /* what it needs, comma-separated */
+	const char *events;  /* what it needs, comma-separated; "": a row that says the
+	                      * CPUs of cpus have none of group name, and why (desc) */
 	const char *formula; /* over those events */
 	const char *unit;
 	const char *desc;
@@ -234,7 +235,8 @@ struct upmc_metric_info {
 };
 
 /* Calls fn for every metric of the catalogue (a name may come once per
- * kind of CPU it is defined for), until fn returns non-zero. The strings
+ * kind of CPU it is defined for), and for every row that says a kind of
+ * CPU has none of a group (events ""), until fn returns non-zero. The strings
  * live until fn returns. Returns how many were listed, or -EINVAL. */
 UPMC_API int upmc_list_metrics(int (*fn)(const struct upmc_metric_info *info, void *arg),
                                void *arg);

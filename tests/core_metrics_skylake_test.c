@@ -1,0 +1,86 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Intel's TopdownL1 before PERF_METRICS (Sandy Bridge to Cascade Lake: 4
+ * slots a cycle) on the fake kernel's Skylake server, with libpfm4 taking
+ * the CPU for one (LIBPFM_FORCE_PMU, set before libpfm4 starts: a program
+ * of its own): perf's formula over events by libpfm4's names, exact
+ * values; and only where /proc/cpuinfo says an Intel CPU.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/fake/fake_kernel.h"
+#include "tests/upmc_test.h"
+
+static int counter_named(struct upmc_set *set, const char *name)
+{
+	int i;
+
+	for (i = 0; i < upmc_count(set); i++)
+		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
+			return i;
+	return -1;
+}
+
+/* The open event of this type and config: its index, or -1. */
+static int event_with(uint32_t type, uint64_t config)
+{
+	unsigned i;
+
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && fake.ev[i].attr.type == type &&
+		    fake.ev[i].attr.config == config)
+			return (int)i;
+	return -1;
+}
+
+TEST(metrics_skylake, four_slots_a_cycle)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	/* IDQ_UOPS_NOT_DELIVERED.CORE, UOPS_ISSUED.ANY, UOPS_RETIRED.RETIRE_SLOTS,
+	 * INT_MISC.RECOVERY_CYCLES, as Intel's Skylake event list codes them */
+	static const uint64_t config[] = {0x19c, 0x10e, 0x2c2, 0x10d};
+	struct upmc_set *set;
+	double v[4];
+	unsigned k;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("intel-skylake-x"); /* no slots, no topdown events */
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	EXPECT_EQ(upmc_count(set), 5); /* cycles and four events, shared once */
+	for (k = 0; k < 4; k++)
+		EXPECT_MSG(event_with(PERF_TYPE_RAW, config[k]) >= 0, "no event of config %#llx",
+		           (unsigned long long)config[k]);
+	EXPECT(event_with(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES) >= 0);
+	/* 1000 cycles: 4000 slots */
+	after[counter_named(set, "cycles")] = 1000;
+	after[counter_named(set, "UOPS_RETIRED:RETIRE_SLOTS")] = 1600;
+	after[counter_named(set, "UOPS_ISSUED:ANY")] = 1800;
+	after[counter_named(set, "INT_MISC:RECOVERY_CYCLES")] = 50;
+	after[counter_named(set, "IDQ_UOPS_NOT_DELIVERED:CORE")] = 600;
+	ASSERT(upmc_metrics(set, before, after, v) == 4);
+	EXPECT_MSG(v[0] == 0.4, "retiring %.17g", v[0]);
+	EXPECT_MSG(v[1] == 0.1, "bad speculation %.17g", v[1]); /* (1800 - 1600 + 200) / 4000 */
+	EXPECT_MSG(v[2] == 0.15, "frontend bound %.17g", v[2]);
+	EXPECT_MSG(v[3] == 1 - 2600.0 / 4000, "backend bound %.17g", v[3]); /* 0.35 */
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* An AMD CPU whose libpfm4 takes it for a Skylake server (as
+ * LIBPFM_FORCE_PMU does): Intel's events resolve, but /proc/cpuinfo says
+ * AMD, and TopdownL1 is not Intel's. */
+TEST(metrics_skylake, not_on_another_cpu)
+{
+	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
+	struct upmc_set *set;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("amd-zen4");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", &time_only) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(counter_named(set, "UOPS_RETIRED:RETIRE_SLOTS"), -1);
+	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "needs the events of");
+	upmc_close(set);
+}
