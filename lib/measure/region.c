@@ -37,13 +37,13 @@
 struct upmc_region {
 	/* What begin and end use, in the order they load it, so that the
 	 * compiler pairs the loads (ldp): begin full and next, end next and
-	 * half. Sizes are in bytes, which spares a shift. */
-	uint64_t *full; /* one past the last pending record */
-	uint64_t *next; /* the record begin takes */
-	size_t half;    /* bytes per half record: 8 * (1 + snapshot words) */
-	size_t record;  /* bytes per record */
+	 * read. Sizes are in bytes, which spares a shift. */
+	uint64_t *full;   /* one past the last pending record */
+	uint64_t *next;   /* the record begin takes */
+	upmc_reader read; /* the set's snapshot reader; NULL for a timer-only set */
+	size_t half;      /* bytes per half record: 8 * (1 + snapshot words) */
+	size_t record;    /* bytes per record */
 	struct upmc_set *set;
-	upmc_reader read;  /* the set's snapshot reader; NULL for a timer-only set */
 	unsigned n;        /* the set's counters */
 	unsigned counting; /* of them, not UPMC_PATH_UNAVAILABLE */
 	uint64_t *buffer;  /* the spare record, then the pending ones */
@@ -165,43 +165,156 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 }
 
 /*
- * The records of a time-only region, [t0, t1] each, in one loop whose
- * statistics stay in registers: the region a timer gives is the one called
- * most often, and its fold is most of what it costs beyond its two
- * timestamps.
+ * A batch of records folds a column at a time: one series' samples over
+ * every record, count, min, max and sum in registers, nothing tested per
+ * record but what the statistics need. A column is its two ends, `from`
+ * and `to`, words apart by `stride` from one record to the next; sample k
+ * is to[k * stride] - from[k * stride].
  */
-static void fold_times(struct upmc_region *r, const uint64_t *rec, const uint64_t *end)
+struct column {
+	const uint64_t *from, *to;
+	size_t stride, n;
+};
+
+static uint64_t sample_of(const struct column *c, size_t k)
 {
-	struct upmc_samples *s = &r->into[UPMC_NS];
-	uint64_t count = s->count, next = s->next, min = s->min, max = s->max;
-	uint64_t last = r->last[UPMC_NS], dropped = 0;
-	uint64_t sum = 0; /* a batch's ticks: far from 2^64 */
+	return c->to[k * c->stride] - c->from[k * c->stride];
+}
 
-	for (; rec < end; rec += 2) {
-		const uint64_t t0 = rec[0], t1 = rec[1], ticks = t1 - t0;
+/* The samples of the column that the reservoir keeps: the first
+ * UPMC_SAMPLES_KEPT in order, then the one the last draw named each time,
+ * so that a sample passed over costs nothing here. */
+static void keep_column(struct upmc_samples *s, const struct column *c)
+{
+	const uint64_t first = s->count, after = first + c->n;
+	uint64_t j;
 
-		if (UPMC_UNLIKELY(t1 < t0)) {
-			last = UPMC_NOT_COUNTED;
-			dropped++;
-			continue;
-		}
-		last = ticks;
-		if (UPMC_UNLIKELY(count == next)) {
-			s->count = count;
-			upmc_samples_take(s, ticks);
-			next = s->next;
-		}
-		count++;
-		min = ticks < min ? ticks : min;
-		max = ticks > max ? ticks : max;
-		sum += ticks;
+	for (j = first; j < after && j + 1 < UPMC_SAMPLES_KEPT; j++)
+		s->kept[j] = sample_of(c, j - first);
+	if (j > first) {
+		s->next = j;
+		s->count = j - 1;
+		upmc_samples_take(s, s->kept[j - 1]); /* draws the next */
 	}
-	s->count = count;
-	s->min = min;
-	s->max = max;
-	s->sum += (double)sum;
-	r->last[UPMC_NS] = last;
-	r->dropped += dropped;
+	while (s->next < after) {
+		s->count = s->next;
+		upmc_samples_keep(s, sample_of(c, s->next - first));
+	}
+	s->count = after;
+}
+
+/* A column's min, max and sum, before they go into its series. */
+struct column_stat {
+	uint64_t min, max, sum;
+};
+
+/* Whether every value of the column counted, at both ends of every
+ * record (not UPMC_NOT_COUNTED: a failed read, or a counter that cannot
+ * count); its min, max and sum in st. */
+static int stat_of_column(const struct column *c, struct column_stat *st)
+{
+	const uint64_t *from = c->from, *to = c->to;
+	uint64_t min = UINT64_MAX, max = 0, sum = 0, failed = 0;
+	size_t k;
+
+	for (k = 0; k < c->n; k++, from += c->stride, to += c->stride) {
+		const uint64_t x = *to - *from;
+		failed |= (*from == UPMC_NOT_COUNTED) | (*to == UPMC_NOT_COUNTED);
+		min = x < min ? x : min;
+		max = x > max ? x : max;
+		sum += x;
+	}
+	st->min = min;
+	st->max = max;
+	st->sum = sum;
+	return !failed;
+}
+
+/*
+ * The nanoseconds of a time-only batch, two records a step in vectors of
+ * two (the GNU C vector extension; arm64 and x86 both have 2 x 64-bit
+ * lanes): the region a timer gives is the one called most often, and its
+ * fold is most of what it costs beyond its two timestamps.
+ */
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
+static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
+{
+	u64x2 min = {UINT64_MAX, UINT64_MAX}, max = {0, 0}, sum = {0, 0};
+	size_t k;
+
+	for (k = 0; k + 1 < n; k += 2) {
+		u64x2 a, b, x, below, above;
+		memcpy(&a, rec + 2 * k, sizeof(a));
+		memcpy(&b, rec + 2 * k + 2, sizeof(b));
+		x = __builtin_shuffle(a, b, (u64x2){1, 3}) - __builtin_shuffle(a, b, (u64x2){0, 2});
+		below = (u64x2)(x < min); /* all ones where true */
+		above = (u64x2)(x > max);
+		min = (x & below) | (min & ~below);
+		max = (x & above) | (max & ~above);
+		sum += x;
+	}
+	st->min = min[0] < min[1] ? min[0] : min[1];
+	st->max = max[0] > max[1] ? max[0] : max[1];
+	st->sum = sum[0] + sum[1];
+	if (k < n) {
+		const uint64_t x = rec[2 * k + 1] - rec[2 * k];
+		st->min = x < st->min ? x : st->min;
+		st->max = x > st->max ? x : st->max;
+		st->sum += x;
+	}
+}
+
+/* A column into its series: min, max and sum, and the samples the
+ * reservoir keeps. */
+static void add_column(struct upmc_samples *s, const struct column *c, const struct column_stat *st)
+{
+	s->min = st->min < s->min ? st->min : s->min;
+	s->max = st->max > s->max ? st->max : s->max;
+	s->sum += (double)st->sum; /* a batch's sum: far from 2^64 */
+	keep_column(s, c);
+}
+
+/*
+ * A batch folded a column at a time, when no record of it is dropped and
+ * each counter counted at both ends of every record: the usual case. A
+ * record with t1 < t0 (a begin without its end) has a difference of 2^63
+ * or more, which no region lasts: the maximum shows it. Otherwise (and
+ * for a multiplexed set, whose counts need their times) 0: the batch
+ * folds record by record. Metrics need a record's counts together: they
+ * take a pass of their own.
+ */
+static int fold_columns(struct upmc_region *r, const uint64_t *rec, const uint64_t *end)
+{
+	const size_t stride = r->record / sizeof(uint64_t), half = r->half / sizeof(uint64_t);
+	const struct column times = {rec, rec + half, stride, (size_t)(end - rec) / stride};
+	struct column_stat st[SERIES];
+	unsigned i;
+
+	if (r->n ? r->set->state->multiplexed || r->counting < r->n : stride != 2)
+		return 0;
+	if (r->n)
+		stat_of_column(&times, &st[UPMC_NS]);
+	else
+		stat_of_times(rec, times.n, &st[UPMC_NS]);
+	if (st[UPMC_NS].max >> 63)
+		return 0;
+	for (i = 0; i < r->n; i++) {
+		const struct column c = {rec + 1 + i, rec + half + 1 + i, stride, times.n};
+		if (!stat_of_column(&c, &st[i]))
+			return 0;
+	}
+	for (i = 0; i < r->n; i++) {
+		const struct column c = {rec + 1 + i, rec + half + 1 + i, stride, times.n};
+		add_column(&r->into[i], &c, &st[i]);
+		r->last[i] = sample_of(&c, times.n - 1);
+	}
+	add_column(&r->into[UPMC_NS], &times, &st[UPMC_NS]);
+	r->last[UPMC_NS] = sample_of(&times, times.n - 1);
+	if (r->metric && r->into == r->samples)
+		for (; rec < end; rec += stride)
+			fold_metrics(r, rec + 1, rec + half + 1);
+	return 1;
 }
 
 /* Folds the pending records in. Queries call it on a const region: the
@@ -211,13 +324,10 @@ static void fold(const struct upmc_region *query)
 	struct upmc_region *r = (struct upmc_region *)query;
 	const uint64_t *rec;
 
-	if (!r->n) {
-		fold_times(r, r->pending, r->next);
-	} else {
+	if (r->next != r->pending && !fold_columns(r, r->pending, r->next))
 		for (rec = r->pending; rec < r->next;
 		     rec = (const uint64_t *)((const char *)rec + r->record))
 			fold_record(r, rec);
-	}
 	r->next = r->pending;
 }
 
@@ -259,35 +369,60 @@ static UPMC_COLD void fold_and_begin(struct upmc_region *r)
 	upmc_region_begin(r);
 }
 
-/* Both ends end in the set's reader as a tail call, so that a region costs
- * its two reads and little more. */
+/* A region of counters: each end ends in the set's reader as a tail call,
+ * so that a region costs its two reads and little more. The reader is
+ * loaded before the timestamp, whose barrier would load it again. */
+static inline void begin_counting(struct upmc_region *r, uint64_t *rec, upmc_reader read)
+{
+	r->next = (uint64_t *)((char *)rec + r->record);
+	rec[0] = upmc_timestamp_serialized();
+	read(r->set, rec + 1);
+}
+
+static inline void end_counting(struct upmc_region *r, uint64_t *next, upmc_reader read)
+{
+	uint64_t *rec = (uint64_t *)((char *)next - r->half);
+
+	rec[0] = upmc_timestamp_after();
+	read(r->set, rec + 1);
+}
+
+/* A time-only region (no reader) has records of two words, [t0, t1]:
+ * constant offsets, no size to load. */
 UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
 {
 	uint64_t *rec;
+	upmc_reader read;
 
 	if (UPMC_UNLIKELY(!r))
 		return;
 	rec = r->next;
+	read = r->read;
 	if (UPMC_UNLIKELY(rec == r->full)) {
 		fold_and_begin(r);
 		return;
 	}
-	r->next = (uint64_t *)((char *)rec + r->record);
+	if (read) {
+		begin_counting(r, rec, read);
+		return;
+	}
 	rec[0] = upmc_timestamp_serialized();
-	if (r->read)
-		r->read(r->set, rec + 1);
+	r->next = rec + 2;
 }
 
 UPMC_API __attribute__((noinline)) void upmc_region_end(struct upmc_region *r)
 {
-	uint64_t *rec;
+	uint64_t *next;
+	upmc_reader read;
 
 	if (UPMC_UNLIKELY(!r))
 		return;
-	rec = (uint64_t *)((char *)r->next - r->half);
-	rec[0] = upmc_timestamp_after();
-	if (r->read)
-		r->read(r->set, rec + 1);
+	next = r->next;
+	read = r->read;
+	if (read)
+		end_counting(r, next, read);
+	else
+		next[-1] = upmc_timestamp_after();
 }
 
 UPMC_API uint64_t upmc_region_dropped(const struct upmc_region *r)
