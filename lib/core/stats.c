@@ -47,17 +47,25 @@ static uint64_t next_kept(struct upmc_samples *s, uint64_t t)
 	return t;
 }
 
-void upmc_samples_keep(struct upmc_samples *s, uint64_t x)
+size_t upmc_samples_slot(struct upmc_samples *s)
 {
+	size_t slot;
+
 	if (s->count < UPMC_SAMPLES_KEPT) {
-		s->kept[s->count] = x;
+		slot = (size_t)s->count;
 		s->next = s->count + 1;
 		if (s->next < UPMC_SAMPLES_KEPT)
-			return;
+			return slot;
 	} else {
-		s->kept[next_random(&s->rng) % UPMC_SAMPLES_KEPT] = x;
+		slot = (size_t)(next_random(&s->rng) % UPMC_SAMPLES_KEPT);
 	}
 	s->next = next_kept(s, s->count + 1);
+	return slot;
+}
+
+void upmc_samples_keep(struct upmc_samples *s, uint64_t x)
+{
+	s->kept[upmc_samples_slot(s)] = x;
 }
 
 static int by_value(const void *a, const void *b)

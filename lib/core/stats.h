@@ -3,6 +3,7 @@
 #ifndef UPMC_STATS_H
 #define UPMC_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <upmc/upmc.h>
@@ -30,6 +31,11 @@ void upmc_samples_reset(struct upmc_samples *s);
 
 /* Keeps x, sample number s->count, and draws the next one kept. */
 void upmc_samples_keep(struct upmc_samples *s, uint64_t x);
+
+/* The same without the sample: where in kept[] sample number s->count
+ * goes. Series whose counts, next and random state are the same make the
+ * same draws: one draw can place the samples of them all. */
+size_t upmc_samples_slot(struct upmc_samples *s);
 
 /* The same, inline while the reservoir fills: each sample is kept, in
  * order, and the next is the one after it. */

@@ -181,26 +181,56 @@ static uint64_t sample_of(const struct column *c, size_t k)
 	return c->to[k * c->stride] - c->from[k * c->stride];
 }
 
-/* The samples of the column that the reservoir keeps: the first
- * UPMC_SAMPLES_KEPT in order, then the one the last draw named each time,
- * so that a sample passed over costs nothing here. */
-static void keep_column(struct upmc_samples *s, const struct column *c)
+/* Whether the series make the same draws: the same count, next sample
+ * kept and random state (so far always, unless a counter of a record
+ * could not be read while the others could). */
+static int in_step(struct upmc_samples *const *s, unsigned m)
 {
-	const uint64_t first = s->count, after = first + c->n;
-	uint64_t j;
+	unsigned i;
 
+	for (i = 1; i < m; i++)
+		if (s[i]->count != s[0]->count || s[i]->next != s[0]->next ||
+		    s[i]->rng != s[0]->rng)
+			return 0;
+	return 1;
+}
+
+/*
+ * The samples of the columns that the reservoirs of their series keep:
+ * the first UPMC_SAMPLES_KEPT in order, then each one the last draw named,
+ * so that a sample passed over costs nothing here. Series in step share
+ * the draws of the first (one draw per kept record, whatever the number
+ * of series); each makes its own otherwise.
+ */
+static void keep_columns(struct upmc_samples *const *s, const struct column *c, unsigned m)
+{
+	struct upmc_samples *lead = s[0];
+	const uint64_t first = lead->count, after = first + c[0].n;
+	uint64_t j;
+	unsigned i;
+
+	if (!in_step(s, m)) {
+		for (i = 0; i < m; i++)
+			keep_columns(&s[i], &c[i], 1);
+		return;
+	}
 	for (j = first; j < after && j + 1 < UPMC_SAMPLES_KEPT; j++)
-		s->kept[j] = sample_of(c, j - first);
-	if (j > first) {
-		s->next = j;
-		s->count = j - 1;
-		upmc_samples_take(s, s->kept[j - 1]); /* draws the next */
+		for (i = 0; i < m; i++)
+			s[i]->kept[j] = sample_of(&c[i], j - first);
+	if (j > first)
+		lead->next = j;
+	while (lead->next < after) {
+		size_t slot;
+		lead->count = lead->next;
+		slot = upmc_samples_slot(lead);
+		for (i = 0; i < m; i++)
+			s[i]->kept[slot] = sample_of(&c[i], lead->count - first);
 	}
-	while (s->next < after) {
-		s->count = s->next;
-		upmc_samples_keep(s, sample_of(c, s->next - first));
+	for (i = 0; i < m; i++) {
+		s[i]->count = after;
+		s[i]->next = lead->next;
+		s[i]->rng = lead->rng;
 	}
-	s->count = after;
 }
 
 /* A column's min, max and sum, before they go into its series. */
@@ -213,13 +243,13 @@ struct column_stat {
  * count); its min, max and sum in st. */
 static int stat_of_column(const struct column *c, struct column_stat *st)
 {
-	const uint64_t *from = c->from, *to = c->to;
-	uint64_t min = UINT64_MAX, max = 0, sum = 0, failed = 0;
-	size_t k;
+	const size_t stop = c->n * c->stride;
+	uint64_t min = UINT64_MAX, max = 0, sum = 0, counted = 1;
+	size_t at;
 
-	for (k = 0; k < c->n; k++, from += c->stride, to += c->stride) {
-		const uint64_t x = *to - *from;
-		failed |= (*from == UPMC_NOT_COUNTED) | (*to == UPMC_NOT_COUNTED);
+	for (at = 0; at != stop; at += c->stride) {
+		const uint64_t from = c->from[at], to = c->to[at], x = to - from;
+		counted = from == UPMC_NOT_COUNTED || to == UPMC_NOT_COUNTED ? 0 : counted;
 		min = x < min ? x : min;
 		max = x > max ? x : max;
 		sum += x;
@@ -227,7 +257,7 @@ static int stat_of_column(const struct column *c, struct column_stat *st)
 	st->min = min;
 	st->max = max;
 	st->sum = sum;
-	return !failed;
+	return (int)counted;
 }
 
 /*
@@ -265,14 +295,39 @@ static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
 	}
 }
 
-/* A column into its series: min, max and sum, and the samples the
- * reservoir keeps. */
-static void add_column(struct upmc_samples *s, const struct column *c, const struct column_stat *st)
+/* Two adjacent columns (counters i and i + 1, or the time and counter
+ * 0) in one pass, a vector of two a step: as stat_of_column() for each. */
+static int stat_of_pair(const struct column *c, struct column_stat *st)
+{
+	const size_t stop = c->n * c->stride;
+	const u64x2 none = {UPMC_NOT_COUNTED, UPMC_NOT_COUNTED};
+	u64x2 min = none, max = {0, 0}, sum = {0, 0}, failed = {0, 0};
+	size_t at;
+	unsigned i;
+
+	for (at = 0; at != stop; at += c->stride) {
+		u64x2 from, to, x, below, above;
+		memcpy(&from, c->from + at, sizeof(from));
+		memcpy(&to, c->to + at, sizeof(to));
+		x = to - from;
+		failed |= (u64x2)(from == none) | (u64x2)(to == none);
+		below = (u64x2)(x < min); /* all ones where true */
+		above = (u64x2)(x > max);
+		min = (x & below) | (min & ~below);
+		max = (x & above) | (max & ~above);
+		sum += x;
+	}
+	for (i = 0; i < 2; i++)
+		st[i] = (struct column_stat){min[i], max[i], sum[i]};
+	return !(failed[0] | failed[1]);
+}
+
+/* A column's min, max and sum into its series. */
+static void add_column(struct upmc_samples *s, const struct column_stat *st)
 {
 	s->min = st->min < s->min ? st->min : s->min;
 	s->max = st->max > s->max ? st->max : s->max;
 	s->sum += (double)st->sum; /* a batch's sum: far from 2^64 */
-	keep_column(s, c);
 }
 
 /*
@@ -287,30 +342,37 @@ static void add_column(struct upmc_samples *s, const struct column *c, const str
 static int fold_columns(struct upmc_region *r, const uint64_t *rec, const uint64_t *end)
 {
 	const size_t stride = r->record / sizeof(uint64_t), half = r->half / sizeof(uint64_t);
-	const struct column times = {rec, rec + half, stride, (size_t)(end - rec) / stride};
+	const size_t n = (size_t)(end - rec) / stride;
+	struct column c[SERIES];
 	struct column_stat st[SERIES];
+	struct upmc_samples *series[SERIES];
 	unsigned i;
+	int counted = 1;
 
 	if (r->n ? r->set->state->multiplexed || r->counting < r->n : stride != 2)
 		return 0;
-	if (r->n)
-		stat_of_column(&times, &st[UPMC_NS]);
-	else
-		stat_of_times(rec, times.n, &st[UPMC_NS]);
-	if (st[UPMC_NS].max >> 63)
+	/* column 0 the nanoseconds, whose series leads the draws; then the
+	 * counters, each a word further into the record's halves */
+	for (i = 0; i <= r->n; i++)
+		c[i] = (struct column){rec + i, rec + half + i, stride, n};
+	if (!r->n) {
+		stat_of_times(rec, n, &st[0]);
+	} else {
+		/* the time with counter 0, then counters two by two */
+		for (i = 0; i + 1 <= r->n; i += 2)
+			counted &= stat_of_pair(&c[i], &st[i]);
+		if (i == r->n)
+			counted &= stat_of_column(&c[i], &st[i]);
+	}
+	if (!counted || st[0].max >> 63)
 		return 0;
-	for (i = 0; i < r->n; i++) {
-		const struct column c = {rec + 1 + i, rec + half + 1 + i, stride, times.n};
-		if (!stat_of_column(&c, &st[i]))
-			return 0;
+	for (i = 0; i <= r->n; i++) {
+		const unsigned what = i ? i - 1 : UPMC_NS;
+		series[i] = &r->into[what];
+		add_column(series[i], &st[i]);
+		r->last[what] = sample_of(&c[i], n - 1);
 	}
-	for (i = 0; i < r->n; i++) {
-		const struct column c = {rec + 1 + i, rec + half + 1 + i, stride, times.n};
-		add_column(&r->into[i], &c, &st[i]);
-		r->last[i] = sample_of(&c, times.n - 1);
-	}
-	add_column(&r->into[UPMC_NS], &times, &st[UPMC_NS]);
-	r->last[UPMC_NS] = sample_of(&times, times.n - 1);
+	keep_columns(series, c, r->n + 1);
 	if (r->metric && r->into == r->samples)
 		for (; rec < end; rec += stride)
 			fold_metrics(r, rec + 1, rec + half + 1);
