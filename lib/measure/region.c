@@ -181,6 +181,16 @@ static uint64_t sample_of(const struct column *c, size_t k)
 	return c->to[k * c->stride] - c->from[k * c->stride];
 }
 
+/* The first n samples of the column into kept[0..n-1]. */
+static void fill(uint64_t *kept, const struct column *c, size_t n)
+{
+	const uint64_t *from = c->from, *to = c->to;
+	size_t k;
+
+	for (k = 0; k < n; k++, from += c->stride, to += c->stride)
+		kept[k] = *to - *from;
+}
+
 /* Whether the series make the same draws: the same count, next sample
  * kept and random state (so far always, unless a counter of a record
  * could not be read while the others could). */
@@ -214,11 +224,12 @@ static void keep_columns(struct upmc_samples *const *s, const struct column *c, 
 			keep_columns(&s[i], &c[i], 1);
 		return;
 	}
-	for (j = first; j < after && j + 1 < UPMC_SAMPLES_KEPT; j++)
+	j = after < UPMC_SAMPLES_KEPT - 1 ? after : UPMC_SAMPLES_KEPT - 1;
+	if (j > first) { /* filling: each sample kept, in order */
 		for (i = 0; i < m; i++)
-			s[i]->kept[j] = sample_of(&c[i], j - first);
-	if (j > first)
+			fill(s[i]->kept + first, &c[i], (size_t)(j - first));
 		lead->next = j;
+	}
 	while (lead->next < after) {
 		size_t slot;
 		lead->count = lead->next;

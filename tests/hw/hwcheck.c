@@ -510,8 +510,8 @@ static void report_cost(const char *what, double got, double ceiling, double tar
 }
 
 /* What regions cost now: a check that they do not grow unnoticed. */
-#define REGION_TIME_CEILING 28
-#define REGION_4_CEILING    140
+#define REGION_TIME_CEILING 24
+#define REGION_4_CEILING    104
 
 /* A region of the set's counters (or time-only, with set NULL), counted by
  * counting's counter 0. Target: time-only <= 24, counters <= 2 reads + 24. */
