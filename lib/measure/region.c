@@ -192,15 +192,15 @@ static void fill(uint64_t *kept, const struct column *c, size_t n)
 }
 
 /* Whether the series make the same draws: the same count, next sample
- * kept and random state (so far always, unless a counter of a record
- * could not be read while the others could). */
+ * kept and random state (algorithm Z's W too). They do unless a record
+ * had a counter that could not be read while the others could. */
 static int in_step(struct upmc_samples *const *s, unsigned m)
 {
 	unsigned i;
 
 	for (i = 1; i < m; i++)
 		if (s[i]->count != s[0]->count || s[i]->next != s[0]->next ||
-		    s[i]->rng != s[0]->rng)
+		    s[i]->rng != s[0]->rng || s[i]->w != s[0]->w)
 			return 0;
 	return 1;
 }
@@ -231,16 +231,19 @@ static void keep_columns(struct upmc_samples *const *s, const struct column *c, 
 		lead->next = j;
 	}
 	while (lead->next < after) {
+		/* the same record of every column: the same offset */
+		const size_t at = (size_t)(lead->next - first) * c[0].stride;
 		size_t slot;
 		lead->count = lead->next;
 		slot = upmc_samples_slot(lead);
 		for (i = 0; i < m; i++)
-			s[i]->kept[slot] = sample_of(&c[i], lead->count - first);
+			s[i]->kept[slot] = c[i].to[at] - c[i].from[at];
 	}
 	for (i = 0; i < m; i++) {
 		s[i]->count = after;
 		s[i]->next = lead->next;
 		s[i]->rng = lead->rng;
+		s[i]->w = lead->w;
 	}
 }
 
