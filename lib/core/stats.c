@@ -36,7 +36,7 @@ static double uniform(uint64_t *state)
  * sqrt(2)), ln m = 2 atanh(s), s = (m - 1) / (m + 1), |s| < 0.172, whose
  * series to s^21 is exact to 1e-17. x > 0 and finite.
  */
-static double ln(double x)
+static double z_ln(double x)
 {
 	const double ln2 = 0.69314718055994530942;
 	uint64_t bits;
@@ -60,7 +60,7 @@ static double ln(double x)
 
 /* exp: y = k ln 2 + r, |r| <= ln 2 / 2, e^r by its series to r^16 (exact
  * to 1e-18), times 2^k built in the exponent's bits. */
-static double ex(double y)
+static double z_exp(double y)
 {
 	const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
 	double k, r, sum = 1, term = 1, scale;
@@ -109,13 +109,13 @@ static uint64_t next_kept_x(struct upmc_samples *s, uint64_t t)
 static uint64_t next_kept_z(struct upmc_samples *s, uint64_t seen)
 {
 	const double n = UPMC_SAMPLES_KEPT, t = (double)seen, term = t - n + 1;
-	double w = s->w ? s->w : ex(-ln(uniform(&s->rng)) / n), skip;
+	double w = s->w ? s->w : z_exp(-z_ln(uniform(&s->rng)) / n), skip;
 
 	for (;;) {
 		const double u = uniform(&s->rng), x = t * (w - 1), quot = (t + 1) / term;
 		double lhs, rhs, y, numer, numer_lim, denom;
 		skip = (double)(uint64_t)x;
-		lhs = ex(ln(((u * quot * quot) * (term + skip)) / (t + x)) / n);
+		lhs = z_exp(z_ln(((u * quot * quot) * (term + skip)) / (t + x)) / n);
 		rhs = (((t + x) / (term + skip)) * term) / t;
 		if (lhs <= rhs) {
 			w = rhs / lhs;
@@ -133,8 +133,8 @@ static uint64_t next_kept_z(struct upmc_samples *s, uint64_t seen)
 			y *= numer / denom;
 			denom -= 1;
 		}
-		w = ex(-ln(uniform(&s->rng)) / n);
-		if (ex(ln(y) / n) <= (t + x) / t)
+		w = z_exp(-z_ln(uniform(&s->rng)) / n);
+		if (z_exp(z_ln(y) / n) <= (t + x) / t)
 			break;
 	}
 	s->w = w;

@@ -182,12 +182,13 @@ static uint64_t sample_of(const struct column *c, size_t k)
 }
 
 /* The first n samples of the column into kept[0..n-1]. */
-static void fill(uint64_t *kept, const struct column *c, size_t n)
+static void fill_in_order(uint64_t *kept, const struct column *c, size_t n)
 {
 	const uint64_t *from = c->from, *to = c->to;
+	const size_t stride = c->stride; /* kept[] might alias *c for all gcc knows */
 	size_t k;
 
-	for (k = 0; k < n; k++, from += c->stride, to += c->stride)
+	for (k = 0; k < n; k++, from += stride, to += stride)
 		kept[k] = *to - *from;
 }
 
@@ -227,7 +228,7 @@ static void keep_columns(struct upmc_samples *const *s, const struct column *c, 
 	j = after < UPMC_SAMPLES_KEPT - 1 ? after : UPMC_SAMPLES_KEPT - 1;
 	if (j > first) { /* filling: each sample kept, in order */
 		for (i = 0; i < m; i++)
-			fill(s[i]->kept + first, &c[i], (size_t)(j - first));
+			fill_in_order(s[i]->kept + first, &c[i], (size_t)(j - first));
 		lead->next = j;
 	}
 	while (lead->next < after) {
