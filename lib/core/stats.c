@@ -109,7 +109,7 @@ static uint64_t next_kept_x(struct upmc_samples *s, uint64_t t)
 static uint64_t next_kept_z(struct upmc_samples *s, uint64_t seen)
 {
 	const double n = UPMC_SAMPLES_KEPT, t = (double)seen, term = t - n + 1;
-	double w = s->w ? s->w : z_exp(-z_ln(uniform(&s->rng)) / n), skip;
+	double w = s->w > 0 ? s->w : z_exp(-z_ln(uniform(&s->rng)) / n), skip;
 
 	for (;;) {
 		const double u = uniform(&s->rng), x = t * (w - 1), quot = (t + 1) / term;

@@ -283,6 +283,13 @@ static int stat_of_column(const struct column *c, struct column_stat *st)
  */
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
+/* Lanes i of a and of b, as one vector (arm64: one zip). */
+#if defined(__clang__) || __GNUC__ >= 12
+#define EVERY_OTHER(a, b, i) __builtin_shufflevector(a, b, i, 2 + i)
+#else
+#define EVERY_OTHER(a, b, i) __builtin_shuffle(a, b, (u64x2){i, 2 + i})
+#endif
+
 static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
 {
 	u64x2 min = {UINT64_MAX, UINT64_MAX}, max = {0, 0}, sum = {0, 0};
@@ -292,7 +299,7 @@ static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
 		u64x2 a, b, x, below, above;
 		memcpy(&a, rec + 2 * k, sizeof(a));
 		memcpy(&b, rec + 2 * k + 2, sizeof(b));
-		x = __builtin_shuffle(a, b, (u64x2){1, 3}) - __builtin_shuffle(a, b, (u64x2){0, 2});
+		x = EVERY_OTHER(a, b, 1) - EVERY_OTHER(a, b, 0);
 		below = (u64x2)(x < min); /* all ones where true */
 		above = (u64x2)(x > max);
 		min = (x & below) | (min & ~below);
