@@ -3,6 +3,7 @@
 #ifndef UPMC_STATS_H
 #define UPMC_STATS_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <string.h>
 #include <upmc/upmc.h>
@@ -14,9 +15,10 @@
  * Bounded whatever the count: min, max and the sum are exact; the median is
  * that of a uniform random subset of UPMC_SAMPLES_KEPT samples (a
  * reservoir: sample j, counted from 0, is kept with chance KEPT / (j + 1)).
- * Which sample is kept next is drawn once, when the last one is kept
- * (Vitter's algorithm X), so that adding one costs a compare, not a random
- * number and a division.
+ * Which sample is kept next is drawn once, when the last one is kept, so
+ * that adding one costs a compare, not a random number and a division:
+ * Vitter's algorithm X (the run passed over, a step per sample) while the
+ * runs are short, then his algorithm Z (the run at once, by rejection).
  */
 struct upmc_samples {
 	uint64_t kept[UPMC_SAMPLES_KEPT];
@@ -24,12 +26,18 @@ struct upmc_samples {
 	uint64_t next; /* the count at which the next sample is kept */
 	double sum;
 	uint64_t rng;
+	double w; /* algorithm Z's W; 0 until it is first drawn */
 };
 
 void upmc_samples_reset(struct upmc_samples *s);
 
 /* Keeps x, sample number s->count, and draws the next one kept. */
 void upmc_samples_keep(struct upmc_samples *s, uint64_t x);
+
+/* The same without the sample: where in kept[] sample number s->count
+ * goes. Series whose counts, next and random state are the same make the
+ * same draws: one draw can place the samples of them all. */
+size_t upmc_samples_slot(struct upmc_samples *s);
 
 /* The same, inline while the reservoir fills: each sample is kept, in
  * order, and the next is the one after it. */

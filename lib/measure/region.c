@@ -37,13 +37,13 @@
 struct upmc_region {
 	/* What begin and end use, in the order they load it, so that the
 	 * compiler pairs the loads (ldp): begin full and next, end next and
-	 * half. Sizes are in bytes, which spares a shift. */
-	uint64_t *full; /* one past the last pending record */
-	uint64_t *next; /* the record begin takes */
-	size_t half;    /* bytes per half record: 8 * (1 + snapshot words) */
-	size_t record;  /* bytes per record */
+	 * read. Sizes are in bytes, which spares a shift. */
+	uint64_t *full;   /* one past the last pending record */
+	uint64_t *next;   /* the record begin takes */
+	upmc_reader read; /* the set's snapshot reader; NULL for a timer-only set */
+	size_t half;      /* bytes per half record: 8 * (1 + snapshot words) */
+	size_t record;    /* bytes per record */
 	struct upmc_set *set;
-	upmc_reader read;  /* the set's snapshot reader; NULL for a timer-only set */
 	unsigned n;        /* the set's counters */
 	unsigned counting; /* of them, not UPMC_PATH_UNAVAILABLE */
 	uint64_t *buffer;  /* the spare record, then the pending ones */
@@ -165,43 +165,240 @@ static void fold_record(struct upmc_region *r, const uint64_t *rec)
 }
 
 /*
- * The records of a time-only region, [t0, t1] each, in one loop whose
- * statistics stay in registers: the region a timer gives is the one called
- * most often, and its fold is most of what it costs beyond its two
- * timestamps.
+ * A batch of records folds a column at a time: one series' samples over
+ * every record, count, min, max and sum in registers, nothing tested per
+ * record but what the statistics need. A column is its two ends, `from`
+ * and `to`, words apart by `stride` from one record to the next; sample k
+ * is to[k * stride] - from[k * stride].
  */
-static void fold_times(struct upmc_region *r, const uint64_t *rec, const uint64_t *end)
+struct column {
+	const uint64_t *from, *to;
+	size_t stride, n;
+};
+
+static uint64_t sample_of(const struct column *c, size_t k)
 {
-	struct upmc_samples *s = &r->into[UPMC_NS];
-	uint64_t count = s->count, next = s->next, min = s->min, max = s->max;
-	uint64_t last = r->last[UPMC_NS], dropped = 0;
-	uint64_t sum = 0; /* a batch's ticks: far from 2^64 */
+	return c->to[k * c->stride] - c->from[k * c->stride];
+}
 
-	for (; rec < end; rec += 2) {
-		const uint64_t t0 = rec[0], t1 = rec[1], ticks = t1 - t0;
+/* The first n samples of the column into kept[0..n-1]. */
+static void fill_in_order(uint64_t *kept, const struct column *c, size_t n)
+{
+	const uint64_t *from = c->from, *to = c->to;
+	const size_t stride = c->stride; /* kept[] might alias *c for all gcc knows */
+	size_t k;
 
-		if (UPMC_UNLIKELY(t1 < t0)) {
-			last = UPMC_NOT_COUNTED;
-			dropped++;
-			continue;
-		}
-		last = ticks;
-		if (UPMC_UNLIKELY(count == next)) {
-			s->count = count;
-			upmc_samples_take(s, ticks);
-			next = s->next;
-		}
-		count++;
-		min = ticks < min ? ticks : min;
-		max = ticks > max ? ticks : max;
-		sum += ticks;
+	for (k = 0; k < n; k++, from += stride, to += stride)
+		kept[k] = *to - *from;
+}
+
+/* Whether the series make the same draws: the same count, next sample
+ * kept and random state (algorithm Z's W too). They do unless a record
+ * had a counter that could not be read while the others could. */
+static int in_step(struct upmc_samples *const *s, unsigned m)
+{
+	unsigned i;
+
+	for (i = 1; i < m; i++)
+		if (s[i]->count != s[0]->count || s[i]->next != s[0]->next ||
+		    s[i]->rng != s[0]->rng || s[i]->w != s[0]->w)
+			return 0;
+	return 1;
+}
+
+/*
+ * The samples of the columns that the reservoirs of their series keep:
+ * the first UPMC_SAMPLES_KEPT in order, then each one the last draw named,
+ * so that a sample passed over costs nothing here. Series in step share
+ * the draws of the first (one draw per kept record, whatever the number
+ * of series); each makes its own otherwise.
+ */
+static void keep_columns(struct upmc_samples *const *s, const struct column *c, unsigned m)
+{
+	struct upmc_samples *lead = s[0];
+	const uint64_t first = lead->count, after = first + c[0].n;
+	uint64_t j;
+	unsigned i;
+
+	if (!in_step(s, m)) {
+		for (i = 0; i < m; i++)
+			keep_columns(&s[i], &c[i], 1);
+		return;
 	}
-	s->count = count;
-	s->min = min;
-	s->max = max;
-	s->sum += (double)sum;
-	r->last[UPMC_NS] = last;
-	r->dropped += dropped;
+	j = after < UPMC_SAMPLES_KEPT - 1 ? after : UPMC_SAMPLES_KEPT - 1;
+	if (j > first) { /* filling: each sample kept, in order */
+		for (i = 0; i < m; i++)
+			fill_in_order(s[i]->kept + first, &c[i], (size_t)(j - first));
+		lead->next = j;
+	}
+	while (lead->next < after) {
+		/* the same record of every column: the same offset */
+		const size_t at = (size_t)(lead->next - first) * c[0].stride;
+		size_t slot;
+		lead->count = lead->next;
+		slot = upmc_samples_slot(lead);
+		for (i = 0; i < m; i++)
+			s[i]->kept[slot] = c[i].to[at] - c[i].from[at];
+	}
+	for (i = 0; i < m; i++) {
+		s[i]->count = after;
+		s[i]->next = lead->next;
+		s[i]->rng = lead->rng;
+		s[i]->w = lead->w;
+	}
+}
+
+/* A column's min, max and sum, before they go into its series. */
+struct column_stat {
+	uint64_t min, max, sum;
+};
+
+/* Whether every value of the column counted, at both ends of every
+ * record (not UPMC_NOT_COUNTED: a failed read, or a counter that cannot
+ * count); its min, max and sum in st. */
+static int stat_of_column(const struct column *c, struct column_stat *st)
+{
+	const size_t stop = c->n * c->stride;
+	uint64_t min = UINT64_MAX, max = 0, sum = 0, counted = 1;
+	size_t at;
+
+	for (at = 0; at != stop; at += c->stride) {
+		const uint64_t from = c->from[at], to = c->to[at], x = to - from;
+		counted = from == UPMC_NOT_COUNTED || to == UPMC_NOT_COUNTED ? 0 : counted;
+		min = x < min ? x : min;
+		max = x > max ? x : max;
+		sum += x;
+	}
+	st->min = min;
+	st->max = max;
+	st->sum = sum;
+	return (int)counted;
+}
+
+/*
+ * The nanoseconds of a time-only batch, two records a step in vectors of
+ * two (the GNU C vector extension; arm64 and x86 both have 2 x 64-bit
+ * lanes): the region a timer gives is the one called most often, and its
+ * fold is most of what it costs beyond its two timestamps.
+ */
+typedef uint64_t u64x2 __attribute__((vector_size(16)));
+
+/* Lanes i of a and of b, as one vector (arm64: one zip). */
+#if defined(__clang__) || __GNUC__ >= 12
+#define EVERY_OTHER(a, b, i) __builtin_shufflevector(a, b, i, 2 + i)
+#else
+#define EVERY_OTHER(a, b, i) __builtin_shuffle(a, b, (u64x2){i, 2 + i})
+#endif
+
+static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
+{
+	u64x2 min = {UINT64_MAX, UINT64_MAX}, max = {0, 0}, sum = {0, 0};
+	size_t k;
+
+	for (k = 0; k + 1 < n; k += 2) {
+		u64x2 a, b, x, below, above;
+		memcpy(&a, rec + 2 * k, sizeof(a));
+		memcpy(&b, rec + 2 * k + 2, sizeof(b));
+		x = EVERY_OTHER(a, b, 1) - EVERY_OTHER(a, b, 0);
+		below = (u64x2)(x < min); /* all ones where true */
+		above = (u64x2)(x > max);
+		min = (x & below) | (min & ~below);
+		max = (x & above) | (max & ~above);
+		sum += x;
+	}
+	st->min = min[0] < min[1] ? min[0] : min[1];
+	st->max = max[0] > max[1] ? max[0] : max[1];
+	st->sum = sum[0] + sum[1];
+	if (k < n) {
+		const uint64_t x = rec[2 * k + 1] - rec[2 * k];
+		st->min = x < st->min ? x : st->min;
+		st->max = x > st->max ? x : st->max;
+		st->sum += x;
+	}
+}
+
+/* Two adjacent columns (counters i and i + 1, or the time and counter
+ * 0) in one pass, a vector of two a step: as stat_of_column() for each. */
+static int stat_of_pair(const struct column *c, struct column_stat *st)
+{
+	const size_t stop = c->n * c->stride;
+	const u64x2 none = {UPMC_NOT_COUNTED, UPMC_NOT_COUNTED};
+	u64x2 min = none, max = {0, 0}, sum = {0, 0}, failed = {0, 0};
+	size_t at;
+	unsigned i;
+
+	for (at = 0; at != stop; at += c->stride) {
+		u64x2 from, to, x, below, above;
+		memcpy(&from, c->from + at, sizeof(from));
+		memcpy(&to, c->to + at, sizeof(to));
+		x = to - from;
+		failed |= (u64x2)(from == none) | (u64x2)(to == none);
+		below = (u64x2)(x < min); /* all ones where true */
+		above = (u64x2)(x > max);
+		min = (x & below) | (min & ~below);
+		max = (x & above) | (max & ~above);
+		sum += x;
+	}
+	for (i = 0; i < 2; i++)
+		st[i] = (struct column_stat){min[i], max[i], sum[i]};
+	return !(failed[0] | failed[1]);
+}
+
+/* A column's min, max and sum into its series. */
+static void add_column(struct upmc_samples *s, const struct column_stat *st)
+{
+	s->min = st->min < s->min ? st->min : s->min;
+	s->max = st->max > s->max ? st->max : s->max;
+	s->sum += (double)st->sum; /* a batch's sum: far from 2^64 */
+}
+
+/*
+ * A batch folded a column at a time, when no record of it is dropped and
+ * each counter counted at both ends of every record: the usual case. A
+ * record with t1 < t0 (a begin without its end) has a difference of 2^63
+ * or more, which no region lasts: the maximum shows it. Otherwise (and
+ * for a multiplexed set, whose counts need their times) 0: the batch
+ * folds record by record. Metrics need a record's counts together: they
+ * take a pass of their own.
+ */
+static int fold_columns(struct upmc_region *r, const uint64_t *rec, const uint64_t *end)
+{
+	const size_t stride = r->record / sizeof(uint64_t), half = r->half / sizeof(uint64_t);
+	const size_t n = (size_t)(end - rec) / stride;
+	struct column c[SERIES];
+	struct column_stat st[SERIES];
+	struct upmc_samples *series[SERIES];
+	unsigned i;
+	int counted = 1;
+
+	if (r->n ? r->set->state->multiplexed || r->counting < r->n : stride != 2)
+		return 0;
+	/* column 0 the nanoseconds, whose series leads the draws; then the
+	 * counters, each a word further into the record's halves */
+	for (i = 0; i <= r->n; i++)
+		c[i] = (struct column){rec + i, rec + half + i, stride, n};
+	if (!r->n) {
+		stat_of_times(rec, n, &st[0]);
+	} else {
+		/* the time with counter 0, then counters two by two */
+		for (i = 0; i + 1 <= r->n; i += 2)
+			counted &= stat_of_pair(&c[i], &st[i]);
+		if (i == r->n)
+			counted &= stat_of_column(&c[i], &st[i]);
+	}
+	if (!counted || st[0].max >> 63)
+		return 0;
+	for (i = 0; i <= r->n; i++) {
+		const unsigned what = i ? i - 1 : UPMC_NS;
+		series[i] = &r->into[what];
+		add_column(series[i], &st[i]);
+		r->last[what] = sample_of(&c[i], n - 1);
+	}
+	keep_columns(series, c, r->n + 1);
+	if (r->metric && r->into == r->samples)
+		for (; rec < end; rec += stride)
+			fold_metrics(r, rec + 1, rec + half + 1);
+	return 1;
 }
 
 /* Folds the pending records in. Queries call it on a const region: the
@@ -211,13 +408,10 @@ static void fold(const struct upmc_region *query)
 	struct upmc_region *r = (struct upmc_region *)query;
 	const uint64_t *rec;
 
-	if (!r->n) {
-		fold_times(r, r->pending, r->next);
-	} else {
+	if (r->next != r->pending && !fold_columns(r, r->pending, r->next))
 		for (rec = r->pending; rec < r->next;
 		     rec = (const uint64_t *)((const char *)rec + r->record))
 			fold_record(r, rec);
-	}
 	r->next = r->pending;
 }
 
@@ -259,35 +453,60 @@ static UPMC_COLD void fold_and_begin(struct upmc_region *r)
 	upmc_region_begin(r);
 }
 
-/* Both ends end in the set's reader as a tail call, so that a region costs
- * its two reads and little more. */
+/* A region of counters: each end ends in the set's reader as a tail call,
+ * so that a region costs its two reads and little more. The reader is
+ * loaded before the timestamp, whose barrier would load it again. */
+static inline void begin_counting(struct upmc_region *r, uint64_t *rec, upmc_reader read)
+{
+	r->next = (uint64_t *)((char *)rec + r->record);
+	rec[0] = upmc_timestamp_serialized();
+	read(r->set, rec + 1);
+}
+
+static inline void end_counting(struct upmc_region *r, uint64_t *next, upmc_reader read)
+{
+	uint64_t *rec = (uint64_t *)((char *)next - r->half);
+
+	rec[0] = upmc_timestamp_after();
+	read(r->set, rec + 1);
+}
+
+/* A time-only region (no reader) has records of two words, [t0, t1]:
+ * constant offsets, no size to load. */
 UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
 {
 	uint64_t *rec;
+	upmc_reader read;
 
 	if (UPMC_UNLIKELY(!r))
 		return;
 	rec = r->next;
+	read = r->read;
 	if (UPMC_UNLIKELY(rec == r->full)) {
 		fold_and_begin(r);
 		return;
 	}
-	r->next = (uint64_t *)((char *)rec + r->record);
+	if (read) {
+		begin_counting(r, rec, read);
+		return;
+	}
 	rec[0] = upmc_timestamp_serialized();
-	if (r->read)
-		r->read(r->set, rec + 1);
+	r->next = rec + 2;
 }
 
 UPMC_API __attribute__((noinline)) void upmc_region_end(struct upmc_region *r)
 {
-	uint64_t *rec;
+	uint64_t *next;
+	upmc_reader read;
 
 	if (UPMC_UNLIKELY(!r))
 		return;
-	rec = (uint64_t *)((char *)r->next - r->half);
-	rec[0] = upmc_timestamp_after();
-	if (r->read)
-		r->read(r->set, rec + 1);
+	next = r->next;
+	read = r->read;
+	if (read)
+		end_counting(r, next, read);
+	else
+		next[-1] = upmc_timestamp_after();
 }
 
 UPMC_API uint64_t upmc_region_dropped(const struct upmc_region *r)
