@@ -15,6 +15,7 @@
 #include <math.h>
 #include <signal.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <ucontext.h>
 
@@ -25,7 +26,10 @@
 #undef UPMC_ARCH_READ_COUNTER
 #include "tests/fake/fake_kernel.h"
 
+#include <upmc/zone.h>
+
 #include "tests/upmc_test.h"
+#include "tests/zone_util.h"
 
 #if defined(__x86_64__)
 
@@ -456,6 +460,157 @@ TEST(topdown, force_syscall_is_read2_alone_and_says_so)
 	j = metric_named(set, "retiring");
 	EXPECT_MSG(values[j] == 64.0 / 255, "retiring %.17g", values[j]);
 	upmc_close(set);
+	uninstall();
+}
+
+static int occurrences(const char *text, const char *s)
+{
+	int n = 0;
+
+	for (; text && (text = strstr(text, s)); text += strlen(s))
+		n++;
+	return n;
+}
+
+/* The same in a Perfetto trace, whose strings are among its bytes. */
+static int occurrences_in_perfetto(struct upmc_profile *p, const char *s)
+{
+	char *bytes = NULL, *at;
+	size_t size = 0, left;
+	FILE *f = open_memstream(&bytes, &size);
+	int n = 0;
+
+	if (!f)
+		return -1;
+	if (upmc_profile_write(p, UPMC_FORMAT_PERFETTO, f) < 0)
+		n = -1;
+	fclose(f);
+	for (at = bytes, left = size; n >= 0 && (at = memmem(at, left, s, strlen(s)));
+	     at += strlen(s), left = size - (size_t)(at - bytes))
+		n++;
+	free(bytes);
+	return n;
+}
+
+/* Each zone's first metric (retiring), by the zone's name. */
+struct retiring {
+	double long_zone;
+	int short_nan, short_zones;
+};
+
+static int retiring_of(const struct upmc_zone_info *z, void *arg)
+{
+	struct retiring *r = arg;
+
+	if (!strcmp(z->loc->name, "long"))
+		r->long_zone = z->metric[0];
+	else {
+		r->short_zones++;
+		r->short_nan += z->metrics == 4 && isnan(z->metric[0]);
+	}
+	return 0;
+}
+
+/* A zone's begin and end are the set's snapshots: a long zone gets the
+ * document's fractions exactly, while two short ones (beside the slots
+ * since the reset) get none, said once in every export, not zone by zone,
+ * and are left out of the metric of their totals. */
+TEST(topdown, per_zone_fractions_and_too_short_said_once)
+{
+	static const struct upmc_zone_loc long_loc = {"long", "f", "arch_x86_topdown_test.c", 1};
+	static const struct upmc_zone_loc short_loc = {"short", "f", "arch_x86_topdown_test.c", 2};
+	const char *note = "topdown is not measured in 2 of the 3 zones read with PERF_METRICS";
+	struct retiring r = {0, 0, 0};
+	struct upmc_profile *p = NULL;
+	char *chrome, *table, *json;
+	char row[64];
+
+	NEEDS_EMULATION();
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT_MSG(upmc_profile_open(&p, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(!strcmp(upmc_profile_metric_name(p, 0), "retiring"));
+	EXPECT(!strcmp(upmc_profile_metric_reason(p, 0), ""));
+	fake.perf_metrics = fields(64, 16, 48, 127);
+	fake_run(255 * 1000);
+	upmc_zone_begin(&long_loc);
+	fake.perf_metrics = fields(80, 20, 40, 115);
+	fake_run(255 * 3000);
+	upmc_zone_end();
+	upmc_zone_begin(&short_loc);
+	fake_run(255 * 100);
+	upmc_zone_end();
+	upmc_zone_begin(&short_loc);
+	fake_run(255 * 100);
+	upmc_zone_end();
+
+	ASSERT(upmc_profile_zones(p, retiring_of, &r) == 3);
+	EXPECT_MSG(r.long_zone == doc_fraction(64, 255000, 80, 1020000), "retiring %.17g",
+	           r.long_zone);
+	EXPECT_EQ(r.short_zones, 2);
+	EXPECT_EQ(r.short_nan, 2);
+
+	chrome = export_text(p, UPMC_FORMAT_CHROME);
+	table = export_text(p, UPMC_FORMAT_TABLE);
+	json = export_text(p, UPMC_FORMAT_JSON);
+	ASSERT(chrome && table && json);
+	EXPECT_EQ(occurrences_in_perfetto(p, "topdown not measured"), 1);
+	EXPECT_EQ(occurrences_in_perfetto(p, "too short to measure"), 1);
+	EXPECT_EQ(occurrences(chrome, note), 1);
+	EXPECT_EQ(occurrences(chrome, "too short to measure"), 1);
+	EXPECT_EQ(occurrences(chrome, "\"metrics_unmeasured\":["), 1);
+	EXPECT_EQ(occurrences(chrome, "\"retiring\":"), 2); /* the long zone's args and data */
+	EXPECT_EQ(occurrences(json, note), 1);
+	EXPECT_EQ(occurrences(json, "too short to measure"), 1);
+	EXPECT_EQ(occurrences(table, note), 1);
+	EXPECT_EQ(occurrences(table, "too short to measure"), 1);
+	/* The metrics of the totals: the long zone's retiring (a percent in
+	 * the table), none for the short zones'. */
+	snprintf(row, sizeof(row), "%.2f%%", 100 * doc_fraction(64, 255000, 80, 1020000));
+	EXPECT_MSG(strstr(table, row) != NULL, "%s not in\n%s", row, table);
+	EXPECT_MSG(strstr(table, "n/a") != NULL, "%s", table);
+	EXPECT_EQ(occurrences(json, "\"retiring\":null"), 1);
+	EXPECT_EQ(occurrences(json, "\"retiring\":0.3346"), 1);
+	free(chrome);
+	free(table);
+	free(json);
+	upmc_profile_close(p);
+	uninstall();
+}
+
+/* A zone across a reset of slots and PERF_METRICS (the group off the PMU
+ * and back) has no topdown metric, and the exports say so once. */
+TEST(topdown, per_zone_across_a_reset_said_once)
+{
+	static const struct upmc_zone_loc loc = {"across", "f", "arch_x86_topdown_test.c", 3};
+	struct retiring r = {0, 0, 0};
+	struct upmc_profile *p = NULL;
+	char *chrome, *table;
+
+	NEEDS_EMULATION();
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT_MSG(upmc_profile_open(&p, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	fake.perf_metrics = fields(64, 16, 48, 127);
+	fake_run(255 * 1000);
+	upmc_zone_begin(&loc);
+	fake_switch_out();
+	fake_run_on(0);
+	fake_run(255 * 1000);
+	upmc_zone_end();
+
+	ASSERT(upmc_profile_zones(p, retiring_of, &r) == 1);
+	EXPECT_EQ(r.short_nan, 1);
+	chrome = export_text(p, UPMC_FORMAT_CHROME);
+	table = export_text(p, UPMC_FORMAT_TABLE);
+	ASSERT(chrome && table);
+	EXPECT_EQ(occurrences(chrome, "topdown is not measured in 1 of the 1 zones"), 1);
+	EXPECT_EQ(occurrences(chrome, "reset between the two snapshots"), 1);
+	EXPECT_EQ(occurrences(chrome, "\"retiring\":"), 0);
+	EXPECT_EQ(occurrences(table, "reset between the two snapshots"), 1);
+	free(chrome);
+	free(table);
+	upmc_profile_close(p);
 	uninstall();
 }
 

@@ -151,13 +151,13 @@ static int reads_fields(const struct upmc_topdown *td, const struct upmc_metric 
 /* The slots since the last reset at both ends: what the level 1 fields'
  * values add up to (within a slot each, from the division); 0 when the
  * set lacks one of them. */
-static int slots_since_reset(const struct upmc_set *set, const uint64_t *snap, uint64_t *slots)
+static int slots_since_reset(const struct upmc_topdown *td, unsigned n, const uint64_t *snap,
+                             uint64_t *slots)
 {
-	const struct upmc_topdown *td = set->state->topdown;
 	unsigned i, level1 = 0;
 
 	*slots = 0;
-	for (i = 0; i < set->n; i++)
+	for (i = 0; i < n; i++)
 		if (td->field[i] >= 1 && td->field[i] <= 4) {
 			*slots += snap[i];
 			level1++;
@@ -165,10 +165,10 @@ static int slots_since_reset(const struct upmc_set *set, const uint64_t *snap, u
 	return level1 == 4;
 }
 
-int upmc_topdown_unmeasured(const struct upmc_set *set, const struct upmc_metric *m,
-                            const uint64_t *before, const uint64_t *after, char *why, size_t size)
+int upmc_topdown_unmeasured_of(const struct upmc_topdown *td, unsigned n,
+                               const struct upmc_metric *m, const uint64_t *before,
+                               const uint64_t *after, char *why, size_t size)
 {
-	const struct upmc_topdown *td = set->state->topdown;
 	uint64_t s0, s1, t0, t1, slots;
 	double error, moved;
 
@@ -181,7 +181,7 @@ int upmc_topdown_unmeasured(const struct upmc_set *set, const struct upmc_metric
 	slots = s1 - s0;
 	/* Without the four fields, the slots since open bound those since
 	 * the reset: the precision then errs on the safe side. */
-	if (!slots_since_reset(set, before, &t0) || !slots_since_reset(set, after, &t1)) {
+	if (!slots_since_reset(td, n, before, &t0) || !slots_since_reset(td, n, after, &t1)) {
 		t0 = s0;
 		t1 = s1;
 	}
@@ -192,7 +192,7 @@ int upmc_topdown_unmeasured(const struct upmc_set *set, const struct upmc_metric
 		            "slots and PERF_METRICS were reset between the two snapshots "
 		            "(upmc_topdown_reset(), or a read(2) of the group): their fractions "
 		            "before and after are of different periods");
-		return 1;
+		return UPMC_TOPDOWN_RESET;
 	}
 	error = (double)(t0 + t1) / (255.0 * (double)slots);
 	if (error <= TOPDOWN_MAX_ERROR)
@@ -203,18 +203,29 @@ int upmc_topdown_unmeasured(const struct upmc_set *set, const struct upmc_metric
 	            "within %.1f%%; call upmc_topdown_reset() before the region (and every few "
 	            "seconds), or measure a longer one",
 	            (unsigned long long)slots, (unsigned long long)t1, 100 * error);
-	return 1;
+	return UPMC_TOPDOWN_SHORT;
+}
+
+int upmc_topdown_unmeasured(const struct upmc_set *set, const struct upmc_metric *m,
+                            const uint64_t *before, const uint64_t *after, char *why, size_t size)
+{
+	return upmc_topdown_unmeasured_of(set->state->topdown, set->n, m, before, after, why, size);
 }
 
 void upmc_topdown_counts(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
                          uint64_t *counts)
 {
-	const struct upmc_topdown *td = set->state->topdown;
+	upmc_topdown_counts_of(set->state->topdown, set->n, before, after, counts);
+}
+
+void upmc_topdown_counts_of(const struct upmc_topdown *td, unsigned n, const uint64_t *before,
+                            const uint64_t *after, uint64_t *counts)
+{
 	unsigned i;
 
 	/* A category's value may step back by a field's step at either end:
 	 * within the precision upmc_topdown_unmeasured() allows, 0. */
-	for (i = 0; td && i < set->n; i++)
+	for (i = 0; td && i < n; i++)
 		if (td->field[i] && before[i] != UPMC_NOT_COUNTED && after[i] != UPMC_NOT_COUNTED &&
 		    after[i] < before[i])
 			counts[i] = 0;

@@ -9,6 +9,7 @@
 #ifndef UPMC_TOPDOWN_H
 #define UPMC_TOPDOWN_H
 
+#include <stddef.h>
 #include <stdint.h>
 #include <upmc/upmc.h>
 
@@ -85,5 +86,20 @@ static inline unsigned upmc_topdown_field(uint64_t metrics, unsigned k)
 {
 	return (unsigned)(metrics >> (8 * k)) & 0xff;
 }
+
+/*
+ * upmc_topdown_unmeasured() and upmc_topdown_counts() (lib/core/internal.h)
+ * of a set's n counters read as td says, for snapshots kept beyond their
+ * set (zones: lib/zone/). An unmeasured interval is one of the two kinds.
+ */
+struct upmc_topdown;
+struct upmc_metric;
+#define UPMC_TOPDOWN_RESET 1 /* slots and PERF_METRICS reset in between */
+#define UPMC_TOPDOWN_SHORT 2 /* too short for the fields' precision */
+int upmc_topdown_unmeasured_of(const struct upmc_topdown *td, unsigned n,
+                               const struct upmc_metric *m, const uint64_t *before,
+                               const uint64_t *after, char *why, size_t size);
+void upmc_topdown_counts_of(const struct upmc_topdown *td, unsigned n, const uint64_t *before,
+                            const uint64_t *after, uint64_t *counts);
 
 #endif /* UPMC_TOPDOWN_H */

@@ -202,6 +202,7 @@ static void keep_values(struct upmc_zone_thread *t, const uint64_t *s1, int keep
 	if (t->depth) {
 		uint64_t *parent = t->stack_values + (t->depth - 1) * open_words(t) + w;
 		upmc_interval_of(t->multiplexed, k, s0, s1, counts, NULL);
+		upmc_topdown_counts_of(t->topdown, k, s0, s1, counts);
 		for (i = 0; i < k; i++)
 			if (counts[i] != UPMC_NOT_COUNTED)
 				parent[i] += counts[i];

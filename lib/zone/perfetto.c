@@ -699,6 +699,17 @@ static void why_annotation(void *arg, unsigned j, const char *why)
 	end_message(&w->packet);
 }
 
+/* Why some zones have no topdown metric: once, beside why_annotation's. */
+static void unmeasured_annotation(void *arg, const char *note)
+{
+	struct upmc_zone_perfetto *w = arg;
+
+	begin_message(&w->packet, EVENT_DEBUG_ANNOTATIONS);
+	field_string(&w->packet, ANNOTATION_NAME, "topdown not measured");
+	field_string(&w->packet, ANNOTATION_STRING_VALUE, note);
+	end_message(&w->packet);
+}
+
 /* What was lost so far, as an instant event on the process track at
  * `ticks` (the last thing written): the last one says it all. */
 static void drop_counts(struct upmc_zone_perfetto *w, uint64_t ticks)
@@ -720,6 +731,7 @@ static void drop_counts(struct upmc_zone_perfetto *w, uint64_t ticks)
 	count_annotation(b, "refused_zones", st.refused);
 	count_annotation(b, "open_zones", st.open);
 	upmc_zone_metrics_not_computed(w->p, why_annotation, w);
+	upmc_zone_topdown_unmeasured(w->p, unmeasured_annotation, w);
 	end_message(b);
 	end_packet(w);
 }

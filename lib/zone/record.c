@@ -291,6 +291,7 @@ static void take_set(struct upmc_profile *p, struct upmc_zone_thread *t, struct 
 	t->k = p->n;
 	t->w = (unsigned)upmc_snapshot_words(set);
 	t->multiplexed = set->state->multiplexed;
+	t->topdown = set->state->topdown ? &p->topdown : NULL;
 	t->read = set->state->snapshot;
 	t->value_bytes = t->w * sizeof(uint64_t);
 }
@@ -842,24 +843,10 @@ static int read_profile_options(const struct upmc_profile_options *opts, struct 
 	return 0;
 }
 
-/* Whether metric m reads a PERF_METRICS field of the set (Intel topdown
- * read in user space). */
-static int reads_topdown_fields(const struct upmc_set *set, const struct upmc_metric *m)
-{
-	const struct upmc_topdown *td = set->state->topdown;
-	unsigned k;
-
-	for (k = 0; td && k < m->n_in; k++)
-		if (td->field[m->in[k]])
-			return 1;
-	return 0;
-}
-
 /* The metrics of the spec, which the writers compute per zone, and why
- * each cannot be computed here. A PERF_METRICS field is a fraction of the
- * slots since the group's last reset: a zone's share of it takes the
- * precision check of upmc_metrics() on both snapshots, which a zone's
- * counts alone cannot make; such a metric is said not computed. */
+ * each cannot be computed here. Intel topdown read in user space is kept
+ * too: a zone's share of the PERF_METRICS fractions takes the precision
+ * check of upmc_metrics() on its two snapshots (view.c). */
 static void take_metrics(struct upmc_profile *p, const struct upmc_set *set)
 {
 	unsigned j;
@@ -867,14 +854,12 @@ static void take_metrics(struct upmc_profile *p, const struct upmc_set *set)
 	p->n_metrics = set->state->n_metrics;
 	for (j = 0; j < p->n_metrics; j++) {
 		p->metric[j] = set->state->metric[j];
-		if (reads_topdown_fields(set, &p->metric[j]))
-			upmc_format(
-			        p->metric_why[j], sizeof(p->metric_why[j]),
-			        "a zone's share of the PERF_METRICS fractions is not measured per "
-			        "zone; use a region (upmc_metrics()) for topdown");
-		else
-			upmc_format(p->metric_why[j], sizeof(p->metric_why[j]), "%s",
-			            upmc_metric_reason(set, j));
+		upmc_format(p->metric_why[j], sizeof(p->metric_why[j]), "%s",
+		            upmc_metric_reason(set, j));
+	}
+	if (set->state->topdown) {
+		p->topdown = *set->state->topdown;
+		p->topdown.reset = NULL; /* the check's alone: no set to reset */
 	}
 }
 

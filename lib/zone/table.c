@@ -122,13 +122,18 @@ static void free_totals(struct totals *t)
 	free(t->frame_ns);
 }
 
-static void add_metric_inputs(const struct upmc_profile *p, const uint64_t *delta,
+/* A zone whose topdown could not be measured is left out of the topdown
+ * metrics' inputs: the totals are of the zones that could. */
+static void add_metric_inputs(const struct upmc_profile *p, const struct zone_counts *c,
                               struct name_total *nt)
 {
+	const uint64_t *delta = c->delta;
 	unsigned j, k;
 
 	for (j = 0; j < p->n_metrics; j++) {
 		const struct upmc_metric *m = &p->metric[j];
+		if (c->unmeasured[j])
+			continue;
 		for (k = 0; k < m->n_in && delta[m->in[k]] != UPMC_NOT_COUNTED; k++)
 			;
 		if (k < m->n_in)
@@ -157,7 +162,7 @@ static void add_zone(const struct upmc_profile *p, const struct upmc_zone_thread
 			nt->total[i] += info.delta[i];
 			nt->self[i] += info.self[i];
 		}
-	add_metric_inputs(p, info.delta, nt);
+	add_metric_inputs(p, &buf, nt);
 }
 
 static int same_name(const char *a, const char *b)
@@ -354,6 +359,14 @@ static void print_not_computed(void *arg, unsigned j, const char *why)
 	fprintf(w->out, "%s\n", printable(&buf, why));
 }
 
+/* Why some zones have no topdown metric, once for the table. */
+static void print_unmeasured(void *arg, const char *note)
+{
+	struct printable_name buf;
+
+	fprintf(arg, "%s\n", printable(&buf, note));
+}
+
 static void print_header(const struct upmc_profile *p, const struct totals *tot, FILE *out)
 {
 	struct upmc_profile_stats st;
@@ -455,6 +468,7 @@ int upmc_zone_write_table(struct upmc_profile *p, FILE *out)
 	        "count); %s are of the totals\n",
 	        p->n_metrics ? "metrics" : "ratios");
 	upmc_zone_metrics_not_computed(p, print_not_computed, &(struct zone_writing){p, out, 0});
+	upmc_zone_topdown_unmeasured(p, print_unmeasured, out);
 	free_totals(&tot);
 	return 0;
 }

@@ -36,22 +36,38 @@ uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks)
 	return ticks <= p->t_open ? 0 : upmc_zone_duration_ns(p, ticks - p->t_open);
 }
 
+/* Whether metric j's PERF_METRICS fields can measure the zone from
+ * snapshot s0 to s1 (upmc_metrics()' rule): 0, or why not (and why). */
+static unsigned topdown_unmeasured(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                                   unsigned j, const uint64_t *s0, char *why, size_t size)
+{
+	if (!t->topdown)
+		return 0;
+	return (unsigned)upmc_topdown_unmeasured_of(t->topdown, t->k, &p->metric[j], s0, s0 + t->w,
+	                                            why, size);
+}
+
 void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                       const struct zone_done *z, struct zone_counts *c)
 {
 	const uint64_t *s0 = t->values + z->v, *inside = s0 + 2 * t->w;
-	unsigned i;
+	char why[UPMC_REASON_MAX];
+	unsigned i, j;
 
 	for (i = 0; i < p->n; i++) {
 		c->delta[i] = c->self[i] = UPMC_NOT_COUNTED;
 		c->ratio[i] = 0;
 	}
+	memset(c->unmeasured, 0, sizeof(c->unmeasured));
 	if (!t->k)
 		return;
 	upmc_interval_of(t->multiplexed, t->k, s0, s0 + t->w, c->delta, c->ratio);
+	upmc_topdown_counts_of(t->topdown, t->k, s0, s0 + t->w, c->delta);
 	for (i = 0; i < t->k; i++)
 		if (c->delta[i] != UPMC_NOT_COUNTED)
 			c->self[i] = c->delta[i] > inside[i] ? c->delta[i] - inside[i] : 0;
+	for (j = 0; j < p->n_metrics; j++)
+		c->unmeasured[j] = (unsigned char)topdown_unmeasured(p, t, j, s0, why, sizeof(why));
 }
 
 const char *upmc_zone_metric_name(const struct upmc_profile *p, unsigned j)
@@ -80,7 +96,55 @@ void upmc_zone_metrics(const struct upmc_profile *p, const struct zone_counts *c
 	unsigned j;
 
 	for (j = 0; j < p->n_metrics; j++)
-		values[j] = upmc_zone_metric_of(p, j, c->delta);
+		values[j] = c->unmeasured[j] ? NAN : upmc_zone_metric_of(p, j, c->delta);
+}
+
+/* Zones of each kind whose topdown could not be measured, of those read
+ * with PERF_METRICS, and one's why for each kind. */
+struct topdown_tally {
+	uint64_t zones, unmeasured[UPMC_TOPDOWN_SHORT + 1];
+	char why[UPMC_TOPDOWN_SHORT + 1][UPMC_REASON_MAX];
+};
+
+static void tally_zone(const struct upmc_profile *p, const struct upmc_zone_thread *t,
+                       const struct zone_done *z, struct topdown_tally *tally)
+{
+	char why[UPMC_REASON_MAX];
+	unsigned j, kind = 0;
+
+	for (j = 0; j < p->n_metrics && !kind; j++)
+		kind = topdown_unmeasured(p, t, j, t->values + z->v, why, sizeof(why));
+	tally->zones++;
+	if (kind && !tally->unmeasured[kind]++)
+		upmc_format(tally->why[kind], sizeof(tally->why[kind]), "%s", why);
+}
+
+unsigned upmc_zone_topdown_unmeasured(const struct upmc_profile *p,
+                                      void (*fn)(void *arg, const char *note), void *arg)
+{
+	struct topdown_tally tally;
+	const struct upmc_zone_thread *t;
+	char note[2 * UPMC_REASON_MAX];
+	unsigned kind, n = 0;
+	size_t i;
+
+	memset(&tally, 0, sizeof(tally));
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
+		for (i = 0; t->topdown && i < t->n_zones; i++)
+			tally_zone(p, t, &t->zones[i], &tally);
+	for (kind = UPMC_TOPDOWN_RESET; kind <= UPMC_TOPDOWN_SHORT; kind++) {
+		if (!tally.unmeasured[kind])
+			continue;
+		upmc_format(note, sizeof(note),
+		            "topdown is not measured in %llu of the %llu zones read with "
+		            "PERF_METRICS (their topdown metrics are left out, and they from the "
+		            "metrics of the totals); one of them: %s",
+		            (unsigned long long)tally.unmeasured[kind],
+		            (unsigned long long)tally.zones, tally.why[kind]);
+		fn(arg, note);
+		n++;
+	}
+	return n;
 }
 
 unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
@@ -108,6 +172,15 @@ static void json_not_computed(void *arg, unsigned j, const char *why)
 	upmc_json_string(w->out, why);
 }
 
+/* ,"metrics_unmeasured":[ before the first note. */
+static void json_unmeasured(void *arg, const char *note)
+{
+	struct zone_writing *w = arg;
+
+	fprintf(w->out, "%s", w->n++ ? "," : ",\"metrics_unmeasured\":[");
+	upmc_json_string(w->out, note);
+}
+
 void upmc_zone_json_metrics(const struct upmc_profile *p, FILE *out)
 {
 	unsigned j;
@@ -120,6 +193,8 @@ void upmc_zone_json_metrics(const struct upmc_profile *p, FILE *out)
 	fprintf(out, "],\"metrics_not_computed\":{");
 	upmc_zone_metrics_not_computed(p, json_not_computed, &(struct zone_writing){p, out, 0});
 	fputc('}', out);
+	if (upmc_zone_topdown_unmeasured(p, json_unmeasured, &(struct zone_writing){p, out, 0}))
+		fputc(']', out);
 }
 
 void upmc_zone_info(const struct upmc_profile *p, const struct upmc_zone_thread *t,

@@ -9,6 +9,7 @@
 #include <upmc/zone.h>
 
 #include "lib/core/internal.h"
+#include "lib/core/topdown.h"
 
 /*
  * A thread's buffer is a chain of blocks of 64-bit words holding records,
@@ -179,7 +180,10 @@ struct upmc_zone_thread {
 	unsigned k;               /* counters recorded: 0 or the profile's */
 	unsigned w;               /* words of their snapshot: k, or 3k when multiplexed */
 	int multiplexed;          /* the set's: snapshots hold counts and their times */
-	int serialized;           /* fenced timestamps */
+	/* The profile's topdown when the set reads PERF_METRICS in user
+	 * space (its snapshots hold the fields' values); NULL otherwise. */
+	const struct upmc_topdown *topdown;
+	int serialized; /* fenced timestamps */
 	struct zone_lost lost;
 	struct zone_memory *memory; /* the profile's */
 	size_t block_bytes;         /* each block's, its head included */
@@ -239,6 +243,9 @@ struct upmc_profile {
 	unsigned n_metrics;
 	struct upmc_metric metric[UPMC_MAX_METRICS];
 	char metric_why[UPMC_MAX_METRICS][UPMC_REASON_MAX];
+	/* How the opener's set reads Intel topdown in user space (every
+	 * thread's set of the spec alike): the zones' precision check. */
+	struct upmc_topdown topdown;
 	struct upmc_set *timer; /* the clock */
 	uint64_t t_open;        /* ticks when it opened */
 	uint64_t pid;
@@ -312,6 +319,10 @@ struct zone_counts {
 	uint64_t delta[UPMC_MAX_COUNTERS], self[UPMC_MAX_COUNTERS];
 	double ratio[UPMC_MAX_COUNTERS];
 	double metric[UPMC_MAX_METRICS]; /* upmc_zone_info()'s */
+	/* Why metric j reads PERF_METRICS fields that cannot measure the
+	 * zone: UPMC_TOPDOWN_SHORT or _RESET (lib/core/topdown.h); 0 when
+	 * they can, or it reads none. */
+	unsigned char unmeasured[UPMC_MAX_METRICS];
 };
 void upmc_zone_counts(const struct upmc_profile *p, const struct upmc_zone_thread *t,
                       const struct zone_done *z, struct zone_counts *c);
@@ -337,9 +348,17 @@ unsigned upmc_zone_metrics_not_computed(const struct upmc_profile *p,
                                         void (*fn)(void *arg, unsigned j, const char *why),
                                         void *arg);
 
+/* The zones whose topdown (PERF_METRICS) metrics could not be measured,
+ * too short or across a reset, said once for all of them: "topdown is not
+ * measured in <n> of the <m> zones ...: <one zone's why>" through fn, once
+ * for each kind there is; how many notes. */
+unsigned upmc_zone_topdown_unmeasured(const struct upmc_profile *p,
+                                      void (*fn)(void *arg, const char *note), void *arg);
+
 /* "metrics":[names],"metrics_not_computed":{"name":"why",...}: the JSON
  * exports' (Chrome's otherData, the aggregates) list of the spec's metrics
- * and, once, why each one not computed here is not. */
+ * and, once, why each one not computed here is not; then, where some
+ * zones' topdown could not be measured, "metrics_unmeasured":[notes]. */
 void upmc_zone_json_metrics(const struct upmc_profile *p, FILE *out);
 
 /* A collected zone as the public struct, its counts in c. */
