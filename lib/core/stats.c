@@ -166,7 +166,8 @@ static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
 /* Where algorithm X's steps (about 7 instructions a sample passed over)
  * cost about as much as L's draws (three ln, an exp, three random numbers
  * a sample kept, and W's first draw once): over 10^6 samples the total
- * moves by less than 0.1 instruction a sample from 14 to 48 x KEPT. */
+ * moves by less than 0.1 instruction a sample from 14 to 48 x KEPT
+ * (callgrind, x86-64). */
 #define X_UNTIL (22 * (uint64_t)UPMC_SAMPLES_KEPT)
 
 /* The first sample from number t on that the reservoir keeps. */
