@@ -98,7 +98,7 @@ TEST(stats, beyond_the_kept_samples)
  * The reservoir keeps a uniform subset however many samples come: of 10^6
  * samples numbered in order, as many kept from each tenth (the skip drawn
  * at each kept sample passes over as many as one draw per sample would,
- * by algorithm X up to 22 x 4096 samples and by algorithm Z beyond).
+ * by algorithm X up to 22 x 4096 samples and by algorithm L beyond).
  * The random numbers are seeded: the counts are the same at every run.
  */
 TEST(stats, the_kept_samples_are_uniform_over_a_million)
@@ -117,6 +117,53 @@ TEST(stats, the_kept_samples_are_uniform_over_a_million)
 		EXPECT_MSG(tenth[i] > 310 && tenth[i] < 510, "tenth %u: %u kept", i, tenth[i]);
 	EXPECT_EQ(s.count, 1000000);
 	EXPECT(s.min == 0 && s.max == 999999);
+}
+
+/*
+ * Algorithm L from its first draw of W on: sample j is kept with chance
+ * n / (j + 1), so from sample t to 2t the number kept is n ln 2 (2839,
+ * a sample every t / n or so at first), binomial-like, sd 53: within 5 sd.
+ * A run drawn twice as long, or a W drawn from the wrong distribution,
+ * is far outside. Seeded: the same count at every run.
+ */
+TEST(stats, algorithm_l_keeps_n_ln_2_from_t_to_2t)
+{
+	static struct upmc_samples s;
+	const uint64_t t = 10000000;
+	unsigned kept = 0;
+
+	upmc_samples_reset(&s);
+	s.count = t - 1; /* as though sample t - 1 were kept now */
+	for (;;) {
+		upmc_samples_slot(&s);
+		if (s.next >= 2 * t)
+			break;
+		s.count = s.next;
+		kept++;
+	}
+	EXPECT_MSG(kept > 2839 - 266 && kept < 2839 + 266, "%u kept from 10^7 to 2 x 10^7", kept);
+}
+
+/* ln and exp without libm: within a few units in the last place of
+ * libm's over the range the reservoir uses and beyond. */
+TEST(stats, ln_and_exp_match_libm)
+{
+	double x, y, worst_ln = 0, worst_exp = 0;
+	int k;
+
+	for (x = 0x1p-1000; x < 0x1p1000; x *= 1.0137)
+		worst_ln = fmax(worst_ln, fabs(upmc_ln(x) - log(x)) / fmax(fabs(log(x)), 1e-300));
+	for (k = 1; k <= 100000; k++) { /* (0, 1], and near 1 where ln is small */
+		x = k / 100000.0;
+		worst_ln = fmax(worst_ln, fabs(upmc_ln(x) - log(x)) / fmax(fabs(log(x)), 1e-300));
+		x = 1 + k * 0x1p-52;
+		worst_ln = fmax(worst_ln, fabs(upmc_ln(x) - log(x)) / fabs(log(x)));
+	}
+	for (y = -700; y <= 700; y += 0.01234)
+		worst_exp = fmax(worst_exp, fabs(upmc_exp(y) - exp(y)) / exp(y));
+	EXPECT_MSG(worst_ln < 4 * 0x1p-52, "ln: relative error %.3g", worst_ln);
+	EXPECT_MSG(worst_exp < 4 * 0x1p-52, "exp: relative error %.3g", worst_exp);
+	EXPECT(upmc_exp(-750) == 0 && upmc_exp(0) == 1 && upmc_ln(1) == 0);
 }
 
 TEST(region, calibration_cancels_the_reads_own_cost)

@@ -18,7 +18,8 @@
  * Which sample is kept next is drawn once, when the last one is kept, so
  * that adding one costs a compare, not a random number and a division:
  * Vitter's algorithm X (the run passed over, a step per sample) while the
- * runs are short, then his algorithm Z (the run at once, by rejection).
+ * runs are short, then Li's algorithm L (the run at once, from the largest
+ * of the random keys that a reservoir of the smallest keys holds, W).
  */
 struct upmc_samples {
 	uint64_t kept[UPMC_SAMPLES_KEPT];
@@ -26,7 +27,7 @@ struct upmc_samples {
 	uint64_t next; /* the count at which the next sample is kept */
 	double sum;
 	uint64_t rng;
-	double w; /* algorithm Z's W; 0 until it is first drawn */
+	double w; /* algorithm L's W; 0 until it is first drawn */
 };
 
 void upmc_samples_reset(struct upmc_samples *s);
@@ -60,6 +61,11 @@ static inline void upmc_samples_add(struct upmc_samples *s, uint64_t x)
 	s->max = x > s->max ? x : s->max;
 	s->sum += (double)x;
 }
+
+/* ln(x) for x > 0 and finite, and exp(y), without libm: the library does
+ * not link it. */
+double upmc_ln(double x);
+double upmc_exp(double y);
 
 /* Statistics of the samples minus bias. */
 void upmc_samples_stat(const struct upmc_samples *s, double bias, struct upmc_stat *out);

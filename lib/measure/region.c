@@ -193,7 +193,7 @@ static void fill_in_order(uint64_t *kept, const struct column *c, size_t n)
 }
 
 /* Whether the series make the same draws: the same count, next sample
- * kept and random state (algorithm Z's W too). They do unless a record
+ * kept and random state (algorithm L's W too). They do unless a record
  * had a counter that could not be read while the others could. */
 static int in_step(struct upmc_samples *const *s, unsigned m)
 {
