@@ -216,7 +216,7 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *profile);
 
 /* Starts a new period of Intel topdown (slots and PERF_METRICS from 0, the
  * counts kept: a read(2) of each group) in every live thread's set of the
- * profile, from any thread: a short zone after it is measured where one
+ * profile, from any thread: a zone soon after it is measured where one
  * late in a long period is too short to be; a zone open across it has no
  * topdown metric. Once a frame, at the frame's boundary, suits a game.
  * Returns 0, -EINVAL (NULL), -EOPNOTSUPP when the profile reads no topdown
