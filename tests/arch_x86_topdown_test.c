@@ -673,6 +673,8 @@ TEST(topdown, profile_reset_measures_short_zones)
 	fake_run(255 * 100);
 	upmc_zone_end();
 
+	/* More slots after the reset than at the zone's begin: a reset that
+	 * zeroed the counts too would leave no trace in the two snapshots. */
 	upmc_zone_begin(&across);
 	fake_run(255 * 1000);
 	ASSERT(upmc_profile_topdown_reset(p) == 0);
