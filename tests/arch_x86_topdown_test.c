@@ -13,6 +13,8 @@
 #define _GNU_SOURCE
 #include <errno.h>
 #include <math.h>
+#include <pthread.h>
+#include <semaphore.h>
 #include <signal.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -614,6 +616,140 @@ TEST(topdown, per_zone_across_a_reset_said_once)
 	uninstall();
 }
 
+/* A zone's retiring, by the zone's name. */
+struct retiring_by_name {
+	const char *name;
+	double value;
+	int zones;
+};
+
+static int retiring_named(const struct upmc_zone_info *z, void *arg)
+{
+	struct retiring_by_name *r = arg;
+
+	if (!strcmp(z->loc->name, r->name) && z->metrics == 4) {
+		r->value = z->metric[0];
+		r->zones++;
+	}
+	return 0;
+}
+
+static double zone_retiring(struct upmc_profile *p, const char *name)
+{
+	struct retiring_by_name r = {name, -1, 0};
+
+	if (upmc_profile_zones(p, retiring_named, &r) < 0 || r.zones != 1)
+		return -1;
+	return r.value;
+}
+
+/* Late in a long period a short zone is too short to measure; once the
+ * profile's groups are reset, the same zone on the same thread measures
+ * exactly, and a zone open across the reset has no topdown, said once. */
+TEST(topdown, profile_reset_measures_short_zones)
+{
+	static const struct upmc_zone_loc late = {"late", "f", "arch_x86_topdown_test.c", 4};
+	static const struct upmc_zone_loc after = {"after", "f", "arch_x86_topdown_test.c", 5};
+	static const struct upmc_zone_loc across = {"across", "f", "arch_x86_topdown_test.c", 6};
+	struct upmc_profile *p = NULL;
+	unsigned resets;
+	char *table;
+	double r;
+
+	NEEDS_EMULATION();
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT_MSG(upmc_profile_open(&p, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	fake.perf_metrics = fields(64, 16, 48, 127);
+	fake_run(255 * 100000);
+	upmc_zone_begin(&late);
+	fake_run(255 * 100);
+	upmc_zone_end();
+
+	resets = fake.topdown_resets;
+	ASSERT_MSG(upmc_profile_topdown_reset(p) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(fake.topdown_resets, resets + 1);
+	upmc_zone_begin(&after);
+	fake_run(255 * 100);
+	upmc_zone_end();
+
+	/* More slots after the reset than at the zone's begin: a reset that
+	 * zeroed the counts too would leave no trace in the two snapshots. */
+	upmc_zone_begin(&across);
+	fake_run(255 * 1000);
+	ASSERT(upmc_profile_topdown_reset(p) == 0);
+	fake_run(255 * 500);
+	upmc_zone_end();
+
+	r = zone_retiring(p, "late");
+	EXPECT_MSG(isnan(r), "late: retiring %.17g", r);
+	r = zone_retiring(p, "after");
+	EXPECT_MSG(r == 64.0 / 255, "after: retiring %.17g", r);
+	r = zone_retiring(p, "across");
+	EXPECT_MSG(isnan(r), "across: retiring %.17g", r);
+	table = export_text(p, UPMC_FORMAT_TABLE);
+	ASSERT(table);
+	EXPECT_EQ(occurrences(table, "too short to measure"), 1);
+	EXPECT_EQ(occurrences(table, "reset between the two snapshots"), 1);
+	free(table);
+	upmc_profile_close(p);
+	uninstall();
+}
+
+/* A thread that opens the profile and records a zone, then waits for
+ * main's reset before it exits. */
+struct opener {
+	struct upmc_profile *p;
+	int err;
+	sem_t opened, reset_done;
+};
+
+static void *opener_thread(void *arg)
+{
+	static const struct upmc_zone_loc loc = {"opener", "f", "arch_x86_topdown_test.c", 7};
+	struct opener *o = arg;
+
+	o->err = upmc_profile_open(&o->p, "TopdownL1", NULL);
+	upmc_zone_begin(&loc);
+	fake_run(255 * 100);
+	upmc_zone_end();
+	sem_post(&o->opened);
+	sem_wait(&o->reset_done);
+	return NULL;
+}
+
+/* The reset works from a thread outside the profile: it reaches a live
+ * thread's group (one read(2) of it), and leaves alone the set of a
+ * thread that exited, closed with it. */
+TEST(topdown, profile_reset_from_another_thread)
+{
+	struct opener o;
+	pthread_t tid;
+	unsigned reads;
+
+	NEEDS_EMULATION();
+	memset(&o, 0, sizeof(o));
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT(sem_init(&o.opened, 0, 0) == 0 && sem_init(&o.reset_done, 0, 0) == 0);
+	ASSERT(pthread_create(&tid, NULL, opener_thread, &o) == 0);
+	sem_wait(&o.opened);
+	ASSERT_MSG(o.err == 0, "%s", "the profile did not open");
+	reads = fake.reads;
+	EXPECT_MSG(upmc_profile_topdown_reset(o.p) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(fake.reads, reads + 1);
+	sem_post(&o.reset_done);
+	ASSERT(pthread_join(tid, NULL) == 0);
+
+	reads = fake.reads;
+	EXPECT_MSG(upmc_profile_topdown_reset(o.p) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(fake.reads, reads);
+	upmc_profile_close(o.p);
+	sem_destroy(&o.opened);
+	sem_destroy(&o.reset_done);
+	uninstall();
+}
+
 #else
 
 TEST(topdown, x86_only)
@@ -649,4 +785,26 @@ TEST(topdown, level2_on_a_level1_cpu_says_why)
 		EXPECT_CONTAINS(upmc_metric_reason(set, j), "needs the events of Intel with 8 "
 		                                            "PERF_METRICS fields");
 	upmc_close(set);
+}
+
+/* A NULL profile, and one that reads no topdown in user space (a count;
+ * topdown by read(2) alone, which resets at each read; no spec): refused
+ * with why. Resetting reads no counter: any architecture. */
+TEST(topdown, profile_reset_refused)
+{
+	struct upmc_profile_options syscall = {sizeof(syscall), UPMC_OPT_FORCE_SYSCALL, 0, 0, 0};
+	static const char *const specs[] = {"cycles", "TopdownL1", NULL};
+	struct upmc_profile *p = NULL;
+	unsigned i;
+
+	EXPECT_EQ(upmc_profile_topdown_reset(NULL), -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "the profile is NULL");
+	fake_boot("x86-intel");
+	for (i = 0; i < 3; i++) {
+		ASSERT_MSG(upmc_profile_open(&p, specs[i], i == 1 ? &syscall : NULL) == 0, "%s",
+		           upmc_last_error());
+		EXPECT_EQ(upmc_profile_topdown_reset(p), -EOPNOTSUPP);
+		EXPECT_CONTAINS(upmc_last_error(), "reads no Intel topdown metric in user space");
+		upmc_profile_close(p);
+	}
 }

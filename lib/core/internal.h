@@ -72,12 +72,15 @@ typedef int (*upmc_reader)(struct upmc_set *set, uint64_t *values);
  * are topdown metric events of a slots group. field[i] is 1 + the
  * PERF_METRICS field counter i's event names (0: a count, read as any
  * other); slots is the counter of slots; reset restarts slots and
- * PERF_METRICS from 0 (PERF_EVENT_IOC_RESET of the group).
+ * PERF_METRICS from 0 (PERF_EVENT_IOC_RESET of the group), every count
+ * with them; restart restarts slots and PERF_METRICS alone (read(2) of
+ * the group), from any thread.
  */
 struct upmc_topdown {
 	unsigned slots;
 	uint8_t field[UPMC_MAX_COUNTERS];
 	int (*reset)(struct upmc_set *set);
+	int (*restart)(struct upmc_set *set);
 };
 
 struct upmc_set_state {
@@ -275,6 +278,13 @@ int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count);
 void upmc_topdown_choose_readers(struct upmc_set *set);
 int upmc_topdown_read(struct upmc_set *set, uint64_t *values);
 int upmc_topdown_no_times(void);
+/* A new period of the set's slots and PERF_METRICS, the counts kept, from
+ * any thread (a profile's reset of its threads' sets): a snapshot pair
+ * across it is said reset by the rule below, whoever took the pair, where
+ * one across PERF_EVENT_IOC_RESET, which zeroes the counts too, is said
+ * so only when the count fell. The caller knows the set has a topdown
+ * group and keeps the set open meanwhile. */
+int upmc_topdown_restart(struct upmc_set *set);
 
 /* For upmc_metrics(): whether metric m's interval between the snapshots
  * is one PERF_METRICS cannot measure (reset in between, too short), with

@@ -137,6 +137,11 @@ UPMC_API int upmc_topdown_reset(struct upmc_set *set)
 	return set->state->topdown->reset(set);
 }
 
+int upmc_topdown_restart(struct upmc_set *set)
+{
+	return set->state->topdown->restart(set);
+}
+
 /* Whether metric m reads a PERF_METRICS field of the set. */
 static int reads_fields(const struct upmc_topdown *td, const struct upmc_metric *m)
 {

@@ -859,7 +859,8 @@ static void take_metrics(struct upmc_profile *p, const struct upmc_set *set)
 	}
 	if (set->state->topdown) {
 		p->topdown = *set->state->topdown;
-		p->topdown.reset = NULL; /* the check's alone: no set to reset */
+		p->topdown.reset = p->topdown.restart = NULL; /* the check's alone: no set */
+		p->has_topdown = 1;
 	}
 }
 
@@ -1089,6 +1090,55 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 		release_thread(t);
 	}
 	profile_free(p);
+}
+
+/* Thread t's topdown period restarted, under the zone lock: a thread that
+ * exited or was released gave up its set under that lock, before closing
+ * it, and one whose set reads no topdown has no group to restart. */
+static int reset_thread_topdown(struct upmc_zone_thread *t)
+{
+	char why[UPMC_REASON_MAX];
+	int err;
+
+	if (t->state != ZONE_ATTACHED || !t->set || !t->topdown)
+		return 0;
+	err = upmc_topdown_restart(t->set);
+	if (err < 0) {
+		upmc_format(why, sizeof(why), "%s", upmc_last_error());
+		upmc_fail(err, "upmc_profile_topdown_reset: %s: %s", t->name, why);
+	}
+	return err;
+}
+
+/*
+ * Every live thread's topdown period restarted, from any thread. The
+ * counts are kept (upmc_topdown_restart()), so that a zone another thread
+ * has open across it is said reset, whichever its count at the end. The
+ * zone lock keeps the list and the sets still: a joining or exiting thread
+ * waits the few system calls, while zones take no lock. Every thread is
+ * reset even when one fails; the first error is returned.
+ */
+UPMC_API int upmc_profile_topdown_reset(struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t;
+	int err = 0, got;
+
+	if (!p)
+		return upmc_fail(-EINVAL, "upmc_profile_topdown_reset: the profile is NULL");
+	if (!p->has_topdown)
+		return upmc_fail(-EOPNOTSUPP,
+		                 "upmc_profile_topdown_reset: the profile reads no Intel topdown "
+		                 "metric in user space, so there is no period to restart "
+		                 "(upmc_counter_reason() of a set of its spec says how it reads "
+		                 "them)");
+	zone_lock();
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
+		got = reset_thread_topdown(t);
+		if (got < 0 && err == 0)
+			err = got;
+	}
+	zone_unlock();
+	return err;
 }
 
 /* name, cut to the longest start of it that fits buf (ZONE_THREAD_NAME)

@@ -244,8 +244,10 @@ struct upmc_profile {
 	struct upmc_metric metric[UPMC_MAX_METRICS];
 	char metric_why[UPMC_MAX_METRICS][UPMC_REASON_MAX];
 	/* How the opener's set reads Intel topdown in user space (every
-	 * thread's set of the spec alike): the zones' precision check. */
+	 * thread's set of the spec alike): the zones' precision check;
+	 * has_topdown says whether it reads any. */
 	struct upmc_topdown topdown;
+	int has_topdown;
 	struct upmc_set *timer; /* the clock */
 	uint64_t t_open;        /* ticks when it opened */
 	uint64_t pid;

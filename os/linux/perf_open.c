@@ -466,21 +466,41 @@ static int in_topdown_group(const struct upmc_set *set, const struct linux_set *
 }
 
 #ifdef UPMC_X86_RDPMC_METRICS /* x86 only: elsewhere topdown groups read by read(2) */
+/* The leader of the set's slots group. */
+static int slots_leader(const struct linux_set *ls)
+{
+	unsigned e;
+
+	for (e = 0; e < ls->n_ev; e++)
+		if (ls->ev[e].counter == ls->topdown.slots)
+			break;
+	return ls->grp[ls->ev[e].group].leader;
+}
+
 /* PERF_EVENT_IOC_RESET of the slots group: the kernel reads it, which
  * writes slots and PERF_METRICS to 0 (intel_pmu_read_topdown_event()),
  * then sets every count to 0 and updates the pages (perf_event_reset()):
  * the reset topdown.txt recommends. */
 static int topdown_reset(struct upmc_set *set)
 {
-	const struct linux_set *ls = set->state->os;
-	unsigned e;
-
-	for (e = 0; e < ls->n_ev; e++)
-		if (ls->ev[e].counter == ls->topdown.slots)
-			break;
-	if (upmc_sys_ioctl(ls->grp[ls->ev[e].group].leader, PERF_EVENT_IOC_RESET,
+	if (upmc_sys_ioctl(slots_leader(set->state->os), PERF_EVENT_IOC_RESET,
 	                   PERF_IOC_FLAG_GROUP) < 0)
-		return upmc_fail(-errno, "upmc_topdown_reset: PERF_EVENT_IOC_RESET failed: %s",
+		return upmc_fail(-errno, "PERF_EVENT_IOC_RESET of the topdown group failed: %s",
+		                 strerror(errno));
+	return 0;
+}
+
+/* read(2) of the slots group: the kernel's read writes slots and
+ * PERF_METRICS to 0 and keeps every count, so that snapshots on either
+ * side disagree (slots since open against slots since the reset) and
+ * upmc_metrics()' rule says so, whoever took them. It works from any
+ * thread (the kernel reads on the CPU the group runs on). */
+static int topdown_restart(struct upmc_set *set)
+{
+	uint64_t buf[3 + MAX_EVENTS];
+
+	if (upmc_sys_read(slots_leader(set->state->os), buf, sizeof(buf)) < 0)
+		return upmc_fail(-errno, "read(2) of the topdown group failed: %s",
 		                 strerror(errno));
 	return 0;
 }
@@ -511,6 +531,7 @@ static int topdown_layout(const struct upmc_set *set, struct linux_set *ls, int 
 		}
 	}
 	td->reset = topdown_reset;
+	td->restart = topdown_restart;
 	return metrics && slots == 1 ? 0 : -1;
 }
 #endif

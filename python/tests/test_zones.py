@@ -139,11 +139,40 @@ def test_bad_input_raises(no_fd_leak):
     assert e.value.errno == errno.EINVAL
 
 
+def test_topdown_reset_refused_with_the_reason(no_fd_leak):
+    """A profile that reads no Intel topdown metric in user space has no
+    period to restart (EOPNOTSUPP, the library's sentence)."""
+    with upmc.Profile() as p:
+        with pytest.raises(upmc.Error) as e:
+            p.topdown_reset()
+        assert e.value.errno == errno.EOPNOTSUPP
+        assert "reads no Intel topdown metric in user space" in e.value.strerror
+
+
+def test_topdown_reset_restarts_every_thread(no_fd_leak):
+    """Where PERF_METRICS is read in user space, the reset of a profile
+    works from another thread than its opener's."""
+    with upmc.Profile("TopdownL1", time_only=True) as p:
+        errors = []
+
+        def reset():
+            try:
+                p.topdown_reset()
+            except upmc.Error as e:
+                errors.append(e)
+        t = threading.Thread(target=reset)
+        t.start()
+        t.join()
+        if errors and errors[0].errno == errno.EOPNOTSUPP:
+            pytest.skip("no Intel topdown read in user space here: %s" % errors[0].strerror)
+        assert not errors, errors[0]
+
+
 def test_use_after_close_raises(no_fd_leak):
     p = upmc.Profile()
     p.close()
     p.close()
-    for use in (p.zones, p.stats, p.table, p.collect, p.clear, p.__enter__,
+    for use in (p.zones, p.stats, p.table, p.collect, p.clear, p.topdown_reset, p.__enter__,
                 lambda: p.save("t.json", "chrome")):
         with pytest.raises(upmc.Error) as e:
             use()

@@ -68,6 +68,7 @@ for _dll, _name, _restype, _argtypes in (
         (lib, "upmc_zone_flush", None, []),
         (nogil, "upmc_profile_collect", _c.c_int, [_c.c_void_p]),
         (nogil, "upmc_profile_clear", None, [_c.c_void_p]),
+        (lib, "upmc_profile_topdown_reset", _c.c_int, [_c.c_void_p]),
         (nogil, "upmc_profile_stats", _c.c_int, [_c.c_void_p, _c.POINTER(ProfileStats)]),
         (lib, "upmc_profile_counter_name", _c.c_char_p, [_c.c_void_p, _c.c_uint]),
         (lib, "upmc_profile_metric_name", _c.c_char_p, [_c.c_void_p, _c.c_uint]),
@@ -288,6 +289,18 @@ class Profile:
         """Forgets the zones collected so far."""
         with _collector:
             nogil.upmc_profile_clear(self._open())
+
+    def topdown_reset(self):
+        """Starts a new period of Intel's topdown fields in every live
+        thread's set of the profile (upmc_profile_topdown_reset()), from any
+        thread: once a frame, at its boundary, the zones early in a frame
+        are measured where, late in a long period, they are too short to
+        be. A zone open across it has no topdown metric. Raises upmc.Error:
+        EOPNOTSUPP for a profile that reads no topdown metric in user space.
+        It keeps the GIL, as close() does, which it must not overlap."""
+        err = lib.upmc_profile_topdown_reset(self._open())
+        if err < 0:
+            fail(err)
 
     def stats(self):
         """What was collected and what was lost, as a dict (upmc_profile_stats)."""

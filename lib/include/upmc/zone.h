@@ -214,6 +214,16 @@ UPMC_API int upmc_profile_collect(struct upmc_profile *profile);
 /* Forgets the zones collected so far (threads keep recording). */
 UPMC_API void upmc_profile_clear(struct upmc_profile *profile);
 
+/* Starts a new period of Intel topdown (slots and PERF_METRICS from 0, the
+ * counts kept: a read(2) of each group) in every live thread's set of the
+ * profile, from any thread: a zone soon after it is measured where one
+ * late in a long period is too short to be; a zone open across it has no
+ * topdown metric. Once a frame, at the frame's boundary, suits a game.
+ * Returns 0, -EINVAL (NULL), -EOPNOTSUPP when the profile reads no topdown
+ * metric in user space, or the first thread's -errno (every thread is
+ * still reset). */
+UPMC_API int upmc_profile_topdown_reset(struct upmc_profile *profile);
+
 /* What was collected, and what was not. */
 struct upmc_profile_stats {
 	uint64_t zones;   /* collected */
