@@ -23,18 +23,6 @@ static int counter_named(struct upmc_set *set, const char *name)
 	return -1;
 }
 
-/* The open event of this type and config: its index, or -1. */
-static int event_with(uint32_t type, uint64_t config)
-{
-	unsigned i;
-
-	for (i = 0; i < FAKE_MAX_EVENTS; i++)
-		if (fake.ev[i].used && fake.ev[i].attr.type == type &&
-		    fake.ev[i].attr.config == config)
-			return (int)i;
-	return -1;
-}
-
 TEST(metrics_skylake, four_slots_a_cycle)
 {
 	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
@@ -51,9 +39,9 @@ TEST(metrics_skylake, four_slots_a_cycle)
 	ASSERT(upmc_metric_count(set) == 4);
 	EXPECT_EQ(upmc_count(set), 5); /* cycles and four events, shared once */
 	for (k = 0; k < 4; k++)
-		EXPECT_MSG(event_with(PERF_TYPE_RAW, config[k]) >= 0, "no event of config %#llx",
-		           (unsigned long long)config[k]);
-	EXPECT(event_with(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES) >= 0);
+		EXPECT_MSG(fake_event_with(PERF_TYPE_RAW, config[k]) >= 0,
+		           "no event of config %#llx", (unsigned long long)config[k]);
+	EXPECT(fake_event_with(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES) >= 0);
 	/* 1000 cycles: 4000 slots */
 	after[counter_named(set, "cycles")] = 1000;
 	after[counter_named(set, "UOPS_RETIRED:RETIRE_SLOTS")] = 1600;

@@ -113,18 +113,6 @@ TEST(metrics, arm_topdown_takes_slots_from_sysfs)
 	upmc_close(set);
 }
 
-/* The open event of this type and config: its index, or -1. */
-static int event_with(uint32_t type, uint64_t config)
-{
-	unsigned i;
-
-	for (i = 0; i < FAKE_MAX_EVENTS; i++)
-		if (fake.ev[i].used && fake.ev[i].attr.type == type &&
-		    fake.ev[i].attr.config == config)
-			return (int)i;
-	return -1;
-}
-
 /* AMD Zen 5 (family 0x1a in the fixture's /proc/cpuinfo, whatever CPU runs
  * the test): five metrics over 8 dispatch slots a cycle, its events raw
  * codes of perf's amdzen5 JSON, exact values. */
@@ -145,8 +133,8 @@ TEST(metrics, zen5_topdown_takes_8_dispatch_slots)
 	EXPECT(!strcmp(upmc_metric_name(set, 4), "smt-contention"));
 	EXPECT_EQ(upmc_count(set), 6);
 	for (k = 0; k < 6; k++)
-		EXPECT_MSG(event_with(PERF_TYPE_RAW, config[k]) >= 0, "no event of config %#llx",
-		           (unsigned long long)config[k]);
+		EXPECT_MSG(fake_event_with(PERF_TYPE_RAW, config[k]) >= 0,
+		           "no event of config %#llx", (unsigned long long)config[k]);
 	/* 1000 cycles: 8000 slots */
 	after[counter_named(set, "r76")] = 1000;
 	after[counter_named(set, "rc1")] = 4000;

@@ -138,5 +138,16 @@ const struct fake_event *fake_find(uint32_t type, uint64_t config);
 /* The count of the open event of this type and config on core PMU p;
  * UPMC_NOT_COUNTED when there is none. */
 uint64_t fake_count_on(unsigned p, uint32_t type, uint64_t config);
+/* The index of the open event of this type and config, or -1. */
+static inline int fake_event_with(uint32_t type, uint64_t config)
+{
+	unsigned i;
+
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && fake.ev[i].attr.type == type &&
+		    fake.ev[i].attr.config == config)
+			return (int)i;
+	return -1;
+}
 
 #endif /* UPMC_FAKE_KERNEL_H */
