@@ -493,10 +493,82 @@ TEST(zone, a_forked_thread_exits_in_the_child)
 	void *status;
 	pthread_t t;
 
+#ifdef __SANITIZE_THREAD__
+	SKIP("ThreadSanitizer cannot join, in a forked child, a thread the parent started");
+#endif
 	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
 	ASSERT(pthread_create(&t, NULL, fork_and_exit_the_child_thread, p) == 0);
 	pthread_join(t, &status);
 	EXPECT_MSG(WIFEXITED((int)(intptr_t)status) && WEXITSTATUS((int)(intptr_t)status) == 0,
 	           "the child's status: 0x%x", (int)(intptr_t)status);
 	upmc_profile_close(p);
+}
+
+/* Records zones with its thread's counter: a forking thread forks after
+ * each of its zones, at the moment the other forking thread forks too; the
+ * others record until told to stop. */
+#define FORKS 20
+
+struct fork_race {
+	struct upmc_profile *p;
+	pthread_barrier_t together; /* the two forking threads */
+	atomic_int stop;
+	int failed_children;
+};
+
+struct racer {
+	struct fork_race *race;
+	int forks;
+};
+
+static void *record_and_fork(void *arg)
+{
+	struct racer *r = arg;
+	int k, status;
+
+	for (k = 0; r->forks ? k < r->forks : !atomic_load(&r->race->stop); k++) {
+		upmc_zone_begin(&idle_loc);
+		upmc_zone_end();
+		if (k < r->forks) {
+			pid_t pid;
+			pthread_barrier_wait(&r->race->together);
+			pid = fork();
+			if (pid == 0)
+				_exit(0);
+			if (pid < 0 || waitpid(pid, &status, 0) != pid || !WIFEXITED(status) ||
+			    WEXITSTATUS(status) != 0)
+				__atomic_add_fetch(&r->race->failed_children, 1, __ATOMIC_RELAXED);
+		}
+	}
+	return NULL;
+}
+
+/* Two threads that fork at the same moment while four record zones with a
+ * counter: each fork's handlers run on their own thread's count of the
+ * zone layer's handlers, with nothing shared between the two unguarded
+ * (ThreadSanitizer checks it: bazel test --config=tsan). */
+TEST(zone, two_threads_fork_at_once_while_four_record)
+{
+	struct fork_race race = {0};
+	struct racer r[4] = {{&race, FORKS}, {&race, FORKS}, {&race, 0}, {&race, 0}};
+	struct upmc_profile_stats st;
+	pthread_t t[4];
+	int k;
+
+	ASSERT_MSG(upmc_profile_open(&race.p, "task-clock", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(pthread_barrier_init(&race.together, NULL, 2) == 0);
+	for (k = 0; k < 4; k++)
+		ASSERT(pthread_create(&t[k], NULL, record_and_fork, &r[k]) == 0);
+	pthread_join(t[0], NULL);
+	pthread_join(t[1], NULL);
+	atomic_store(&race.stop, 1);
+	pthread_join(t[2], NULL);
+	pthread_join(t[3], NULL);
+	pthread_barrier_destroy(&race.together);
+	EXPECT_EQ(race.failed_children, 0);
+	ASSERT(upmc_profile_stats(race.p, &st) == 0);
+	EXPECT_EQ(st.open, 0);
+	EXPECT_EQ(st.dropped, 0);
+	EXPECT_MSG(st.zones >= 2 * FORKS, "%llu zones", (unsigned long long)st.zones);
+	upmc_profile_close(race.p);
 }

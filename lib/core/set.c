@@ -76,12 +76,14 @@ static void unlock_registry(void)
  * handler ran: the count is taken then, so that a layer registered by
  * another thread meanwhile gets no parent or child call without its
  * prepare. Their locks nest outside the registry's: taken first, released
- * last.
+ * last. The count is the forking thread's own: two threads that fork at
+ * once both run the prepare handler before either holds a lock, and each
+ * runs its parent (or child) handler with the count its prepare took.
  */
 #define FORK_HOOKS 4
 static const struct upmc_fork_hook *_Atomic fork_hooks[FORK_HOOKS];
 static _Atomic unsigned fork_hooks_n;
-static unsigned fork_hooks_prepared;
+static _Thread_local unsigned fork_hooks_prepared;
 
 int upmc_fork_hook_add(const struct upmc_fork_hook *hook)
 {
