@@ -127,7 +127,7 @@ void pb_trace_path(char *path, size_t size)
 struct pb_node *pb_decode_file(const char *path, int *unknown, char *why, size_t size)
 {
 	char cmd[768], *text = NULL;
-	size_t len = 0, got;
+	size_t len = 0, cap = 1 << 20, got;
 	struct pb_node *tree;
 	FILE *f;
 	int status;
@@ -137,9 +137,20 @@ struct pb_node *pb_decode_file(const char *path, int *unknown, char *why, size_t
 	         "/trace_subset.proto < %s 2>&1",
 	         path);
 	f = popen(cmd, "r");
-	text = malloc(1 << 20);
-	while (f && text && (got = fread(text + len, 1, (1 << 20) - 1 - len, f)) > 0)
+	text = malloc(cap);
+	while (f && text && (got = fread(text + len, 1, cap - 1 - len, f)) > 0) {
 		len += got;
+		if (len == cap - 1) { /* a long trace: room for more */
+			char *more = realloc(text, 2 * cap);
+			if (!more) {
+				free(text);
+				text = NULL;
+				break;
+			}
+			text = more;
+			cap *= 2;
+		}
+	}
 	status = f ? pclose(f) : -1;
 	unlink(path);
 	if (!text || status != 0) {
@@ -176,7 +187,7 @@ struct pb_sequence {
 	unsigned long long clock_last;
 	struct pb_interned *interned;
 	size_t n_interned;
-	unsigned long long last_value[256]; /* by track index */
+	unsigned long long last_value[PB_MAX_TRACKS]; /* by track index */
 };
 
 const struct pb_track *pb_track_of(const struct pb_trace *t, unsigned long long uuid)
@@ -300,7 +311,7 @@ static struct pb_sequence *sequence_of(struct pb_sequence *seq, size_t *n, unsig
 	for (i = 0; i < *n; i++)
 		if (seq[i].id == id)
 			return &seq[i];
-	if (*n == 64)
+	if (*n == PB_MAX_SEQUENCES)
 		return NULL;
 	memset(&seq[*n], 0, sizeof(seq[*n]));
 	seq[*n].id = id;
@@ -442,7 +453,7 @@ static int take_event(struct pb_trace *t, struct pb_sequence *s, const struct pb
 
 int pb_interpret(const struct pb_node *root, struct pb_trace *out, char *why, size_t size)
 {
-	struct pb_sequence *seq = calloc(64, sizeof(*seq));
+	struct pb_sequence *seq = calloc(PB_MAX_SEQUENCES, sizeof(*seq));
 	size_t n_seq = 0, i;
 	int err = 0;
 

@@ -38,6 +38,8 @@ const char *pb_str(const struct pb_node *n, const char *key);
  * Strings point into the tree, which must outlive the events.
  */
 #define PB_MAX_VALUES      32
+#define PB_MAX_TRACKS      1024
+#define PB_MAX_SEQUENCES   512
 #define PB_MAX_ANNOTATIONS 16
 
 struct pb_annotation {
@@ -72,7 +74,7 @@ struct pb_track {
 struct pb_trace {
 	struct pb_event *ev;
 	size_t n, cap;
-	struct pb_track track[256];
+	struct pb_track track[PB_MAX_TRACKS];
 	size_t n_tracks;
 	size_t bytes_of_events; /* unused by the reader: for callers' sums */
 };

@@ -1,0 +1,600 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Everything a game may do to a streamed profile, at once, for a few
+ * seconds: threads record nested zones (static and run-time names, text,
+ * values, frame marks, a page-fault count of their own in each zone),
+ * come and go and rename themselves, while another thread walks the zones,
+ * writes every export and clears, and another flushes the stream and
+ * starts it again into new files. Then every file is decoded and checked
+ * against what the threads recorded, zone by zone: each zone streamed
+ * once, on its own thread, with its own name, text, value, times and
+ * counts; each file balanced; and what is in the files plus what the files
+ * count as dropped is every zone made.
+ *
+ * UPMC_STRESS_SECONDS sets the time (default 3); UPMC_STRESS_SKIP leaves
+ * out some uses, to tell which one a failure needs: any of "walk"
+ * (upmc_profile_zones()), "export", "clear", "restart" (streams ended and
+ * started again), e.g. UPMC_STRESS_SKIP=clear,restart.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <pthread.h>
+#include <stdatomic.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <time.h>
+#include <unistd.h>
+
+#include <upmc/zone.h>
+
+#include "tests/perfetto/decode.h"
+#include "tests/upmc_test.h"
+
+#define STEADY_THREADS 3
+#define MAX_THREADS    256 /* steady and short-lived, over the whole run */
+#define MAX_FILES      64
+#define REGION_PAGES   64
+#define PAGE           4096
+#define NAMES          16 /* run-time names: "request 0" .. "request 15" */
+#define TEXT_BYTES     24
+#define NOT_COUNTED    (-1ll)
+
+static const struct upmc_zone_loc frame_loc = {"frame", "frame", "stress.c", 1};
+static const struct upmc_zone_loc physics_loc = {"physics", "frame", "stress.c", 2};
+static const struct upmc_zone_loc job_loc = {"job", "job", "stress.c", 3};
+static const struct upmc_zone_loc request_site = {"request", "request", "stress.c", 4};
+
+/* ---- the ground truth: what each thread recorded ---- */
+
+struct made_zone {
+	uint64_t id; /* its value, unique */
+	char name[16];
+	char text[TEXT_BYTES]; /* "" for none */
+	unsigned depth;
+	uint64_t parent;  /* its parent's id; 0 at depth 0 */
+	long long faults; /* the pages it faulted in, its children's included */
+	uint64_t begin_lo, begin_hi, end_lo, end_hi; /* ns since the open, brackets */
+	int seen;                                    /* times found in the files */
+};
+
+struct recorder {
+	unsigned no; /* 1-based */
+	pid_t tid;
+	int steady;
+	struct made_zone *zone;
+	size_t n, cap;
+	unsigned frames;
+	char *region; /* REGION_PAGES pages faulted in afresh every frame */
+	unsigned next_page;
+};
+
+static struct {
+	struct upmc_profile *p;
+	int counted;               /* the page-faults counter opened */
+	uint64_t open_lo, open_hi; /* CLOCK_MONOTONIC_RAW around the open */
+	atomic_int stop;
+	pthread_mutex_t lock; /* recorders[], files[] */
+	struct recorder *recorders[MAX_THREADS];
+	unsigned n_recorders;
+	char files[MAX_FILES][300];
+	unsigned n_files;
+	char why[512];    /* the first failure of a helper thread */
+	uint64_t actions; /* exports, walks, clears, flushes, restarts */
+} stress;
+
+/* Whether UPMC_STRESS_SKIP names this use. */
+static int skipped(const char *use)
+{
+	const char *list = getenv("UPMC_STRESS_SKIP");
+
+	return list && strstr(list, use);
+}
+
+static uint64_t now_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000ull + (uint64_t)ts.tv_nsec;
+}
+
+static void fail_once(const char *fmt, const char *arg, int err)
+{
+	pthread_mutex_lock(&stress.lock);
+	if (!stress.why[0])
+		snprintf(stress.why, sizeof(stress.why), fmt, arg, err, upmc_last_error());
+	pthread_mutex_unlock(&stress.lock);
+}
+
+static struct made_zone *new_zone(struct recorder *r)
+{
+	if (r->n == r->cap) {
+		r->cap = r->cap ? 2 * r->cap : 1024;
+		r->zone = realloc(r->zone, r->cap * sizeof(*r->zone));
+		if (!r->zone)
+			abort();
+	}
+	memset(&r->zone[r->n], 0, sizeof(r->zone[0]));
+	return &r->zone[r->n++];
+}
+
+/* A store of user space (the counter counts those alone) that no
+ * sanitizer instruments, so that a page costs one fault and no shadow
+ * memory's. */
+static void touch(char *page)
+{
+#if defined(__x86_64__)
+	__asm__ volatile("movb $1, (%0)" : : "r"(page) : "memory");
+#elif defined(__aarch64__)
+	__asm__ volatile("strb wzr, [%0]" : : "r"(page) : "memory");
+#else
+	*(volatile char *)page = 1;
+#endif
+}
+
+/* Faults in `pages` fresh pages. */
+static void fault_pages(struct recorder *r, unsigned pages)
+{
+	while (pages--)
+		touch(r->region + (size_t)(r->next_page++ % REGION_PAGES) * PAGE);
+}
+
+/* A zone of the recorder's: begins it, with what the test expects of it. */
+static size_t zone_begin(struct recorder *r, const struct upmc_zone_loc *loc, int dynamic,
+                         unsigned depth, size_t parent)
+{
+	struct made_zone *z = new_zone(r);
+	size_t k = r->n - 1;
+
+	z->id = ((uint64_t)r->no << 32) | r->n;
+	z->depth = depth;
+	z->parent = depth ? r->zone[parent].id : 0;
+	if (dynamic)
+		snprintf(z->name, sizeof(z->name), "request %u", (unsigned)(z->id % NAMES));
+	else
+		snprintf(z->name, sizeof(z->name), "%s", loc->name);
+	if (z->id % 3 == 0)
+		snprintf(z->text, sizeof(z->text), "text %llu", (unsigned long long)z->id);
+	z->begin_lo = now_ns();
+	if (dynamic)
+		upmc_zone_begin_name(&request_site, z->name);
+	else
+		upmc_zone_begin(loc);
+	r->zone[k].begin_hi = now_ns();
+	return k;
+}
+
+/* Its end: its text and value, its own faults, then the end. */
+static void zone_end(struct recorder *r, size_t k, unsigned own_faults)
+{
+	struct made_zone *z = &r->zone[k];
+
+	if (z->text[0])
+		upmc_zone_text(z->text, strlen(z->text));
+	upmc_zone_value(z->id);
+	fault_pages(r, own_faults);
+	z->faults += own_faults;
+	if (z->depth)
+		for (size_t j = k; j--;)
+			if (r->zone[j].id == z->parent) {
+				r->zone[j].faults += z->faults;
+				break;
+			}
+	z->end_lo = now_ns();
+	upmc_zone_end();
+	z->end_hi = now_ns();
+}
+
+/* A frame: frame { physics { request { } } job } ; faults of 0 to 5
+ * pages each, a frame mark after it. */
+static void one_frame(struct recorder *r)
+{
+	unsigned f = r->frames++;
+	size_t frame, physics, request, job;
+
+	syscall(SYS_madvise, r->region, (size_t)REGION_PAGES * PAGE, MADV_DONTNEED);
+	frame = zone_begin(r, &frame_loc, 0, 0, 0);
+	physics = zone_begin(r, &physics_loc, 0, 1, frame);
+	request = zone_begin(r, NULL, 1, 2, physics);
+	zone_end(r, request, f % 3);
+	zone_end(r, physics, 1 + f % 4);
+	job = zone_begin(r, &job_loc, 0, 1, frame);
+	zone_end(r, job, f % 2 ? 5 : 0);
+	zone_end(r, frame, 2);
+	upmc_frame_mark();
+}
+
+static struct recorder *new_recorder(int steady)
+{
+	struct recorder *r = calloc(1, sizeof(*r));
+
+	if (!r)
+		abort();
+	r->steady = steady;
+	r->region = mmap(NULL, (size_t)REGION_PAGES * PAGE, PROT_READ | PROT_WRITE,
+	                 MAP_PRIVATE | MAP_ANONYMOUS, -1, 0);
+	if (r->region == MAP_FAILED)
+		abort();
+	madvise(r->region, (size_t)REGION_PAGES * PAGE, MADV_NOHUGEPAGE);
+	pthread_mutex_lock(&stress.lock);
+	if (stress.n_recorders < MAX_THREADS) {
+		r->no = stress.n_recorders + 1;
+		stress.recorders[stress.n_recorders++] = r;
+	}
+	pthread_mutex_unlock(&stress.lock);
+	if (!r->no) {
+		munmap(r->region, (size_t)REGION_PAGES * PAGE);
+		free(r);
+		return NULL;
+	}
+	return r;
+}
+
+static void *record(void *arg)
+{
+	struct recorder *r = arg;
+	char name[32];
+
+	r->tid = (pid_t)syscall(SYS_gettid);
+	snprintf(name, sizeof(name), "%s %u", r->steady ? "game" : "job", r->no);
+	upmc_thread_name(name);
+	while (r->steady ? !atomic_load(&stress.stop) : r->frames < 20) {
+		one_frame(r);
+		if (r->frames % 50 == 0) { /* a rename now and then */
+			snprintf(name, sizeof(name), "%s %u.%u", r->steady ? "game" : "job", r->no,
+			         r->frames / 50);
+			upmc_thread_name(name);
+		}
+		usleep(100);
+	}
+	munmap(r->region, (size_t)REGION_PAGES * PAGE);
+	return NULL;
+}
+
+/* Short-lived threads, one or two at a time, every few milliseconds. */
+static void *churn(void *arg)
+{
+	(void)arg;
+	while (!atomic_load(&stress.stop)) {
+		pthread_t t[2];
+		int n = 0;
+		for (int k = 0; k < 2; k++) {
+			struct recorder *r = new_recorder(0);
+			if (r && pthread_create(&t[n], NULL, record, r) == 0)
+				n++;
+		}
+		while (n--)
+			pthread_join(t[n], NULL);
+		usleep(20000);
+	}
+	return NULL;
+}
+
+/* ---- the other users of the profile ---- */
+
+static int count_zone(const struct upmc_zone_info *z, void *arg)
+{
+	(*(uint64_t *)arg) += z->n;
+	return 0;
+}
+
+/* Walks the zones, writes every export, and clears, over and over. */
+static void *read_and_clear(void *arg)
+{
+	static const enum upmc_format formats[] = {UPMC_FORMAT_TABLE, UPMC_FORMAT_JSON,
+	                                           UPMC_FORMAT_CHROME, UPMC_FORMAT_PERFETTO,
+	                                           UPMC_FORMAT_SPEEDSCOPE};
+	FILE *null = fopen("/dev/null", "w");
+	unsigned round = 0;
+
+	(void)arg;
+	if (!null)
+		abort();
+	while (!atomic_load(&stress.stop)) {
+		uint64_t sink = 0;
+		struct upmc_profile_stats st;
+		int err = skipped("walk") ? 0 : upmc_profile_zones(stress.p, count_zone, &sink);
+		if (err < 0)
+			fail_once("upmc_profile_zones%s: %d: %s", "", err);
+		err = skipped("export") ? 0
+		                        : upmc_profile_write(stress.p, formats[round % 5], null);
+		if (err < 0)
+			fail_once("upmc_profile_write%s: %d: %s", "", err);
+		if (upmc_profile_stats(stress.p, &st) < 0)
+			fail_once("upmc_profile_stats%s: %d: %s", "", -1);
+		if (round % 4 == 3 && !skipped("clear"))
+			upmc_profile_clear(stress.p);
+		round++;
+		stress.actions++;
+		usleep(2000);
+	}
+	fclose(null);
+	return NULL;
+}
+
+static void stream_to_next_file(void)
+{
+	char *path = stress.files[stress.n_files];
+	int err;
+
+	snprintf(path, sizeof(stress.files[0]), "%s/stress.%d.%u.pftrace",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid(),
+	         stress.n_files);
+	err = upmc_profile_stream(stress.p, path, 5);
+	if (err < 0)
+		fail_once("upmc_profile_stream(%s): %d: %s", path, err);
+	else
+		stress.n_files++;
+}
+
+/* Flushes the stream, and every so often ends it and streams to a new file. */
+static void *flush_and_restart(void *arg)
+{
+	unsigned round = 0;
+
+	(void)arg;
+	while (!atomic_load(&stress.stop)) {
+		int err = upmc_profile_stream_flush(stress.p);
+		if (err < 0)
+			fail_once("upmc_profile_stream_flush%s: %d: %s", "", err);
+		if (++round % 25 == 0 && stress.n_files < MAX_FILES && !skipped("restart")) {
+			err = upmc_profile_stream_end(stress.p);
+			if (err < 0)
+				fail_once("upmc_profile_stream_end%s: %d: %s", "", err);
+			stream_to_next_file();
+		}
+		stress.actions++;
+		usleep(3000);
+	}
+	return NULL;
+}
+
+/* ---- the files read back ---- */
+
+struct tally {
+	uint64_t zones, frames, dropped, dropped_frames;
+	unsigned problems;
+};
+
+static struct made_zone *zone_of(uint64_t id)
+{
+	uint64_t no = id >> 32, k = id & 0xffffffffu;
+	struct recorder *r;
+
+	if (no < 1 || no > stress.n_recorders)
+		return NULL;
+	r = stress.recorders[no - 1];
+	return k >= 1 && k <= r->n && r->zone[k - 1].id == id ? &r->zone[k - 1] : NULL;
+}
+
+static struct recorder *recorder_of_tid(unsigned long long tid)
+{
+	for (unsigned i = stress.n_recorders; i--;)
+		if ((unsigned long long)stress.recorders[i]->tid == tid)
+			return stress.recorders[i];
+	return NULL;
+}
+
+#define PROBLEM(t, ...)                             \
+	do {                                        \
+		if ((t)->problems++ < 12)           \
+			EXPECT_MSG(0, __VA_ARGS__); \
+	} while (0)
+
+/* One slice end against what was recorded: its begin is `b`; `claim` is
+ * the parent its children's ends named (0: none), and *parent_claim the
+ * same of its own parent, which it names in turn. */
+static void check_slice(struct tally *t, const char *file, const struct pb_trace *tr,
+                        const struct pb_event *b, const struct pb_event *e, unsigned depth,
+                        uint64_t claim, uint64_t *parent_claim)
+{
+	const struct pb_annotation *value = pb_annotation(e, "value");
+	const struct pb_annotation *text = pb_annotation(e, "text");
+	const struct pb_track *track = pb_track_of(tr, e->track);
+	struct made_zone *z = value && value->is_uint ? zone_of(value->u) : NULL;
+	uint64_t slack = 2000000 + (e->ts / 100); /* 2 ms + 1%: two clocks */
+
+	if (!z) {
+		PROBLEM(t, "%s: a slice end at %llu ns with no zone's value", file, e->ts);
+		return;
+	}
+	if (z->seen++)
+		PROBLEM(t, "%s: zone %llx (%s) is in the files twice", file,
+		        (unsigned long long)z->id, z->name);
+	if (strcmp(b->name, z->name) || depth != z->depth)
+		PROBLEM(t, "%s: zone %llx: begin '%s' at depth %u, recorded '%s' at %u", file,
+		        (unsigned long long)z->id, b->name, depth, z->name, z->depth);
+	if (claim && claim != z->id)
+		PROBLEM(t, "%s: zone %llx (%s) holds zones recorded in %llx", file,
+		        (unsigned long long)z->id, z->name, (unsigned long long)claim);
+	if (parent_claim && *parent_claim && *parent_claim != z->parent)
+		PROBLEM(t, "%s: zone %llx (%s) beside zones of another parent", file,
+		        (unsigned long long)z->id, z->name);
+	if (parent_claim)
+		*parent_claim = z->parent;
+	if (strcmp(text && text->str ? text->str : "", z->text))
+		PROBLEM(t, "%s: zone %llx: text '%s', recorded '%s'", file,
+		        (unsigned long long)z->id, text && text->str ? text->str : "", z->text);
+	if (!track || recorder_of_tid(track->tid) != stress.recorders[(z->id >> 32) - 1])
+		PROBLEM(t, "%s: zone %llx on thread %llu, not its own", file,
+		        (unsigned long long)z->id, track ? track->tid : 0ull);
+	if (b->ts + slack < z->begin_lo - stress.open_hi ||
+	    b->ts > z->begin_hi - stress.open_lo + slack ||
+	    e->ts + slack < z->end_lo - stress.open_hi ||
+	    e->ts > z->end_hi - stress.open_lo + slack)
+		PROBLEM(t, "%s: zone %llx (%s): %llu..%llu ns, recorded within %llu..%llu ns", file,
+		        (unsigned long long)z->id, z->name, b->ts, e->ts,
+		        (unsigned long long)(z->begin_lo - stress.open_hi),
+		        (unsigned long long)(z->end_hi - stress.open_lo));
+	if (stress.counted) {
+		long long faults = b->n_values == 1 && e->n_values == 1 ? e->value[0] - b->value[0]
+		                                                        : NOT_COUNTED;
+		/* a fault of the library's own (a new block, a stack page) may
+		 * land inside a zone: a few more, never fewer */
+		if (faults < z->faults || faults > z->faults + 2)
+			PROBLEM(t, "%s: zone %llx (%s): %lld page faults, it made %lld", file,
+			        (unsigned long long)z->id, z->name, faults, z->faults);
+	}
+	t->zones++;
+}
+
+/* Drop counts stay whole across appends, and a clear forgets those shown
+ * before it: each rise is new drops, each fall a clear. */
+static void take_drops(uint64_t *total, uint64_t *last, uint64_t now)
+{
+	*total += now >= *last ? now - *last : now;
+	*last = now;
+}
+
+static void check_file(struct tally *t, const char *file, uint64_t *last_dropped,
+                       uint64_t *last_dropped_frames)
+{
+	static const struct pb_event *open[PB_MAX_TRACKS][8];
+	static uint64_t open_id[PB_MAX_TRACKS][8];
+	static unsigned depth[PB_MAX_TRACKS];
+	static unsigned long long track_of[PB_MAX_TRACKS];
+	size_t tracks = 0, i;
+	char why[512];
+	struct pb_trace tr;
+	struct pb_node *tree;
+	int unknown;
+
+	memset(depth, 0, sizeof(depth));
+	tree = pb_decode_file(file, &unknown, why, sizeof(why));
+	if (!tree) {
+		PROBLEM(t, "%s: %s", file, why);
+		return;
+	}
+	if (pb_interpret(tree, &tr, why, sizeof(why)) < 0) {
+		PROBLEM(t, "%s: %s", file, why);
+		pb_free(tree);
+		return;
+	}
+	for (i = 0; i < tr.n; i++) {
+		const struct pb_event *e = &tr.ev[i];
+		size_t k;
+		if (e->type == 3 && !strcmp(e->name, "upmc")) {
+			const struct pb_annotation *d = pb_annotation(e, "dropped_zones");
+			const struct pb_annotation *f = pb_annotation(e, "dropped_frames");
+			take_drops(&t->dropped, last_dropped, d ? d->u : 0);
+			take_drops(&t->dropped_frames, last_dropped_frames, f ? f->u : 0);
+			continue;
+		}
+		if (e->type == 3) {
+			t->frames += !strcmp(e->name, "frame");
+			continue;
+		}
+		for (k = 0; k < tracks && track_of[k] != e->track; k++)
+			;
+		if (k == tracks) {
+			if (tracks == PB_MAX_TRACKS) {
+				PROBLEM(t, "%s: more than %d threads", file, PB_MAX_TRACKS);
+				break;
+			}
+			track_of[tracks++] = e->track;
+		}
+		if (e->type == 1) {
+			if (depth[k] == 8) {
+				PROBLEM(t, "%s: zones nested deeper than recorded", file);
+				continue;
+			}
+			open[k][depth[k]] = e;
+			open_id[k][depth[k]++] = 0;
+		} else if (e->type == 2 && !depth[k]) {
+			PROBLEM(t, "%s: a slice end at %llu ns with no begin", file, e->ts);
+		} else if (e->type == 2) {
+			/* a parent's id is on its end, after its children's */
+			unsigned d = --depth[k];
+			check_slice(t, file, &tr, open[k][d], e, d, open_id[k][d],
+			            d ? &open_id[k][d - 1] : NULL);
+		}
+	}
+	for (i = 0; i < tracks; i++)
+		if (depth[i])
+			PROBLEM(t, "%s: %u slice begins with no end on a thread", file, depth[i]);
+	pb_trace_free(&tr);
+	pb_free(tree);
+}
+
+/* ---- the test ---- */
+
+static void run_for(unsigned seconds)
+{
+	pthread_t steady[STEADY_THREADS], churner, reader, flusher;
+	unsigned k;
+
+	for (k = 0; k < STEADY_THREADS; k++)
+		if (pthread_create(&steady[k], NULL, record, new_recorder(1)) != 0)
+			abort();
+	if (pthread_create(&churner, NULL, churn, NULL) != 0 ||
+	    pthread_create(&reader, NULL, read_and_clear, NULL) != 0 ||
+	    pthread_create(&flusher, NULL, flush_and_restart, NULL) != 0)
+		abort();
+	sleep(seconds);
+	atomic_store(&stress.stop, 1);
+	for (k = 0; k < STEADY_THREADS; k++)
+		pthread_join(steady[k], NULL);
+	pthread_join(churner, NULL);
+	pthread_join(reader, NULL);
+	pthread_join(flusher, NULL);
+}
+
+TEST(zone, a_stream_under_every_use_at_once_keeps_every_zone)
+{
+	struct upmc_profile_options o = {sizeof(o), UPMC_OPT_TIME_ONLY, 0, 0, 0};
+	const char *env = getenv("UPMC_STRESS_SECONDS");
+	unsigned seconds = env ? (unsigned)atoi(env) : 3;
+	struct tally t = {0};
+	uint64_t made = 0, frames = 0, last_dropped = 0, last_dropped_frames = 0;
+	unsigned k;
+	int err;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	pthread_mutex_init(&stress.lock, NULL);
+	stress.open_lo = now_ns();
+	err = upmc_profile_open(&stress.p, "page-faults", NULL);
+	stress.counted = err == 0;
+	if (err < 0) { /* the zones are still checked, their counts not */
+		printf("stress: page faults not counted (%s): time only\n", upmc_last_error());
+		stress.open_lo = now_ns();
+		err = upmc_profile_open(&stress.p, NULL, &o);
+	}
+	stress.open_hi = now_ns();
+	ASSERT_MSG(err == 0, "%s", upmc_last_error());
+	stream_to_next_file();
+	ASSERT_MSG(!stress.why[0], "%s", stress.why);
+	run_for(seconds ? seconds : 1);
+	err = upmc_profile_stream_end(stress.p);
+	EXPECT_MSG(err == 0, "upmc_profile_stream_end: %d: %s", err, upmc_last_error());
+	upmc_profile_close(stress.p);
+	EXPECT_MSG(!stress.why[0], "%s", stress.why);
+
+	for (k = 0; k < stress.n_recorders; k++) {
+		made += stress.recorders[k]->n;
+		frames += stress.recorders[k]->frames;
+	}
+	for (k = 0; k < stress.n_files; k++)
+		check_file(&t, stress.files[k], &last_dropped, &last_dropped_frames);
+	printf("stress: %u s, %u threads, %llu zones and %llu frames made, %llu actions; "
+	       "%u files: %llu zones (%llu dropped), %llu frames (%llu dropped)\n",
+	       seconds, stress.n_recorders, (unsigned long long)made, (unsigned long long)frames,
+	       (unsigned long long)stress.actions, stress.n_files, (unsigned long long)t.zones,
+	       (unsigned long long)t.dropped, (unsigned long long)t.frames,
+	       (unsigned long long)t.dropped_frames);
+	EXPECT_MSG(t.problems == 0, "%u problems in the files (the first 12 above)", t.problems);
+	EXPECT_MSG(t.zones + t.dropped == made, "%llu zones in the files + %llu dropped, %llu made",
+	           (unsigned long long)t.zones, (unsigned long long)t.dropped,
+	           (unsigned long long)made);
+	EXPECT_MSG(t.frames + t.dropped_frames == frames,
+	           "%llu frames in the files + %llu dropped, %llu made",
+	           (unsigned long long)t.frames, (unsigned long long)t.dropped_frames,
+	           (unsigned long long)frames);
+	for (k = 0; k < stress.n_recorders; k++) {
+		free(stress.recorders[k]->zone);
+		free(stress.recorders[k]);
+	}
+}
