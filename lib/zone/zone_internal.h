@@ -272,15 +272,63 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
 }
 
 /*
- * The files and who calls whom: record.c (recording, the threads and the
- * profile's life, its functions but the exports) calls collect.c and
- * view.c; write.c (the exports) and stream.c (a stream) call record.c's
- * collection, view.c and the writers; the writers call view.c. collect.c
- * and view.c call no other. The close calls a stream's end through the
- * profile's at_close, which stream.c registers.
+ * The files and who calls whom: profile.c (the profile's life, its
+ * functions but the exports) calls threads.c (a thread's life: joining,
+ * exit, fork, names), collect.c and view.c; threads.c and record.c
+ * (recording: the hot path and the blocks) call each other: a thread's
+ * first zone joins it, and a joining thread gets its first block; both
+ * call collect.c (its allocator and frees) and threads.c calls view.c. write.c (the exports) and
+ * stream.c (a stream) call profile.c's collection, view.c and the
+ * writers; the writers call view.c. collect.c and view.c call no other.
+ * The close calls a stream's end through the profile's at_close, which
+ * stream.c registers.
  */
 
-/* ---- record.c ---- */
+/* ---- record.c: recording ---- */
+
+/* The blocks a thread records into: a new one (touched, NULL without
+ * memory), the profile's peak of memory, and where the hot path's begin
+ * records may start in the thread's block. */
+struct zone_block *upmc_zone_new_block(size_t bytes);
+void upmc_zone_note_peak(struct zone_memory *m, uint64_t bytes);
+void upmc_zone_set_limit(struct upmc_zone_thread *t);
+
+/* ---- threads.c: a thread's life ---- */
+
+#if defined(__ELF__)
+#define ZONE_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define ZONE_TLS
+#endif
+/* The calling thread's state: a static one that records nothing while it
+ * is in no profile. */
+extern _Thread_local struct upmc_zone_thread *upmc_zone_self ZONE_TLS;
+
+/* The calling thread's state for recording, joined to the open profile at
+ * its first call; NULL when no profile is open, the thread exited or it
+ * could not join this profile. */
+struct upmc_zone_thread *upmc_zone_recording_thread(void);
+/* 0, or -EBUSY when a profile is open or the calling thread is still in one. */
+int upmc_zone_check_no_profile(void);
+/* The calling thread's new state for p with set (NULL: opened here; closed
+ * on failure), its exit call in place, not yet among p's threads. */
+int upmc_zone_prepare_thread(struct upmc_profile *p, struct upmc_set *set,
+                             struct upmc_zone_thread **out);
+/* p made the open profile, with opener (upmc_zone_prepare_thread()) its
+ * first thread; -EBUSY (opener dropped) when another opened meanwhile. */
+int upmc_zone_publish(struct upmc_profile *p, struct upmc_zone_thread *opener);
+/* p is no longer the open profile: no thread joins it. */
+void upmc_zone_unpublish(struct upmc_profile *p);
+/* fork()'s handlers in place (the core's registration). */
+int upmc_zone_watch_fork(void);
+/* Under the collector's lock: the threads upmc_zone_retired() says may go, freed. */
+void upmc_zone_retire_threads(struct upmc_profile *p);
+/* At the close: t's set, store and blocks given back. */
+void upmc_zone_release_thread(struct upmc_zone_thread *t);
+/* Every live thread's topdown period restarted; the first error. */
+int upmc_zone_reset_topdown(struct upmc_profile *p);
+
+/* ---- profile.c: the profile's life ---- */
 
 /* Collects every thread's records (final: the threads are quiescent);
  * the lock keeps one collector at a time. */
@@ -372,7 +420,7 @@ const char *upmc_zone_text_of(const struct upmc_zone_thread *t, const struct zon
 /* Texts and values dropped to a full buffer (upmc_zone_text(), _value()). */
 uint64_t upmc_zone_dropped_notes(const struct upmc_profile *p);
 
-/* A thread that exited with nothing left to export or count: record.c
+/* A thread that exited with nothing left to export or count: threads.c
  * may free it. */
 int upmc_zone_retired(const struct upmc_zone_thread *t);
 
