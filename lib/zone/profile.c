@@ -342,9 +342,13 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 		return err;
 	upmc_zone_collector_lock();
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
-		upmc_zone_sort(t);
+		err = upmc_zone_sort(t);
+		if (err < 0) {
+			visited = err;
+			break;
+		}
 		for (i = 0; i < t->n_zones; i++) {
-			upmc_zone_info(p, t, &t->zones[i], &buf, &info);
+			upmc_zone_info(p, t, upmc_zone_nth(t, i), &buf, &info);
 			visited++;
 			if (fn(&info, arg))
 				goto out;

@@ -43,7 +43,10 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 		return err;
 	upmc_zone_collector_lock();
 	errno = 0;
-	switch (format) {
+	err = upmc_zone_sort_all(p);
+	switch (err < 0 ? -1 : (int)format) {
+	case -1: /* the zones could not be ordered */
+		break;
 	case UPMC_FORMAT_TABLE:
 		err = upmc_zone_write_table(p, out);
 		break;

@@ -133,6 +133,13 @@ struct zone_done {
 	int has_value;
 };
 
+/* A collected zone's place in the order zones began: the view's
+ * (upmc_zone_sort()), which never moves the zones themselves. */
+struct zone_rank {
+	uint64_t seq;
+	size_t i; /* in zones[] */
+};
+
 /* A frame mark: its time and name (NULL: unnamed). */
 struct zone_frame {
 	uint64_t t;
@@ -220,7 +227,11 @@ struct upmc_zone_thread {
 	struct zone_event *events;
 	uint64_t *event_values;
 	size_t n_events, events_cap, n_event_values, event_values_cap;
-	int sorted;                            /* zones are in the order they began */
+	/* zones[] stay in the order they ended (a stream's end events index
+	 * them); order[] is the view's, in the order they began. */
+	struct zone_rank *order;
+	size_t order_cap;
+	int sorted;                            /* order[] holds every zone */
 	uint64_t dropped, unbalanced, refused; /* from the records, since the last clear */
 	struct zone_drops seen;                /* t->drops at the last collect */
 	struct zone_drops taken;               /* the drops of the lost records read */
@@ -358,7 +369,13 @@ void upmc_zone_free_names(struct zone_names *names);
 /* Threads in the order they came, zones in the order they began. */
 struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p);
 struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t);
-void upmc_zone_sort(struct upmc_zone_thread *t);
+/* The order the zones began in (upmc_zone_nth()), made when zones came
+ * since the last: 0, or -ENOMEM. zones[] is never reordered. */
+int upmc_zone_sort(struct upmc_zone_thread *t);
+/* Every thread's, as the writers read them. */
+int upmc_zone_sort_all(const struct upmc_profile *p);
+/* The i-th zone to begin, once sorted. */
+const struct zone_done *upmc_zone_nth(const struct upmc_zone_thread *t, size_t i);
 uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks); /* since open */
 uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
 

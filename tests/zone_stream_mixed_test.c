@@ -1,0 +1,290 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * A stream beside the profile's other functions, as a program combines
+ * them: exports and upmc_profile_zones() between appends, a clear, a
+ * stream ended with a zone open and another begun, a forked child, a
+ * callback that names its thread, a stream opened on a FIFO no one reads
+ * yet, threads renamed and threads of the same name one after another.
+ * Each file is decoded with protoc and checked zone by zone against what
+ * the test recorded: every slice's name, text, value and instructions
+ * count, each zone once, no end without its begin. Exact counts from the
+ * simulated kernel.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <pthread.h>
+#include <signal.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/sim/sim_kernel.h"
+
+#include <upmc/zone.h>
+
+#include "tests/perfetto/decode.h"
+#include "tests/upmc_test.h"
+
+#define AN_HOUR   3600000 /* ms: the stream's own thread never appends in a test */
+#define MAX_ZONES 256
+
+static const struct upmc_zone_loc outer_loc = {"outer", "loop", "game.c", 10};
+static const struct upmc_zone_loc inner_loc = {"inner", "loop", "game.c", 20};
+
+/* ---- the truth: what the test recorded ---- */
+
+struct made {
+	const struct upmc_zone_loc *loc;
+	uint64_t c0;
+	long long delta; /* instructions between begin and end; -1 while open */
+};
+
+static struct made made[MAX_ZONES];
+static int n_made, open_ids[32], depth;
+
+static void temp_path(char *path, size_t size, const char *name)
+{
+	snprintf(path, size, "%s/mixed-%s.%d.pftrace",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", name, (int)getpid());
+}
+
+/* A zone begun, with its text "z<id>" and value id. */
+static void open_zone(const struct upmc_zone_loc *loc)
+{
+	int id = n_made++;
+	char text[16];
+
+	upmc_zone_begin(loc);
+	snprintf(text, sizeof(text), "z%d", id);
+	upmc_zone_text(text, strlen(text));
+	upmc_zone_value((uint64_t)id);
+	made[id].loc = loc;
+	made[id].c0 = sim_count(0);
+	made[id].delta = -1;
+	open_ids[depth++] = id;
+}
+
+/* The zone on top ends, after instructions of its own (a count no other has). */
+static void close_zone(void)
+{
+	int id = open_ids[--depth];
+
+	sim_tick(0, 1000 + 7 * (uint64_t)id);
+	upmc_zone_end();
+	made[id].delta = (long long)(sim_count(0) - made[id].c0);
+}
+
+/* An outer zone with an inner one: their ends come inner first. */
+static void nested_pair(void)
+{
+	open_zone(&outer_loc);
+	open_zone(&inner_loc);
+	close_zone();
+	close_zone();
+}
+
+/* A profile of instructions, or of time alone (spec NULL): the simulated
+ * counters count the thread that opened them, not another. */
+static struct upmc_profile *open_spec(const char *spec)
+{
+	struct upmc_profile *p = NULL;
+
+	sim_reset(48);
+	n_made = depth = 0;
+	return upmc_profile_open(&p, spec, NULL) < 0 ? NULL : p;
+}
+
+static struct upmc_profile *open_sim(void)
+{
+	return open_spec("instructions");
+}
+
+/* ---- the file, zone by zone ---- */
+
+struct verdict {
+	int right;      /* ends that are their zone's, once */
+	int wrong;      /* ends with another zone's name, text, value or count */
+	int twice;      /* zones whose end came again */
+	int unbalanced; /* ends with no begin */
+	int open;       /* begins with no end */
+	unsigned long long dropped_zones;
+	char first_wrong[200];
+	char names[8][64]; /* each thread track's last name */
+	unsigned long long name_uuid[8];
+	int n_names;
+};
+
+struct track_stack {
+	unsigned long long track;
+	const struct pb_event *begin[32];
+	int n;
+};
+
+static struct track_stack *stack_of(struct track_stack *st, int *n, unsigned long long track)
+{
+	int i;
+
+	for (i = 0; i < *n; i++)
+		if (st[i].track == track)
+			return &st[i];
+	if (*n == 8)
+		return NULL;
+	memset(&st[*n], 0, sizeof(st[*n]));
+	st[*n].track = track;
+	return &st[(*n)++];
+}
+
+/* An end checked against the truth: its value says which zone it is. */
+static void check_end(const struct pb_event *b, const struct pb_event *e, unsigned long long instr,
+                      char *seen, struct verdict *v)
+{
+	const struct pb_annotation *value = pb_annotation(e, "value");
+	const struct pb_annotation *text = pb_annotation(e, "text");
+	char want[16];
+	int f0 = 0, f1 = 0, id = value && value->is_uint ? (int)value->u : -1;
+	long long delta = pb_value(e, instr, &f1) - pb_value(b, instr, &f0);
+
+	if (id < 0 || id >= n_made) {
+		v->wrong++;
+		return;
+	}
+	if (seen[id]++) {
+		v->twice++;
+		return;
+	}
+	snprintf(want, sizeof(want), "z%d", id);
+	if (strcmp(b->name, made[id].loc->name) || !text || !text->str || strcmp(text->str, want) ||
+	    (instr && (!f0 || !f1 || delta != made[id].delta))) {
+		if (!v->wrong++)
+			snprintf(v->first_wrong, sizeof(v->first_wrong),
+			         "zone %d: name %s (%s), text %s, instructions %lld (%lld)", id,
+			         b->name, made[id].loc->name, text && text->str ? text->str : "-",
+			         delta, made[id].delta);
+		return;
+	}
+	v->right++;
+}
+
+static void take_names(const struct pb_trace *tr, struct verdict *v)
+{
+	size_t i;
+	int k;
+
+	for (i = 0; i < tr->n_tracks; i++) {
+		if (!tr->track[i].is_thread)
+			continue;
+		for (k = 0; k < v->n_names; k++) /* a later descriptor renames */
+			if (v->name_uuid[k] == tr->track[i].uuid)
+				break;
+		if (k == 8)
+			continue;
+		if (k == v->n_names)
+			v->name_uuid[v->n_names++] = tr->track[i].uuid;
+		snprintf(v->names[k], sizeof(v->names[k]), "%s", tr->track[i].name);
+	}
+}
+
+/* The file at path decoded and checked; 0, or -1 with why. */
+static int check_file(const char *path, struct verdict *v, char *why, size_t size)
+{
+	struct track_stack st[8];
+	char seen[MAX_ZONES] = {0};
+	unsigned long long instr = 0;
+	struct pb_node *tree;
+	struct pb_trace tr;
+	int unknown, n_st = 0, k;
+	size_t i;
+
+	memset(v, 0, sizeof(*v));
+	tree = pb_decode_file(path, &unknown, why, size);
+	if (!tree)
+		return -1;
+	if (pb_interpret(tree, &tr, why, size) < 0) {
+		pb_free(tree);
+		return -1;
+	}
+	for (i = 0; i < tr.n_tracks; i++)
+		if (tr.track[i].is_counter && !strcmp(tr.track[i].name, "instructions"))
+			instr = tr.track[i].uuid;
+	for (i = 0; i < tr.n; i++) {
+		const struct pb_event *e = &tr.ev[i];
+		struct track_stack *s = stack_of(st, &n_st, e->track);
+		const struct pb_annotation *a = pb_annotation(e, "dropped_zones");
+		if (e->track == 1 && a)
+			v->dropped_zones = a->u;
+		if (e->track == 1 || !s || e->type == 3)
+			continue;
+		if (e->type == 1 && s->n < 32)
+			s->begin[s->n++] = e;
+		else if (e->type == 2 && s->n == 0)
+			v->unbalanced++;
+		else if (e->type == 2)
+			check_end(s->begin[--s->n], e, instr, seen, v);
+	}
+	for (k = 0; k < n_st; k++)
+		v->open += st[k].n;
+	take_names(&tr, v);
+	pb_trace_free(&tr);
+	pb_free(tree);
+	return 0;
+}
+
+#define CHECK_FILE(path, v)                                                           \
+	do {                                                                          \
+		char why_[512];                                                       \
+		ASSERT_MSG(check_file(path, v, why_, sizeof(why_)) == 0, "%s", why_); \
+		EXPECT_MSG((v)->wrong == 0, "%d wrong, the first: %s", (v)->wrong,    \
+		           (v)->first_wrong);                                         \
+		EXPECT_EQ((v)->twice, 0);                                             \
+		EXPECT_EQ((v)->unbalanced, 0);                                        \
+	} while (0)
+
+static int count_zone(const struct upmc_zone_info *z, void *arg)
+{
+	(void)z;
+	++*(int *)arg;
+	return 0;
+}
+
+/* Every export and upmc_profile_zones() between two appends: each end in
+ * the file is its own zone's, with its own text, value and count. */
+TEST(mixed, exports_between_appends_leave_each_end_its_own_zone)
+{
+	static const enum upmc_format formats[] = {UPMC_FORMAT_CHROME, UPMC_FORMAT_SPEEDSCOPE,
+	                                           UPMC_FORMAT_PERFETTO, UPMC_FORMAT_TABLE};
+	char path[256];
+	struct upmc_profile *p;
+	struct verdict v;
+	FILE *null;
+	int round, k, seen;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(path, sizeof(path), "exports");
+	null = fopen("/dev/null", "w");
+	ASSERT(null);
+	p = open_sim();
+	ASSERT(p);
+	ASSERT(upmc_profile_stream(p, path, AN_HOUR) == 0);
+	for (round = 0; round < 5; round++) {
+		for (k = 0; k < 3; k++)
+			nested_pair();
+		seen = 0;
+		if (round == 0)
+			EXPECT_EQ(upmc_profile_zones(p, count_zone, &seen), 6);
+		else
+			EXPECT_EQ(upmc_profile_write(p, formats[round - 1], null), 0);
+		ASSERT_MSG(upmc_profile_stream_flush(p) == 0, "%s", upmc_last_error());
+	}
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	fclose(null);
+	CHECK_FILE(path, &v);
+	EXPECT_EQ(v.right, 30);
+	EXPECT_EQ(v.open, 0);
+	unlink(path);
+}
