@@ -52,6 +52,13 @@ static void temp_path(char *path, size_t size, const char *name)
 	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", name, (int)getpid());
 }
 
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
 /* A zone begun, with its text "z<id>" and value id. */
 static void open_zone(const struct upmc_zone_loc *loc)
 {
@@ -286,5 +293,169 @@ TEST(mixed, exports_between_appends_leave_each_end_its_own_zone)
 	CHECK_FILE(path, &v);
 	EXPECT_EQ(v.right, 30);
 	EXPECT_EQ(v.open, 0);
+	unlink(path);
+}
+
+/* The recipe of the docs (zones, then a clear, every frame) beside a
+ * stream: what the clear forgets was appended first, and a zone open
+ * across it has its begin in the file before its end. */
+TEST(mixed, a_clear_during_a_stream_appends_first)
+{
+	char path[256];
+	struct upmc_profile *p;
+	struct verdict v;
+	int k, seen = 0;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(path, sizeof(path), "clear");
+	p = open_sim();
+	ASSERT(p);
+	ASSERT(upmc_profile_stream(p, path, AN_HOUR) == 0);
+	open_zone(&outer_loc); /* open across the clear */
+	for (k = 0; k < 10; k++) {
+		open_zone(&inner_loc);
+		close_zone();
+	}
+	EXPECT_EQ(upmc_profile_zones(p, count_zone, &seen), 10);
+	upmc_profile_clear(p);
+	close_zone();
+	open_zone(&inner_loc);
+	close_zone();
+	upmc_profile_clear(p); /* nothing collected: nothing to append */
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	CHECK_FILE(path, &v);
+	EXPECT_EQ(v.right, 12);
+	EXPECT_EQ(v.open, 0);
+	EXPECT_EQ_U64(v.dropped_zones, 0);
+	unlink(path);
+}
+
+/* A zone open when a stream ends: its begin is in that file, unended, and
+ * its end goes into no other. */
+TEST(mixed, a_zone_open_at_a_streams_end_ends_in_no_other_file)
+{
+	char first[256], second[256];
+	struct upmc_profile *p;
+	struct verdict v;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(first, sizeof(first), "first");
+	temp_path(second, sizeof(second), "second");
+	p = open_sim();
+	ASSERT(p);
+	ASSERT(upmc_profile_stream(p, first, AN_HOUR) == 0);
+	nested_pair();
+	open_zone(&outer_loc);
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	close_zone();
+	ASSERT(upmc_profile_stream(p, second, AN_HOUR) == 0);
+	nested_pair();
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	CHECK_FILE(first, &v);
+	EXPECT_EQ(v.right, 2);
+	EXPECT_EQ(v.open, 1);
+	CHECK_FILE(second, &v);
+	EXPECT_EQ(v.right, 2);
+	EXPECT_EQ(v.open, 0);
+	unlink(first);
+	unlink(second);
+}
+
+/* A forked child's flush and clear append nothing to the parent's file:
+ * the flush says why; the parent's stream goes on, each zone once. */
+TEST(mixed, a_forked_childs_flush_appends_nothing)
+{
+	char path[256];
+	struct upmc_profile *p;
+	struct verdict v;
+	long before;
+	int status;
+	pid_t child;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(path, sizeof(path), "fork");
+	p = open_sim();
+	ASSERT(p);
+	ASSERT(upmc_profile_stream(p, path, AN_HOUR) == 0);
+	nested_pair();
+	ASSERT(upmc_profile_collect(p) >= 0);
+	before = file_size(path);
+	child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		int err = upmc_profile_stream_flush(p);
+		if (err != -ECHILD || !strstr(upmc_last_error(), "forked"))
+			_exit(1);
+		upmc_profile_clear(p);
+		_exit(file_size(path) == before ? 0 : 2);
+	}
+	ASSERT(waitpid(child, &status, 0) == child);
+	EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+	EXPECT_EQ(file_size(path), before);
+	nested_pair();
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	CHECK_FILE(path, &v);
+	EXPECT_EQ(v.right, 4);
+	unlink(path);
+}
+
+static void *stream_to(void *arg)
+{
+	void **a = arg;
+
+	a[2] = (void *)(intptr_t)upmc_profile_stream(a[0], a[1], AN_HOUR);
+	return NULL;
+}
+
+/* A stream opened on a FIFO that no one reads yet waits in its open, and
+ * the profile's other functions do not wait with it (a child: a wait is
+ * told by the alarm). */
+TEST(mixed, a_stream_waiting_to_open_blocks_no_other_call)
+{
+	char path[256];
+	int status;
+	pid_t child;
+
+	temp_path(path, sizeof(path), "fifo");
+	unlink(path);
+	if (mkfifo(path, 0600) < 0)
+		SKIP("cannot make a FIFO: %s", strerror(errno));
+	child = fork();
+	ASSERT(child >= 0);
+	if (child == 0) {
+		struct upmc_profile_stats st;
+		struct upmc_profile *p = open_sim();
+		void *args[3] = {p, path, NULL};
+		pthread_t th;
+		int fd;
+		signal(SIGPIPE, SIG_IGN);
+		alarm(10);
+		if (!p || pthread_create(&th, NULL, stream_to, args) != 0)
+			_exit(2);
+		usleep(200 * 1000); /* the stream's open waits for a reader */
+		nested_pair();
+		if (upmc_profile_stats(p, &st) != 0 || st.zones != 2)
+			_exit(3);
+		if (upmc_profile_stream_flush(p) != -ENOENT)
+			_exit(4);
+		fd = open(path, O_RDONLY); /* the open goes on */
+		pthread_join(th, NULL);
+		if (fd < 0 || args[2] != NULL)
+			_exit(5);
+		upmc_profile_stream_end(p);
+		upmc_profile_close(p);
+		close(fd);
+		_exit(0);
+	}
+	ASSERT(waitpid(child, &status, 0) == child);
+	EXPECT_MSG(!WIFSIGNALED(status) || WTERMSIG(status) != SIGALRM,
+	           "a call waited for the stream's open");
+	EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
 	unlink(path);
 }

@@ -278,6 +278,8 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 	if (!p)
 		return;
 	upmc_zone_collector_lock();
+	if (p->at_clear)
+		p->at_clear(p); /* a stream's append of what the clear forgets */
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
 		upmc_zone_forget(t);
 	upmc_zone_retire_threads(p);

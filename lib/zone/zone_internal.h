@@ -268,6 +268,9 @@ struct upmc_profile {
 	/* A layer above that must act at the close (a stream: stream.c)
 	 * registers here; the close calls it first. */
 	void (*at_close)(struct upmc_profile *p);
+	/* The same for a clear, which calls it under the collector's lock
+	 * before it forgets what was collected (a stream appends it first). */
+	void (*at_clear)(struct upmc_profile *p);
 	struct zone_stream *stream;
 	int streaming; /* under the collector's lock: collects keep events */
 };
