@@ -459,3 +459,87 @@ TEST(mixed, a_stream_waiting_to_open_blocks_no_other_call)
 	EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
 	unlink(path);
 }
+
+struct naming {
+	struct upmc_profile *p;
+	int calls, renamed, thread_err, refused;
+};
+
+static int no_zone(const struct upmc_zone_info *z, void *arg)
+{
+	(void)z;
+	(void)arg;
+	return 0;
+}
+
+/* The calls that take the collector's lock, from a callback: each refused. */
+static int refused_in_callback(struct upmc_profile *p)
+{
+	struct upmc_profile_stats st;
+	FILE *null = fopen("/dev/null", "w");
+	int refused = 0;
+
+	refused += upmc_profile_collect(p) == -EDEADLK;
+	refused += upmc_profile_stats(p, &st) == -EDEADLK;
+	refused += upmc_profile_zones(p, no_zone, NULL) == -EDEADLK;
+	refused += null && upmc_profile_write(p, UPMC_FORMAT_TABLE, null) == -EDEADLK;
+	refused += upmc_profile_save(p, UPMC_FORMAT_TABLE, "/dev/null") == -EDEADLK;
+	refused += upmc_profile_stream(p, "/dev/null", AN_HOUR) == -EDEADLK;
+	refused += upmc_profile_stream_flush(p) == -EDEADLK;
+	refused += upmc_profile_stream_end(p) == -EDEADLK &&
+	           strstr(upmc_last_error(), "callback") != NULL;
+	upmc_profile_clear(p); /* refused too: the zones are still there */
+	if (null)
+		fclose(null);
+	return refused;
+}
+
+static int rename_in_callback(const struct upmc_zone_info *z, void *arg)
+{
+	struct naming *n = arg;
+
+	(void)z;
+	if (n->calls++ == 0) {
+		upmc_thread_name("renamed");
+		n->thread_err = upmc_profile_thread("renamed again");
+		n->refused = refused_in_callback(n->p);
+	}
+	n->renamed += z->thread && !strcmp(z->thread, "renamed again");
+	return 0;
+}
+
+/* upmc_thread_name() and upmc_profile_thread() from a callback of
+ * upmc_profile_zones() name the thread; the calls that take the
+ * collector's lock are refused with -EDEADLK (run in a child: a deadlock
+ * is told by the alarm). */
+TEST(mixed, a_callback_names_its_thread)
+{
+	int status;
+	pid_t child = fork();
+
+	ASSERT(child >= 0);
+	if (child == 0) {
+		struct naming n = {NULL, 0, 0, 0, 0};
+		struct upmc_profile *p;
+		alarm(10);
+		p = open_sim();
+		if (!p)
+			_exit(2);
+		n.p = p;
+		nested_pair();
+		if (upmc_profile_zones(p, rename_in_callback, &n) != 2 || n.thread_err != 0)
+			_exit(3);
+		if (n.refused != 8)
+			_exit(5);
+		n.calls = 1;
+		n.renamed = 0;
+		if (upmc_profile_zones(p, rename_in_callback, &n) != 2 || n.renamed != 2)
+			_exit(4);
+		upmc_profile_close(p);
+		_exit(0);
+	}
+	ASSERT(waitpid(child, &status, 0) == child);
+	EXPECT_MSG(!WIFSIGNALED(status) || WTERMSIG(status) != SIGALRM,
+	           "the callback's upmc_thread_name() deadlocked");
+	EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
+}

@@ -171,6 +171,10 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	return 0;
 }
 
+/* Whether the calling thread holds the collector's lock (a callback of
+ * upmc_profile_zones() runs under it). */
+static _Thread_local int collector_held;
+
 /*
  * One collector at a time, for every profile (one is open at a time): a
  * mutex (os/portable/thread.c), since an export holds it while it writes
@@ -180,11 +184,29 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 void upmc_zone_collector_lock(void)
 {
 	upmc_os_collector_lock();
+	collector_held = 1;
 }
 
 void upmc_zone_collector_unlock(void)
 {
+	collector_held = 0;
 	upmc_os_collector_unlock();
+}
+
+int upmc_zone_collector_held(void)
+{
+	return collector_held;
+}
+
+int upmc_zone_refuse_in_callback(const char *fn)
+{
+	if (!collector_held)
+		return 0;
+	return upmc_fail(-EDEADLK,
+	                 "%s: called from a upmc_profile_zones() callback, which holds the "
+	                 "collector's lock this call takes: call it once upmc_profile_zones() "
+	                 "returns",
+	                 fn);
 }
 
 int upmc_zone_collect_locked(struct upmc_profile *p, int final)
@@ -268,6 +290,8 @@ UPMC_API int upmc_profile_collect(struct upmc_profile *p)
 {
 	if (!p)
 		return upmc_fail(-EINVAL, "upmc_profile_collect: the profile is NULL");
+	if (upmc_zone_refuse_in_callback("upmc_profile_collect") < 0)
+		return -EDEADLK;
 	return upmc_zone_collect(p, 0);
 }
 
@@ -275,7 +299,7 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 {
 	struct upmc_zone_thread *t;
 
-	if (!p)
+	if (!p || upmc_zone_refuse_in_callback("upmc_profile_clear") < 0)
 		return;
 	upmc_zone_collector_lock();
 	if (p->at_clear)
@@ -292,6 +316,8 @@ UPMC_API int upmc_profile_stats(struct upmc_profile *p, struct upmc_profile_stat
 
 	if (!p || !stats)
 		return upmc_fail(-EINVAL, "upmc_profile_stats: the profile or stats is NULL");
+	if (upmc_zone_refuse_in_callback("upmc_profile_stats") < 0)
+		return -EDEADLK;
 	err = upmc_zone_collect(p, 0);
 	if (err < 0)
 		return err;
@@ -339,6 +365,8 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *p,
 
 	if (!p || !fn)
 		return upmc_fail(-EINVAL, "upmc_profile_zones: the profile or function is NULL");
+	if (upmc_zone_refuse_in_callback("upmc_profile_zones") < 0)
+		return -EDEADLK;
 	err = upmc_zone_collect(p, 0);
 	if (err < 0)
 		return err;

@@ -281,6 +281,9 @@ UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsig
 
 	if (!p || !path)
 		return upmc_fail(-EINVAL, "upmc_profile_stream: the profile or path is NULL");
+	err = upmc_zone_refuse_in_callback("upmc_profile_stream");
+	if (err < 0)
+		return err;
 	upmc_zone_collector_lock();
 	err = stream_reserve(p, interval_ms, &s);
 	upmc_zone_collector_unlock();
@@ -307,6 +310,9 @@ UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)
 
 	if (!p)
 		return upmc_fail(-EINVAL, "upmc_profile_stream_flush: the profile is NULL");
+	err = upmc_zone_refuse_in_callback("upmc_profile_stream_flush");
+	if (err < 0)
+		return err;
 	upmc_zone_collector_lock();
 	if (!p->stream || p->stream->ending || p->stream->opening)
 		err = upmc_fail(-ENOENT, "upmc_profile_stream_flush: no stream runs");
@@ -327,5 +333,7 @@ UPMC_API int upmc_profile_stream_end(struct upmc_profile *p)
 {
 	if (!p)
 		return upmc_fail(-EINVAL, "upmc_profile_stream_end: the profile is NULL");
+	if (upmc_zone_refuse_in_callback("upmc_profile_stream_end") < 0)
+		return -EDEADLK;
 	return stream_end(p, 0);
 }

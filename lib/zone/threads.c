@@ -514,6 +514,24 @@ static void cut_name(char *buf, const char *name)
 	buf[len] = '\0';
 }
 
+/* The calling thread's state takes its name (zone_thread_name; "": its
+ * id), under the collector's lock, which the exports read names under:
+ * already held when the thread is in a upmc_profile_zones() callback. */
+static void rename_self(void)
+{
+	struct upmc_zone_thread *t = upmc_zone_self;
+	int held = upmc_zone_collector_held();
+
+	if (!held)
+		upmc_zone_collector_lock();
+	if (zone_thread_name[0])
+		memcpy(t->name, zone_thread_name, sizeof(t->name));
+	else
+		upmc_format(t->name, sizeof(t->name), "thread %llu", (unsigned long long)t->tid);
+	if (!held)
+		upmc_zone_collector_unlock();
+}
+
 UPMC_API int upmc_profile_thread(const char *name)
 {
 	struct upmc_profile *p;
@@ -526,9 +544,7 @@ UPMC_API int upmc_profile_thread(const char *name)
 		err = attach(p);
 	if (err == 0 && name) {
 		cut_name(zone_thread_name, name);
-		upmc_zone_collector_lock(); /* the exports read names under it */
-		memcpy(upmc_zone_self->name, zone_thread_name, sizeof(upmc_zone_self->name));
-		upmc_zone_collector_unlock();
+		rename_self();
 	}
 	return err;
 }
@@ -540,11 +556,5 @@ UPMC_API void upmc_thread_name(const char *name)
 		cut_name(zone_thread_name, name);
 	if (upmc_zone_self->state != ZONE_ATTACHED)
 		return; /* a profile it joins later takes the name */
-	upmc_zone_collector_lock();
-	if (name)
-		memcpy(upmc_zone_self->name, zone_thread_name, sizeof(upmc_zone_self->name));
-	else
-		upmc_format(upmc_zone_self->name, sizeof(upmc_zone_self->name), "thread %llu",
-		            (unsigned long long)upmc_zone_self->tid);
-	upmc_zone_collector_unlock();
+	rename_self();
 }

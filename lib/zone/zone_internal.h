@@ -351,6 +351,11 @@ int upmc_zone_collect(struct upmc_profile *p, int final);
 int upmc_zone_collect_locked(struct upmc_profile *p, int final);
 void upmc_zone_collector_lock(void);
 void upmc_zone_collector_unlock(void);
+/* Whether the calling thread holds it (in a upmc_profile_zones() callback). */
+int upmc_zone_collector_held(void);
+/* 0, or -EDEADLK said for fn, a function that takes the lock, when the
+ * calling thread holds it already. */
+int upmc_zone_refuse_in_callback(const char *fn);
 
 /* ---- collect.c: one thread's records taken out of its buffer ---- */
 
