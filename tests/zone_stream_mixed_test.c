@@ -543,3 +543,56 @@ TEST(mixed, a_callback_names_its_thread)
 	           "the callback's upmc_thread_name() deadlocked");
 	EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
 }
+
+static void *worker(void *arg)
+{
+	upmc_thread_name("worker");
+	nested_pair();
+	(void)arg;
+	return NULL;
+}
+
+/* A thread renamed after its first append has its new name in the file;
+ * two threads of one name, one after the other (the first gone from the
+ * profile by then), keep names of their own there. */
+TEST(mixed, renames_reach_the_file_and_names_stay_unique)
+{
+	char path[256];
+	struct upmc_profile *p;
+	struct verdict v;
+	pthread_t th;
+	int k, workers = 0, found_renamed = 0;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(path, sizeof(path), "names");
+	p = open_spec(NULL);
+	ASSERT(p);
+	upmc_thread_name("main");
+	ASSERT(upmc_profile_stream(p, path, AN_HOUR) == 0);
+	nested_pair();
+	ASSERT(upmc_profile_stream_flush(p) == 0);
+	upmc_thread_name("main renamed");
+	for (k = 0; k < 2; k++) {
+		ASSERT(pthread_create(&th, NULL, worker, NULL) == 0);
+		pthread_join(th, NULL);
+		ASSERT(upmc_profile_stream_flush(p) == 0);
+		ASSERT(upmc_profile_stream_flush(p) == 0); /* the exited thread is retired */
+	}
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	CHECK_FILE(path, &v);
+	EXPECT_EQ(v.right, n_made);
+	EXPECT_EQ(v.n_names, 3);
+	for (k = 0; k < v.n_names; k++) {
+		int j;
+		workers += !strncmp(v.names[k], "worker", 6);
+		found_renamed += !strcmp(v.names[k], "main renamed");
+		for (j = 0; j < k; j++)
+			EXPECT_MSG(strcmp(v.names[j], v.names[k]), "two tracks named %s",
+			           v.names[k]);
+	}
+	EXPECT_EQ(workers, 2);
+	EXPECT_EQ(found_renamed, 1);
+	unlink(path);
+}

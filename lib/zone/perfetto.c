@@ -340,6 +340,7 @@ int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w)
 		w->process_done = 1;
 	}
 	for (t = upmc_zone_threads(w->p); t; t = upmc_zone_thread_next(t)) {
+		upmc_pf_rename(w, t);
 		for (i = 0; i < t->n_events; i++) {
 			const struct zone_event *e = &t->events[i];
 			if (e->kind == ZONE_EVENT_BEGIN)

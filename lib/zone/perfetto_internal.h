@@ -121,6 +121,8 @@ struct intern_table {
 /* A thread's packet sequence. */
 struct sequence {
 	int started;
+	char base[ZONE_THREAD_NAME];            /* the thread's name its track's name was made of */
+	char label[ZONE_THREAD_NAME + 16];      /* its track's name: base, or "base #<n>" */
 	uint64_t last_ns;                       /* the sequence clock's last value */
 	uint64_t last_value[UPMC_MAX_COUNTERS]; /* each counter track's */
 	struct intern_table interned;
@@ -133,6 +135,11 @@ struct upmc_zone_perfetto {
 	struct pb out;      /* the packets of this save or append */
 	struct sequence *seq;
 	size_t n_seq;
+	/* Every thread track name written, for the file's life, as a hash of
+	 * it and the thread (index + 1) that bears it: no two tracks share
+	 * one, even once a thread is gone. Open addressing. */
+	struct track_name *names;
+	size_t n_names, name_slots;
 	int process_done;
 };
 
@@ -158,6 +165,9 @@ uint64_t upmc_pf_location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
 /* A debug annotation begun, its name interned (key: the name's address,
  * which lives as long as the profile); the caller puts its value and ends it. */
 void upmc_pf_annotation_head(struct upmc_zone_perfetto *w, struct sequence *s, const char *name);
+/* A thread renamed since its track was last named (upmc_thread_name()):
+ * its track descriptor again, with the new name. */
+void upmc_pf_rename(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
 /* Every sequence's memory given back. */
 void upmc_pf_sequences_free(struct upmc_zone_perfetto *w);
 

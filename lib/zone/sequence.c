@@ -139,25 +139,129 @@ static void sequence_start(struct upmc_zone_perfetto *w, const struct upmc_zone_
 	upmc_pf_end_packet(w);
 }
 
-/* The thread's track, and one counter track for each counter it records. */
-static void thread_tracks(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t)
-{
-	const struct upmc_profile *p = w->p;
-	char label[ZONE_THREAD_NAME + 16];
-	struct pb *b = &w->packet;
-	unsigned i;
+/* ---- the names of the thread tracks, unique for the file's life ---- */
 
-	upmc_zone_label(p, t, label, sizeof(label));
+struct track_name {
+	uint64_t hash;
+	uint64_t owner; /* the thread's index + 1; 0: a free slot */
+};
+
+static uint64_t name_hash(const char *s)
+{
+	uint64_t h = 0xcbf29ce484222325ull;
+
+	for (; *s; s++)
+		h = (h ^ (unsigned char)*s) * 0x100000001b3ull;
+	return h;
+}
+
+static size_t track_name_slot(const struct upmc_zone_perfetto *w, uint64_t hash)
+{
+	size_t h = (size_t)(hash * 0x9e3779b97f4a7c15ull) & (w->name_slots - 1);
+
+	while (w->names[h].owner && w->names[h].hash != hash)
+		h = (h + 1) & (w->name_slots - 1);
+	return h;
+}
+
+static int more_track_names(struct upmc_zone_perfetto *w)
+{
+	struct upmc_zone_perfetto bigger = *w;
+	size_t i;
+
+	bigger.name_slots = w->name_slots ? 2 * w->name_slots : 64;
+	bigger.names = calloc(bigger.name_slots, sizeof(*bigger.names));
+	if (!bigger.names)
+		return -ENOMEM;
+	for (i = 0; i < w->name_slots; i++)
+		if (w->names[i].owner)
+			bigger.names[track_name_slot(&bigger, w->names[i].hash)] = w->names[i];
+	free(w->names);
+	w->names = bigger.names;
+	w->name_slots = bigger.name_slots;
+	return 0;
+}
+
+/* Whether thread `index` may bear name in this file: 1 when no other
+ * track did (it is the thread's from now on), 0 when another did, or
+ * -ENOMEM. Two names of one hash count as one: a " #<n>" too many. */
+static int claim_name(struct upmc_zone_perfetto *w, const char *name, unsigned index)
+{
+	uint64_t hash = name_hash(name);
+	size_t h;
+
+	if (2 * (w->n_names + 1) > w->name_slots && more_track_names(w) < 0)
+		return -ENOMEM;
+	h = track_name_slot(w, hash);
+	if (!w->names[h].owner) {
+		w->names[h].hash = hash;
+		w->names[h].owner = (uint64_t)index + 1;
+		w->n_names++;
+	}
+	return w->names[h].owner == (uint64_t)index + 1;
+}
+
+/* The track's name: the thread's, or "<name> #<index + 1>" where another
+ * track of the file bore that name (the thread's index is the profile's
+ * own for it). 0, or -ENOMEM. */
+static int name_track(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                      struct sequence *s)
+{
+	int mine = claim_name(w, t->name, t->index);
+
+	if (mine < 0)
+		return mine;
+	memcpy(s->base, t->name, sizeof(s->base));
+	if (mine)
+		upmc_format(s->label, sizeof(s->label), "%s", t->name);
+	else
+		upmc_format(s->label, sizeof(s->label), "%s #%u", t->name, t->index + 1);
+	return mine ? 0 : claim_name(w, s->label, t->index) < 0 ? -ENOMEM : 0;
+}
+
+/* The thread's track, named s->label. */
+static void thread_track(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                         const struct sequence *s)
+{
+	struct pb *b = &w->packet;
+
 	upmc_pb_uint(b, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
 	upmc_pb_begin(b, PACKET_TRACK_DESCRIPTOR);
 	upmc_pb_uint(b, TRACK_UUID, upmc_pf_thread_uuid(t));
 	upmc_pb_begin(b, TRACK_THREAD);
-	upmc_pb_uint(b, THREAD_PID, p->pid);
+	upmc_pb_uint(b, THREAD_PID, w->p->pid);
 	upmc_pb_uint(b, THREAD_TID, t->tid);
-	upmc_pb_string(b, THREAD_NAME, label);
+	upmc_pb_string(b, THREAD_NAME, s->label);
 	upmc_pb_end(b);
 	upmc_pb_end(b);
 	upmc_pf_end_packet(w);
+}
+
+void upmc_pf_rename(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t)
+{
+	struct sequence *s = t->index < w->n_seq ? &w->seq[t->index] : NULL;
+	char was[sizeof(s->label)];
+
+	if (!s || !s->started || !strcmp(s->base, t->name))
+		return;
+	memcpy(was, s->label, sizeof(was));
+	if (name_track(w, t, s) < 0)
+		w->out.failed = 1;
+	else if (strcmp(was, s->label))
+		thread_track(w, t, s);
+}
+
+/* The thread's track, and one counter track for each counter it records. */
+static int thread_tracks(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                         struct sequence *s)
+{
+	const struct upmc_profile *p = w->p;
+	struct pb *b = &w->packet;
+	unsigned i;
+
+	if (name_track(w, t, s) < 0)
+		return -ENOMEM;
+	thread_track(w, t, s);
 	for (i = 0; upmc_pf_has_counter_tracks(t) && i < t->k; i++) {
 		upmc_pb_uint(b, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
 		upmc_pb_begin(b, PACKET_TRACK_DESCRIPTOR);
@@ -174,6 +278,7 @@ static void thread_tracks(struct upmc_zone_perfetto *w, const struct upmc_zone_t
 		upmc_pb_end(b);
 		upmc_pf_end_packet(w);
 	}
+	return 0;
 }
 
 /* The sequence of t, started (its first packets written) at its first use. */
@@ -193,7 +298,8 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 	s = &w->seq[t->index];
 	if (!s->started) {
 		sequence_start(w, t);
-		thread_tracks(w, t);
+		if (thread_tracks(w, t, s) < 0)
+			return NULL;
 		s->started = 1;
 	}
 	return s;
@@ -271,4 +377,5 @@ void upmc_pf_sequences_free(struct upmc_zone_perfetto *w)
 	for (i = 0; i < w->n_seq; i++)
 		free(w->seq[i].interned.slot);
 	free(w->seq);
+	free(w->names);
 }
