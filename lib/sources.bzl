@@ -38,15 +38,22 @@ ZONE_SRCS = [
     "chrome.c",
     "collect.c",
     "perfetto.c",
+    "profile.c",
+    "protobuf.c",
     "record.c",
+    "sequence.c",
     "speedscope.c",
     "stream.c",
     "table.c",
+    "threads.c",
     "view.c",
     "write.c",
 ]
 
-ZONE_HDRS = ["zone_internal.h"]
+ZONE_HDRS = [
+    "perfetto_internal.h",
+    "zone_internal.h",
+]
 
 def portable_files():
     """Every file of the three layers, as labels."""

@@ -147,9 +147,8 @@ static void thread_events(const struct upmc_profile *p, struct upmc_zone_thread 
 	        (unsigned long long)p->pid, (unsigned long long)t->tid);
 	upmc_json_string(out, label);
 	fprintf(out, "}}");
-	upmc_zone_sort(t);
-	for (i = 0; i < t->n_zones; i++) {
-		upmc_zone_info(p, t, &t->zones[i], &buf, &z);
+	for (i = 0; i < t->n_zones; i++) { /* sorted by upmc_profile_write() */
+		upmc_zone_info(p, t, upmc_zone_nth(t, i), &buf, &z);
 		zone_event(p, t, &z, out);
 		if (z.depth == 0 && p->n)
 			counter_event(p, t, label, &z, out);

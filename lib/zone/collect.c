@@ -624,6 +624,10 @@ void upmc_zone_free_store(struct upmc_zone_thread *t)
 	free(t->texts);
 	free(t->events);
 	free(t->event_values);
+	free(t->order);
+	t->order = NULL;
+	t->order_cap = 0;
+	t->sorted = 0;
 	t->stack = NULL;
 	t->stack_values = t->values = t->event_values = NULL;
 	t->zones = NULL;

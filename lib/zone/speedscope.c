@@ -72,8 +72,8 @@ static int find_frames(const struct upmc_profile *p, struct frames *f)
 	size_t i;
 
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
-		for (upmc_zone_sort(t), i = 0; i < t->n_zones; i++)
-			if (add_frame(f, t->zones[i].loc) < 0)
+		for (i = 0; i < t->n_zones; i++) /* sorted by upmc_profile_write() */
+			if (add_frame(f, upmc_zone_nth(t, i)->loc) < 0)
 				return upmc_fail(-ENOMEM,
 				                 "out of memory writing speedscope frames");
 	return 0;
@@ -145,7 +145,6 @@ static void time_profile(const struct upmc_profile *p, struct upmc_zone_thread *
 	uint64_t last = 0;
 	size_t i;
 
-	upmc_zone_sort(t);
 	for (i = 0; i < t->n_zones; i++)
 		last = t->zones[i].t1 > last ? t->zones[i].t1 : last;
 	upmc_zone_label(p, t, label, sizeof(label));
@@ -153,7 +152,7 @@ static void time_profile(const struct upmc_profile *p, struct upmc_zone_thread *
 	fprintf(out, "{\"type\":\"evented\",\"name\":");
 	upmc_json_string(out, label);
 	fprintf(out, ",\"unit\":\"nanoseconds\",\"startValue\":%llu,\"endValue\":%llu,\"events\":[",
-	        (unsigned long long)upmc_zone_ns(p, t->zones[0].t0),
+	        (unsigned long long)upmc_zone_ns(p, upmc_zone_nth(t, 0)->t0),
 	        (unsigned long long)upmc_zone_ns(p, last));
 	upmc_zone_walk(t, time_event, &w);
 	fprintf(out, "]}");

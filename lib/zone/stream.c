@@ -9,9 +9,12 @@
  * max_bytes, the rest by what one interval records.
  *
  * Every append runs under the collector's lock (as any collect does);
- * upmc_profile_stream_flush() appends from the calling thread. While a
- * stream runs, every collect keeps events (upmc_zone_collect_locked()),
- * so that a user's collect between two appends loses none to the stream.
+ * upmc_profile_stream_flush() appends from the calling thread, and a
+ * clear appends what it is about to forget. While a stream runs, every
+ * collect keeps events (upmc_zone_collect_locked()), so that a user's
+ * collect between two appends loses none to the stream. The file is
+ * opened outside the lock (a FIFO's open waits for a reader), while the
+ * stream is reserved but not yet running.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -29,9 +32,10 @@ struct zone_stream {
 	struct upmc_zone_perfetto *w;
 	struct upmc_os_thread *thread;
 	unsigned interval_ms;
-	int stop;   /* the thread's loop ends */
-	int ending; /* upmc_profile_stream_end() has begun */
-	int err;    /* the first error; its sentence in why */
+	int stop;    /* the thread's loop ends */
+	int opening; /* reserved: the file is being opened, outside the lock */
+	int ending;  /* upmc_profile_stream_end() has begun */
+	int err;     /* the first error; its sentence in why */
 	char why[512];
 	uint64_t pid; /* the process that streams: a forked child only closes */
 };
@@ -51,15 +55,20 @@ static int stream_said(const struct zone_stream *s)
 	return s->err ? upmc_fail(s->err, "%s", s->why) : 0;
 }
 
-/* The events stop: what stays collected goes to the other exports. */
+/* The events stop: what stays collected goes to the other exports. A
+ * zone open now had its begin in this file, if anywhere: its end goes into
+ * no other. */
 static void stop_events(struct upmc_profile *p)
 {
 	struct upmc_zone_thread *t;
+	size_t i;
 
 	p->streaming = 0;
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
 		t->streaming = 0;
 		t->n_events = t->n_event_values = 0;
+		for (i = 0; i < t->depth; i++)
+			t->stack[i].streamed = 0;
 	}
 }
 
@@ -86,18 +95,15 @@ static int stream_write(struct zone_stream *s)
 	                 (unsigned long long)s->written, strerror(err));
 }
 
-/* One append: collect, encode, write, forget. The collector's lock held.
- * After an error the stream writes no more. */
-static int stream_append(struct zone_stream *s, int final)
+/* What was collected: encoded, written, forgotten. The collector's lock
+ * held. After an error the stream writes no more. */
+static int stream_write_collected(struct zone_stream *s)
 {
 	struct upmc_zone_thread *t;
 	int err;
 
 	if (s->err)
 		return s->err;
-	/* A collect that ran out of memory took what it could: that is
-	 * written, the rest waits for the next append. */
-	upmc_zone_collect_locked(s->p, final);
 	err = upmc_zone_perfetto_append(s->w);
 	if (err == 0)
 		err = stream_write(s);
@@ -111,6 +117,24 @@ static int stream_append(struct zone_stream *s, int final)
 	return 0;
 }
 
+/* One append: collect, then the above. */
+static int stream_append(struct zone_stream *s, int final)
+{
+	if (s->err)
+		return s->err;
+	/* A collect that ran out of memory took what it could: that is
+	 * written, the rest waits for the next append. */
+	upmc_zone_collect_locked(s->p, final);
+	return stream_write_collected(s);
+}
+
+/* Whether the calling process may write the stream's file: a forked
+ * child's stream is the parent's, and the child has no stream thread. */
+static int own_stream(const struct zone_stream *s)
+{
+	return s->pid == upmc_os_process_id();
+}
+
 static void stream_thread(struct upmc_os_thread *self, void *arg)
 {
 	struct zone_stream *s = arg;
@@ -119,10 +143,11 @@ static void stream_thread(struct upmc_os_thread *self, void *arg)
 		upmc_os_thread_sleep(self, s->interval_ms);
 		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
 			break;
+		int err;
 		upmc_zone_collector_lock();
-		stream_append(s, 0);
+		err = stream_append(s, 0); /* s->err, read under the lock */
 		upmc_zone_collector_unlock();
-		if (s->err)
+		if (err)
 			break;
 	}
 }
@@ -145,26 +170,27 @@ static int stream_end(struct upmc_profile *p, int final)
 
 	upmc_zone_collector_lock();
 	s = p->stream;
-	if (s && s->ending)
+	if (s && (s->ending || s->opening))
 		s = NULL;
 	if (s)
 		s->ending = 1;
 	upmc_zone_collector_unlock();
 	if (!s)
 		return upmc_fail(-ENOENT, "upmc_profile_stream_end: no stream runs");
-	if (s->pid == upmc_os_process_id()) {
+	if (own_stream(s)) {
 		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 		upmc_os_thread_wake(s->thread);
 		upmc_os_thread_join(s->thread);
 	}
 	upmc_zone_collector_lock();
-	if (s->pid == upmc_os_process_id())
+	if (own_stream(s))
 		stream_append(s, final);
 	stop_events(p);
 	p->stream = NULL;
 	p->at_close = NULL;
-	upmc_zone_collector_unlock();
+	p->at_clear = NULL;
 	err = stream_said(s);
+	upmc_zone_collector_unlock();
 	stream_free(s);
 	return err;
 }
@@ -174,42 +200,78 @@ static void stream_at_close(struct upmc_profile *p)
 	stream_end(p, 1);
 }
 
-/* A new stream into path, its first append written (the file is a trace
- * from the start). The collector's lock held. */
-static int stream_new(struct upmc_profile *p, const char *path, unsigned interval_ms,
-                      struct zone_stream **out)
+/* Before a clear forgets what was collected: appended, so that the file
+ * has every zone and no end without its begin. Not in a forked child. */
+static void stream_at_clear(struct upmc_profile *p)
 {
-	struct zone_stream *s = calloc(1, sizeof(*s));
+	struct zone_stream *s = p->stream;
 
-	if (!s)
+	if (s && !s->opening && own_stream(s))
+		stream_write_collected(s);
+}
+
+/* The stream reserved under the collector's lock (-EBUSY when one is
+ * there), to be opened outside it. */
+static int stream_reserve(struct upmc_profile *p, unsigned interval_ms, struct zone_stream **out)
+{
+	struct zone_stream *s;
+
+	if (p->stream)
+		return upmc_fail(-EBUSY,
+		                 "upmc_profile_stream: a stream runs already: end it first");
+	s = calloc(1, sizeof(*s));
+	if (s)
+		s->w = upmc_zone_perfetto_new(p);
+	if (!s || !s->w) {
+		free(s);
 		return upmc_fail(-ENOMEM, "upmc_profile_stream: out of memory");
+	}
 	s->p = p;
 	s->pid = upmc_os_process_id();
 	s->interval_ms = interval_ms ? interval_ms : DEFAULT_INTERVAL_MS;
-	s->w = upmc_zone_perfetto_new(p);
+	s->opening = 1;
+	p->stream = s;
+	*out = s;
+	return 0;
+}
+
+/* The stream's file, opened with no lock held: 0, or -errno said. */
+static int stream_open_file(struct zone_stream *s, const char *path)
+{
+	int err;
+
 	s->f = fopen(path, "wb");
-	if (!s->w || !s->f) {
-		int err = s->f ? -ENOMEM : -errno;
-		if (!s->f)
-			upmc_fail(err, "upmc_profile_stream: cannot open '%s': %s", path,
-			          strerror(-err));
-		stream_free(s);
-		return err;
+	if (!s->f) {
+		err = errno ? errno : EIO;
+		return upmc_fail(-err, "upmc_profile_stream: cannot open '%s': %s", path,
+		                 strerror(err));
 	}
 	setvbuf(s->f, NULL, _IONBF, 0); /* each append one write, whole */
-	p->stream = s;
-	p->streaming = 1;
-	p->at_close = stream_at_close;
-	if (stream_append(s, 0) < 0) {
-		int err = stream_said(s);
+	return 0;
+}
+
+/* The reserved stream runs (opened: 0), its first append written (the file
+ * is a trace from the start), or is given up. The collector's lock held. */
+static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opened)
+{
+	int err = opened;
+
+	s->opening = 0;
+	if (err == 0) {
+		p->streaming = 1;
+		p->at_close = stream_at_close;
+		p->at_clear = stream_at_clear;
+		if (stream_append(s, 0) < 0)
+			err = stream_said(s);
+	}
+	if (err < 0) {
 		stop_events(p);
 		p->stream = NULL;
 		p->at_close = NULL;
+		p->at_clear = NULL;
 		stream_free(s);
-		return err;
 	}
-	*out = s;
-	return 0;
+	return err;
 }
 
 UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsigned interval_ms)
@@ -219,11 +281,17 @@ UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsig
 
 	if (!p || !path)
 		return upmc_fail(-EINVAL, "upmc_profile_stream: the profile or path is NULL");
+	err = upmc_zone_refuse_in_callback("upmc_profile_stream");
+	if (err < 0)
+		return err;
 	upmc_zone_collector_lock();
-	if (p->stream)
-		err = upmc_fail(-EBUSY, "upmc_profile_stream: a stream runs already: end it first");
-	else
-		err = stream_new(p, path, interval_ms, &s);
+	err = stream_reserve(p, interval_ms, &s);
+	upmc_zone_collector_unlock();
+	if (err < 0)
+		return err;
+	err = stream_open_file(s, path);
+	upmc_zone_collector_lock();
+	err = stream_start(p, s, err);
 	upmc_zone_collector_unlock();
 	if (err < 0)
 		return err;
@@ -242,9 +310,17 @@ UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)
 
 	if (!p)
 		return upmc_fail(-EINVAL, "upmc_profile_stream_flush: the profile is NULL");
+	err = upmc_zone_refuse_in_callback("upmc_profile_stream_flush");
+	if (err < 0)
+		return err;
 	upmc_zone_collector_lock();
-	if (!p->stream || p->stream->ending)
+	if (!p->stream || p->stream->ending || p->stream->opening)
 		err = upmc_fail(-ENOENT, "upmc_profile_stream_flush: no stream runs");
+	else if (!own_stream(p->stream))
+		err = upmc_fail(-ECHILD,
+		                "upmc_profile_stream_flush: this process was forked from the one "
+		                "that streams: the file is the parent's, and a child appends "
+		                "nothing to it (upmc_profile_stream_end() lets go of it here)");
 	else if (stream_append(p->stream, 0) < 0)
 		err = stream_said(p->stream);
 	else
@@ -257,5 +333,7 @@ UPMC_API int upmc_profile_stream_end(struct upmc_profile *p)
 {
 	if (!p)
 		return upmc_fail(-EINVAL, "upmc_profile_stream_end: the profile is NULL");
+	if (upmc_zone_refuse_in_callback("upmc_profile_stream_end") < 0)
+		return -EDEADLK;
 	return stream_end(p, 0);
 }

@@ -14,16 +14,51 @@
 
 static int by_seq(const void *a, const void *b)
 {
-	const struct zone_done *x = a, *y = b;
+	const struct zone_rank *x = a, *y = b;
 
 	return (x->seq > y->seq) - (x->seq < y->seq);
 }
 
-void upmc_zone_sort(struct upmc_zone_thread *t)
+/* The zones themselves stay where the collector put them: a stream's end
+ * events point there by index, between two appends, while exports and
+ * upmc_profile_zones() read them in this order. */
+int upmc_zone_sort(struct upmc_zone_thread *t)
 {
-	if (!t->sorted && t->n_zones > 1)
-		qsort(t->zones, t->n_zones, sizeof(*t->zones), by_seq);
+	size_t i;
+
+	if (t->sorted)
+		return 0;
+	if (t->n_zones > t->order_cap) {
+		struct zone_rank *bigger =
+		        upmc_zone_realloc(t->order, t->n_zones * sizeof(*t->order));
+		if (!bigger)
+			return upmc_fail(-ENOMEM, "out of memory ordering zones");
+		t->order = bigger;
+		t->order_cap = t->n_zones;
+	}
+	for (i = 0; i < t->n_zones; i++) {
+		t->order[i].seq = t->zones[i].seq;
+		t->order[i].i = i;
+	}
+	if (t->n_zones > 1)
+		qsort(t->order, t->n_zones, sizeof(*t->order), by_seq);
 	t->sorted = 1;
+	return 0;
+}
+
+int upmc_zone_sort_all(const struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t;
+	int err = 0;
+
+	for (t = upmc_zone_threads(p); t && err == 0; t = upmc_zone_thread_next(t))
+		err = upmc_zone_sort(t);
+	return err;
+}
+
+const struct zone_done *upmc_zone_nth(const struct upmc_zone_thread *t, size_t i)
+{
+	return &t->zones[t->order[i].i];
 }
 
 uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks)
@@ -326,9 +361,9 @@ int upmc_zone_walk(struct upmc_zone_thread *t,
 	size_t i, sp = 0, cap = 0;
 	int err = 0;
 
-	upmc_zone_sort(t);
+	err = upmc_zone_sort(t);
 	for (i = 0; i < t->n_zones && !err; i++) {
-		const struct zone_done *z = &t->zones[i];
+		const struct zone_done *z = upmc_zone_nth(t, i);
 		for (; sp && !holds(open[sp - 1], z) && !err; sp--)
 			err = fn(arg, open[sp - 1], 0, (unsigned)(sp - 1));
 		if (sp == cap) {

@@ -36,6 +36,8 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 	if (!p || !out)
 		return upmc_fail(-EINVAL, "upmc_profile_write: the profile or file is NULL");
 	err = check_format(format, "upmc_profile_write");
+	if (err == 0)
+		err = upmc_zone_refuse_in_callback("upmc_profile_write");
 	if (err < 0)
 		return err;
 	err = upmc_zone_collect(p, 0);
@@ -43,7 +45,10 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 		return err;
 	upmc_zone_collector_lock();
 	errno = 0;
-	switch (format) {
+	err = upmc_zone_sort_all(p);
+	switch (err < 0 ? -1 : (int)format) {
+	case -1: /* the zones could not be ordered */
+		break;
 	case UPMC_FORMAT_TABLE:
 		err = upmc_zone_write_table(p, out);
 		break;
@@ -151,6 +156,8 @@ UPMC_API int upmc_profile_save(struct upmc_profile *p, enum upmc_format format, 
 	if (!p || !path)
 		return upmc_fail(-EINVAL, "upmc_profile_save: the profile or path is NULL");
 	err = check_format(format, "upmc_profile_save");
+	if (err == 0)
+		err = upmc_zone_refuse_in_callback("upmc_profile_save");
 	if (err == 0 && !upmc_os_replaceable(path))
 		return save_in_place(p, format, path);
 	if (err == 0)

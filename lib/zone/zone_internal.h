@@ -133,6 +133,13 @@ struct zone_done {
 	int has_value;
 };
 
+/* A collected zone's place in the order zones began: the view's
+ * (upmc_zone_sort()), which never moves the zones themselves. */
+struct zone_rank {
+	uint64_t seq;
+	size_t i; /* in zones[] */
+};
+
 /* A frame mark: its time and name (NULL: unnamed). */
 struct zone_frame {
 	uint64_t t;
@@ -220,7 +227,11 @@ struct upmc_zone_thread {
 	struct zone_event *events;
 	uint64_t *event_values;
 	size_t n_events, events_cap, n_event_values, event_values_cap;
-	int sorted;                            /* zones are in the order they began */
+	/* zones[] stay in the order they ended (a stream's end events index
+	 * them); order[] is the view's, in the order they began. */
+	struct zone_rank *order;
+	size_t order_cap;
+	int sorted;                            /* order[] holds every zone */
 	uint64_t dropped, unbalanced, refused; /* from the records, since the last clear */
 	struct zone_drops seen;                /* t->drops at the last collect */
 	struct zone_drops taken;               /* the drops of the lost records read */
@@ -257,6 +268,9 @@ struct upmc_profile {
 	/* A layer above that must act at the close (a stream: stream.c)
 	 * registers here; the close calls it first. */
 	void (*at_close)(struct upmc_profile *p);
+	/* The same for a clear, which calls it under the collector's lock
+	 * before it forgets what was collected (a stream appends it first). */
+	void (*at_clear)(struct upmc_profile *p);
 	struct zone_stream *stream;
 	int streaming; /* under the collector's lock: collects keep events */
 };
@@ -272,15 +286,63 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
 }
 
 /*
- * The files and who calls whom: record.c (recording, the threads and the
- * profile's life, its functions but the exports) calls collect.c and
- * view.c; write.c (the exports) and stream.c (a stream) call record.c's
- * collection, view.c and the writers; the writers call view.c. collect.c
- * and view.c call no other. The close calls a stream's end through the
- * profile's at_close, which stream.c registers.
+ * The files and who calls whom: profile.c (the profile's life, its
+ * functions but the exports) calls threads.c (a thread's life: joining,
+ * exit, fork, names), collect.c and view.c; threads.c and record.c
+ * (recording: the hot path and the blocks) call each other: a thread's
+ * first zone joins it, and a joining thread gets its first block; both
+ * call collect.c (its allocator and frees) and threads.c calls view.c. write.c (the exports) and
+ * stream.c (a stream) call profile.c's collection, view.c and the
+ * writers; the writers call view.c. collect.c and view.c call no other.
+ * The close calls a stream's end through the profile's at_close, which
+ * stream.c registers.
  */
 
-/* ---- record.c ---- */
+/* ---- record.c: recording ---- */
+
+/* The blocks a thread records into: a new one (touched, NULL without
+ * memory), the profile's peak of memory, and where the hot path's begin
+ * records may start in the thread's block. */
+struct zone_block *upmc_zone_new_block(size_t bytes);
+void upmc_zone_note_peak(struct zone_memory *m, uint64_t bytes);
+void upmc_zone_set_limit(struct upmc_zone_thread *t);
+
+/* ---- threads.c: a thread's life ---- */
+
+#if defined(__ELF__)
+#define ZONE_TLS __attribute__((tls_model("initial-exec")))
+#else
+#define ZONE_TLS
+#endif
+/* The calling thread's state: a static one that records nothing while it
+ * is in no profile. */
+extern _Thread_local struct upmc_zone_thread *upmc_zone_self ZONE_TLS;
+
+/* The calling thread's state for recording, joined to the open profile at
+ * its first call; NULL when no profile is open, the thread exited or it
+ * could not join this profile. */
+struct upmc_zone_thread *upmc_zone_recording_thread(void);
+/* 0, or -EBUSY when a profile is open or the calling thread is still in one. */
+int upmc_zone_check_no_profile(void);
+/* The calling thread's new state for p with set (NULL: opened here; closed
+ * on failure), its exit call in place, not yet among p's threads. */
+int upmc_zone_prepare_thread(struct upmc_profile *p, struct upmc_set *set,
+                             struct upmc_zone_thread **out);
+/* p made the open profile, with opener (upmc_zone_prepare_thread()) its
+ * first thread; -EBUSY (opener dropped) when another opened meanwhile. */
+int upmc_zone_publish(struct upmc_profile *p, struct upmc_zone_thread *opener);
+/* p is no longer the open profile: no thread joins it. */
+void upmc_zone_unpublish(struct upmc_profile *p);
+/* fork()'s handlers in place (the core's registration). */
+int upmc_zone_watch_fork(void);
+/* Under the collector's lock: the threads upmc_zone_retired() says may go, freed. */
+void upmc_zone_retire_threads(struct upmc_profile *p);
+/* At the close: t's set, store and blocks given back. */
+void upmc_zone_release_thread(struct upmc_zone_thread *t);
+/* Every live thread's topdown period restarted; the first error. */
+int upmc_zone_reset_topdown(struct upmc_profile *p);
+
+/* ---- profile.c: the profile's life ---- */
 
 /* Collects every thread's records (final: the threads are quiescent);
  * the lock keeps one collector at a time. */
@@ -289,6 +351,11 @@ int upmc_zone_collect(struct upmc_profile *p, int final);
 int upmc_zone_collect_locked(struct upmc_profile *p, int final);
 void upmc_zone_collector_lock(void);
 void upmc_zone_collector_unlock(void);
+/* Whether the calling thread holds it (in a upmc_profile_zones() callback). */
+int upmc_zone_collector_held(void);
+/* 0, or -EDEADLK said for fn, a function that takes the lock, when the
+ * calling thread holds it already. */
+int upmc_zone_refuse_in_callback(const char *fn);
 
 /* ---- collect.c: one thread's records taken out of its buffer ---- */
 
@@ -310,7 +377,13 @@ void upmc_zone_free_names(struct zone_names *names);
 /* Threads in the order they came, zones in the order they began. */
 struct upmc_zone_thread *upmc_zone_threads(const struct upmc_profile *p);
 struct upmc_zone_thread *upmc_zone_thread_next(const struct upmc_zone_thread *t);
-void upmc_zone_sort(struct upmc_zone_thread *t);
+/* The order the zones began in (upmc_zone_nth()), made when zones came
+ * since the last: 0, or -ENOMEM. zones[] is never reordered. */
+int upmc_zone_sort(struct upmc_zone_thread *t);
+/* Every thread's, as the writers read them. */
+int upmc_zone_sort_all(const struct upmc_profile *p);
+/* The i-th zone to begin, once sorted. */
+const struct zone_done *upmc_zone_nth(const struct upmc_zone_thread *t, size_t i);
 uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks); /* since open */
 uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
 
@@ -372,7 +445,7 @@ const char *upmc_zone_text_of(const struct upmc_zone_thread *t, const struct zon
 /* Texts and values dropped to a full buffer (upmc_zone_text(), _value()). */
 uint64_t upmc_zone_dropped_notes(const struct upmc_profile *p);
 
-/* A thread that exited with nothing left to export or count: record.c
+/* A thread that exited with nothing left to export or count: threads.c
  * may free it. */
 int upmc_zone_retired(const struct upmc_zone_thread *t);
 

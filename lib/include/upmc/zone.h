@@ -283,10 +283,13 @@ struct upmc_zone_info {
 
 /* Calls fn for every collected zone, thread by thread in the order they
  * began, until fn returns non-zero. Collects first. fn runs under the
- * collector's lock: it must not call the profile's functions that take
- * it (collect, stats, zones, write, save, print, clear, close, and
- * upmc_profile_thread() with a name) nor fork(), which would wait for it
- * forever; zones are fine. Returns the number of zones visited, or -errno. */
+ * collector's lock. From fn, the calls that take it are refused with
+ * -EDEADLK and a sentence: upmc_profile_collect(), _stats(), _zones(),
+ * _write(), _save(), _print(), _stream(), _stream_flush(), _stream_end();
+ * upmc_profile_clear() does nothing there. fn must not call
+ * upmc_profile_close() nor fork(), which would wait for the lock forever.
+ * Zones, upmc_thread_name() and upmc_profile_thread() are fine. Returns
+ * the number of zones visited, or -errno. */
 UPMC_API int upmc_profile_zones(struct upmc_profile *profile,
                                 int (*fn)(const struct upmc_zone_info *zone, void *arg), void *arg);
 

@@ -1,0 +1,174 @@
+/* SPDX-License-Identifier: MIT */
+/* The Perfetto writer's insides: protobuf.c (the encoder), sequence.c (a
+ * thread's packet sequence) and perfetto.c (the trace) share them. */
+#ifndef UPMC_PERFETTO_INTERNAL_H
+#define UPMC_PERFETTO_INTERNAL_H
+
+#include "zone_internal.h"
+
+/* Field numbers (Perfetto's). */
+enum {
+	TRACE_PACKET = 1,
+	PACKET_CLOCK_SNAPSHOT = 6,
+	PACKET_TIMESTAMP = 8,
+	PACKET_SEQUENCE_ID = 10,
+	PACKET_TRACK_EVENT = 11,
+	PACKET_INTERNED_DATA = 12,
+	PACKET_SEQUENCE_FLAGS = 13,
+	PACKET_DEFAULTS = 59,
+	PACKET_TRACK_DESCRIPTOR = 60,
+	CLOCK_SNAPSHOT_CLOCKS = 1,
+	CLOCK_ID = 1,
+	CLOCK_TIMESTAMP = 2,
+	CLOCK_IS_INCREMENTAL = 3,
+	DEFAULTS_TRACK_EVENT = 11,
+	DEFAULTS_TIMESTAMP_CLOCK_ID = 58,
+	EVENT_DEFAULTS_TRACK_UUID = 11,
+	EVENT_DEFAULTS_COUNTER_UUIDS = 31,
+	TRACK_UUID = 1,
+	TRACK_NAME = 2,
+	TRACK_PROCESS = 3,
+	TRACK_THREAD = 4,
+	TRACK_PARENT_UUID = 5,
+	TRACK_COUNTER = 8,
+	PROCESS_PID = 1,
+	PROCESS_NAME = 6,
+	THREAD_PID = 1,
+	THREAD_TID = 2,
+	THREAD_NAME = 5,
+	COUNTER_TYPE = 1,
+	COUNTER_UNIT = 3,
+	COUNTER_IS_INCREMENTAL = 5,
+	EVENT_DEBUG_ANNOTATIONS = 4,
+	EVENT_TYPE = 9,
+	EVENT_NAME_IID = 10,
+	EVENT_TRACK_UUID = 11,
+	EVENT_EXTRA_COUNTER_VALUES = 12,
+	EVENT_NAME = 23,
+	EVENT_EXTRA_COUNTER_TRACK_UUIDS = 31,
+	EVENT_SOURCE_LOCATION_IID = 34,
+	ANNOTATION_NAME_IID = 1,
+	ANNOTATION_UINT_VALUE = 3,
+	ANNOTATION_DOUBLE_VALUE = 5,
+	ANNOTATION_STRING_VALUE = 6,
+	ANNOTATION_NAME = 10,
+	INTERNED_EVENT_NAMES = 2,
+	INTERNED_ANNOTATION_NAMES = 3,
+	INTERNED_SOURCE_LOCATIONS = 4,
+	INTERNED_IID = 1,
+	INTERNED_NAME = 2,
+	LOCATION_FILE = 2,
+	LOCATION_FUNCTION = 3,
+	LOCATION_LINE = 4,
+};
+
+/* Values (Perfetto's). */
+enum {
+	SLICE_BEGIN = 1,
+	SLICE_END = 2,
+	INSTANT = 3,
+	INSTRUCTION_COUNT = 2, /* CounterDescriptor.COUNTER_THREAD_INSTRUCTION_COUNT */
+	UNIT_COUNT = 2,
+	INCREMENTAL_STATE_CLEARED = 1,
+	CLOCK_BOOTTIME = 6,
+	SEQUENCE_CLOCK = 64, /* the first sequence-scoped clock id */
+};
+
+#define PROCESS_UUID     1
+#define PROCESS_SEQUENCE 1
+
+/* ---- protobuf.c: the encoder ---- */
+
+/* Bytes built in memory: nested messages need their length first. */
+/* Bytes built in memory: nested messages need their length first. */
+struct pb {
+	uint8_t *buf;
+	size_t len, cap;
+	size_t open[6]; /* where each open message's body starts */
+	unsigned depth;
+	int failed;
+};
+
+/* Each sets b->failed, and does nothing more, once memory runs out. */
+void upmc_pb_put(struct pb *b, const void *data, size_t n);
+void upmc_pb_varint(struct pb *b, uint64_t v);
+void upmc_pb_uint(struct pb *b, unsigned field, uint64_t v);
+void upmc_pb_double(struct pb *b, unsigned field, double v);
+/* A string, made UTF-8 where it is not. */
+void upmc_pb_string(struct pb *b, unsigned field, const char *s);
+/* A nested message: begun, then ended with its length put in front. */
+void upmc_pb_begin(struct pb *b, unsigned field);
+void upmc_pb_end(struct pb *b);
+
+/* ---- sequence.c: a thread's packet sequence ---- */
+
+enum intern_kind { NAME_OF_LOC, NAME_OF_FRAME, LOCATION, ANNOTATION };
+
+struct interned {
+	const void *key;
+	uint64_t iid;
+	enum intern_kind kind;
+};
+
+/* A sequence's interned keys (pointers: a location, a frame's name, an
+ * annotation's name), open addressing. */
+struct intern_table {
+	struct interned *slot;
+	size_t n, slots;
+	uint64_t next_iid[ANNOTATION + 1];
+};
+
+/* A thread's packet sequence. */
+struct sequence {
+	int started;
+	char base[ZONE_THREAD_NAME];            /* the thread's name its track's name was made of */
+	char label[ZONE_THREAD_NAME + 16];      /* its track's name: base, or "base #<n>" */
+	uint64_t last_ns;                       /* the sequence clock's last value */
+	uint64_t last_value[UPMC_MAX_COUNTERS]; /* each counter track's */
+	struct intern_table interned;
+};
+
+struct upmc_zone_perfetto {
+	const struct upmc_profile *p;
+	struct pb packet;   /* the packet being built */
+	struct pb interned; /* its interned data, put in front of its event */
+	struct pb out;      /* the packets of this save or append */
+	struct sequence *seq;
+	size_t n_seq;
+	/* Every thread track name written, for the file's life, as a hash of
+	 * it and the thread (index + 1) that bears it: no two tracks share
+	 * one, even once a thread is gone. Open addressing. */
+	struct track_name *names;
+	size_t n_names, name_slots;
+	int process_done;
+};
+
+/* The packet built so far goes out as one Trace.packet; the next begins. */
+void upmc_pf_end_packet(struct upmc_zone_perfetto *w);
+/* The uuid of t's track; its counters' tracks follow it. */
+uint64_t upmc_pf_thread_uuid(const struct upmc_zone_thread *t);
+uint32_t upmc_pf_sequence_of(const struct upmc_zone_thread *t);
+/* Whether t's counters are counter tracks: those its slices carry values for. */
+int upmc_pf_has_counter_tracks(const struct upmc_zone_thread *t);
+/* The sequence of t, started (its first packets written) at its first
+ * use; NULL without memory. */
+struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
+/* An event's packet head: its sequence and its time as a delta. */
+void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                        struct sequence *s, uint64_t ticks);
+/* The iid of a name (a zone's location, or a frame's name), interned in
+ * this packet when new. */
+uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,
+                          const void *key, const char *name);
+uint64_t upmc_pf_location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
+                              const struct upmc_zone_loc *loc);
+/* A debug annotation begun, its name interned (key: the name's address,
+ * which lives as long as the profile); the caller puts its value and ends it. */
+void upmc_pf_annotation_head(struct upmc_zone_perfetto *w, struct sequence *s, const char *name);
+/* A thread renamed since its track was last named (upmc_thread_name()):
+ * its track descriptor again, with the new name. */
+void upmc_pf_rename(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
+/* Every sequence's memory given back. */
+void upmc_pf_sequences_free(struct upmc_zone_perfetto *w);
+
+#endif /* UPMC_PERFETTO_INTERNAL_H */
