@@ -1367,6 +1367,48 @@ TEST(zone, text_values_and_names_made_at_run_time)
 	upmc_profile_close(p);
 }
 
+/* Names made at run time are kept up to UPMC_ZONE_NAMES_MAX, across
+ * clears; a zone of a name past them is refused and counted, its children
+ * kept, and a name kept already stays good. */
+TEST(zone, names_made_at_run_time_are_bounded)
+{
+	static const struct upmc_zone_loc site = {"", "serve", "server.c", 60};
+	struct upmc_profile *p = open_sim(NULL, NULL);
+	struct upmc_profile_stats st;
+	char name[32];
+	int k;
+
+	ASSERT(p);
+	for (k = 0; k < UPMC_ZONE_NAMES_MAX + 100; k++) {
+		snprintf(name, sizeof(name), "request %d", k);
+		upmc_zone_begin_name(&site, name);
+		if (k == UPMC_ZONE_NAMES_MAX)
+			upmc_zone_begin(&frame_loc); /* inside a refused zone: kept */
+		if (k == UPMC_ZONE_NAMES_MAX)
+			upmc_zone_end();
+		upmc_zone_end();
+		if (k % 1000 == 999) {
+			ASSERT(upmc_profile_stats(p, &st) == 0); /* a collect now and then */
+			upmc_profile_clear(p);
+		}
+	}
+	upmc_zone_begin_name(&site, "request 7"); /* kept already */
+	upmc_zone_end();
+	ASSERT(upmc_profile_collect(p) >= 0);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	upmc_profile_close(p);
+	p = open_sim(NULL, NULL); /* a new profile keeps names of its own */
+	ASSERT(p);
+	upmc_zone_begin_name(&site, "request 99999");
+	upmc_zone_end();
+	EXPECT_EQ_U64(st.refused, 100);
+	EXPECT_EQ_U64(st.zones, (UPMC_ZONE_NAMES_MAX + 100) % 1000 - 100 + 1 + 1);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.zones, 1);
+	EXPECT_EQ_U64(st.refused, 0);
+	upmc_profile_close(p);
+}
+
 static int first_text(const struct upmc_zone_info *z, void *arg)
 {
 	snprintf(arg, 64, "%s", z->text ? z->text : "(none)");

@@ -8,6 +8,7 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <malloc.h>
 #include <pthread.h>
 #include <sched.h>
 #include <signal.h>
@@ -405,6 +406,59 @@ TEST(stream, memory_stays_bounded)
 	upmc_profile_close(p);
 	EXPECT_MSG(file_size(path) > 200000 && file_size(path) < 200000 * 40, "%ld bytes",
 	           file_size(path));
+	unlink(path);
+}
+
+static void *one_zone_and_exit(void *arg)
+{
+	(void)arg;
+	upmc_thread_name("job");
+	upmc_zone_begin(&physics_loc);
+	upmc_zone_end();
+	return NULL;
+}
+
+/* Short-lived threads, each appended then retired: the heap in use after
+ * `threads` more of them, less before. */
+static long heap_growth(struct upmc_profile *p, int threads)
+{
+	struct mallinfo2 before = mallinfo2(), after;
+	pthread_t th;
+	int k;
+
+	for (k = 0; k < threads; k++) {
+		if (pthread_create(&th, NULL, one_zone_and_exit, NULL) != 0)
+			return -1;
+		pthread_join(th, NULL);
+		if (upmc_profile_stream_flush(p) < 0 || upmc_profile_collect(p) < 0)
+			return -1;
+	}
+	after = mallinfo2();
+	return (long)after.uordblks - (long)before.uordblks;
+}
+
+/* A stream keeps nothing of a thread that exited once it appended all of
+ * it: memory does not grow with the threads a job system ever made (each
+ * thread's track name stays, to keep names unique in the file). */
+TEST(stream, keeps_nothing_of_the_threads_gone)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 0};
+	struct upmc_profile *p = NULL;
+	char path[256];
+	long grew;
+
+	if (mallinfo2().uordblks == 0)
+		SKIP("mallinfo2() says nothing under this allocator (a sanitizer's)");
+	temp_path(path, sizeof(path), "threads");
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, NULL, &o) == 0);
+	ASSERT(upmc_profile_stream(p, path, AN_HOUR) == 0);
+	ASSERT(heap_growth(p, 100) >= 0); /* the tables' first sizes */
+	grew = heap_growth(p, 2000);
+	EXPECT_MSG(grew < 2000 * 64, "%ld bytes more after 2000 threads, %ld a thread", grew,
+	           grew / 2000);
+	EXPECT_EQ(upmc_profile_stream_end(p), 0);
+	upmc_profile_close(p);
 	unlink(path);
 }
 

@@ -329,16 +329,24 @@ static int more_name_slots(struct zone_names *names)
 	return 0;
 }
 
-/* The profile's location for a name and call site, made at its first use. */
+/* The profile's location for a name and call site, made at its first use;
+ * none (*loc NULL: the zone is refused, and counted so) past
+ * UPMC_ZONE_NAMES_MAX of them, which bounds what the profile, and each
+ * stream's sequence that interns them, keeps of names made at run time. */
 static int intern_name(struct zone_names *names, const struct upmc_zone_loc *site, const char *name,
                        size_t bytes, const struct upmc_zone_loc **loc)
 {
 	struct zone_name *n;
 	size_t slot;
 
-	if (2 * (names->n + 1) > names->slots && more_name_slots(names) < 0)
+	if (names->n < UPMC_ZONE_NAMES_MAX && 2 * (names->n + 1) > names->slots &&
+	    more_name_slots(names) < 0)
 		return -ENOMEM;
 	slot = name_slot(names, site, name, bytes);
+	if (!names->slot[slot] && names->n == UPMC_ZONE_NAMES_MAX) {
+		*loc = NULL;
+		return 0;
+	}
 	if (!names->slot[slot]) {
 		n = malloc(sizeof(*n) + bytes + 1);
 		if (!n)

@@ -297,6 +297,11 @@ void upmc_zone_perfetto_free(struct upmc_zone_perfetto *w)
 	free(w);
 }
 
+void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t)
+{
+	upmc_pf_sequence_forget(w, t);
+}
+
 /* The bytes built, to write, then forgotten by upmc_zone_perfetto_sent(). */
 const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len)
 {

@@ -133,8 +133,11 @@ struct upmc_zone_perfetto {
 	struct pb packet;   /* the packet being built */
 	struct pb interned; /* its interned data, put in front of its event */
 	struct pb out;      /* the packets of this save or append */
-	struct sequence *seq;
-	size_t n_seq;
+	/* The threads' sequences by thread index (open addressing): a
+	 * thread's goes once the thread is retired, so that a stream keeps
+	 * none of the threads gone. */
+	struct sequence_slot *seq;
+	size_t n_seq, seq_slots;
 	/* Every thread track name written, for the file's life, as a hash of
 	 * it and the thread (index + 1) that bears it: no two tracks share
 	 * one, even once a thread is gone. Open addressing. */
@@ -168,6 +171,8 @@ void upmc_pf_annotation_head(struct upmc_zone_perfetto *w, struct sequence *s, c
 /* A thread renamed since its track was last named (upmc_thread_name()):
  * its track descriptor again, with the new name. */
 void upmc_pf_rename(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
+/* Forgets t's sequence (t is retired: it has nothing left to write). */
+void upmc_pf_sequence_forget(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
 /* Every sequence's memory given back. */
 void upmc_pf_sequences_free(struct upmc_zone_perfetto *w);
 

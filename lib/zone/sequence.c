@@ -237,9 +237,97 @@ static void thread_track(struct upmc_zone_perfetto *w, const struct upmc_zone_th
 	upmc_pf_end_packet(w);
 }
 
+/* ---- the sequences, by thread index ---- */
+
+struct sequence_slot {
+	uint64_t owner; /* the thread's index + 1; 0: a free slot */
+	struct sequence *s;
+};
+
+static size_t seq_slot_of(const struct upmc_zone_perfetto *w, uint64_t owner)
+{
+	size_t slot = (size_t)((owner * 0x9e3779b97f4a7c15ull) >> 17) & (w->seq_slots - 1);
+
+	while (w->seq[slot].owner && w->seq[slot].owner != owner)
+		slot = (slot + 1) & (w->seq_slots - 1);
+	return slot;
+}
+
+/* t's sequence; NULL when it has none. */
+static struct sequence *sequence_find(const struct upmc_zone_perfetto *w,
+                                      const struct upmc_zone_thread *t)
+{
+	return w->seq_slots ? w->seq[seq_slot_of(w, (uint64_t)t->index + 1)].s : NULL;
+}
+
+static int more_sequence_slots(struct upmc_zone_perfetto *w)
+{
+	struct upmc_zone_perfetto bigger = *w;
+	size_t i;
+
+	bigger.seq_slots = w->seq_slots ? 2 * w->seq_slots : 16;
+	bigger.seq = calloc(bigger.seq_slots, sizeof(*bigger.seq));
+	if (!bigger.seq)
+		return -ENOMEM;
+	for (i = 0; i < w->seq_slots; i++)
+		if (w->seq[i].owner)
+			bigger.seq[seq_slot_of(&bigger, w->seq[i].owner)] = w->seq[i];
+	free(w->seq);
+	w->seq = bigger.seq;
+	w->seq_slots = bigger.seq_slots;
+	return 0;
+}
+
+/* t's sequence, made (zeroed) when it has none; NULL without memory. */
+static struct sequence *sequence_make(struct upmc_zone_perfetto *w,
+                                      const struct upmc_zone_thread *t)
+{
+	struct sequence *s = sequence_find(w, t);
+	size_t slot;
+
+	if (s)
+		return s;
+	if (2 * (w->n_seq + 1) > w->seq_slots && more_sequence_slots(w) < 0)
+		return NULL;
+	s = calloc(1, sizeof(*s));
+	if (!s)
+		return NULL;
+	slot = seq_slot_of(w, (uint64_t)t->index + 1);
+	w->seq[slot].owner = (uint64_t)t->index + 1;
+	w->seq[slot].s = s;
+	w->n_seq++;
+	return s;
+}
+
+void upmc_pf_sequence_forget(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t)
+{
+	size_t hole, slot;
+
+	if (!w->seq_slots || !w->seq[hole = seq_slot_of(w, (uint64_t)t->index + 1)].owner)
+		return;
+	free(w->seq[hole].s->interned.slot);
+	free(w->seq[hole].s);
+	w->seq[hole].owner = 0;
+	w->seq[hole].s = NULL;
+	w->n_seq--;
+	/* Linear probing's deletion: the slots after the hole that would not
+	 * be found past it move into it. */
+	for (slot = (hole + 1) & (w->seq_slots - 1); w->seq[slot].owner;
+	     slot = (slot + 1) & (w->seq_slots - 1)) {
+		uint64_t owner = w->seq[slot].owner;
+		size_t home = (size_t)((owner * 0x9e3779b97f4a7c15ull) >> 17) & (w->seq_slots - 1);
+		if (((slot - home) & (w->seq_slots - 1)) >= ((slot - hole) & (w->seq_slots - 1))) {
+			w->seq[hole] = w->seq[slot];
+			w->seq[slot].owner = 0;
+			w->seq[slot].s = NULL;
+			hole = slot;
+		}
+	}
+}
+
 void upmc_pf_rename(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t)
 {
-	struct sequence *s = t->index < w->n_seq ? &w->seq[t->index] : NULL;
+	struct sequence *s = sequence_find(w, t);
 	char was[sizeof(s->label)];
 
 	if (!s || !s->started || !strcmp(s->base, t->name))
@@ -284,18 +372,10 @@ static int thread_tracks(struct upmc_zone_perfetto *w, const struct upmc_zone_th
 /* The sequence of t, started (its first packets written) at its first use. */
 struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t)
 {
-	struct sequence *s;
+	struct sequence *s = sequence_make(w, t);
 
-	if (t->index >= w->n_seq) {
-		size_t n = t->index + 16;
-		struct sequence *bigger = realloc(w->seq, n * sizeof(*bigger));
-		if (!bigger)
-			return NULL;
-		memset(bigger + w->n_seq, 0, (n - w->n_seq) * sizeof(*bigger));
-		w->seq = bigger;
-		w->n_seq = n;
-	}
-	s = &w->seq[t->index];
+	if (!s)
+		return NULL;
 	if (!s->started) {
 		sequence_start(w, t);
 		if (thread_tracks(w, t, s) < 0)
@@ -374,8 +454,11 @@ void upmc_pf_sequences_free(struct upmc_zone_perfetto *w)
 {
 	size_t i;
 
-	for (i = 0; i < w->n_seq; i++)
-		free(w->seq[i].interned.slot);
+	for (i = 0; i < w->seq_slots; i++)
+		if (w->seq[i].owner) {
+			free(w->seq[i].s->interned.slot);
+			free(w->seq[i].s);
+		}
 	free(w->seq);
 	free(w->names);
 }

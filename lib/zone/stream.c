@@ -189,6 +189,7 @@ static int stream_end(struct upmc_profile *p, int final)
 	p->stream = NULL;
 	p->at_close = NULL;
 	p->at_clear = NULL;
+	p->at_retire = NULL;
 	err = stream_said(s);
 	upmc_zone_collector_unlock();
 	stream_free(s);
@@ -208,6 +209,16 @@ static void stream_at_clear(struct upmc_profile *p)
 
 	if (s && !s->opening && own_stream(s))
 		stream_write_collected(s);
+}
+
+/* A thread retired: it has nothing left to append, and its sequence goes,
+ * so that a stream keeps nothing of the threads gone. */
+static void stream_at_retire(struct upmc_profile *p, const struct upmc_zone_thread *t)
+{
+	struct zone_stream *s = p->stream;
+
+	if (s && s->w)
+		upmc_zone_perfetto_forget(s->w, t);
 }
 
 /* The stream reserved under the collector's lock (-EBUSY when one is
@@ -261,6 +272,7 @@ static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opene
 		p->streaming = 1;
 		p->at_close = stream_at_close;
 		p->at_clear = stream_at_clear;
+		p->at_retire = stream_at_retire;
 		if (stream_append(s, 0) < 0)
 			err = stream_said(s);
 	}
@@ -269,6 +281,7 @@ static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opene
 		p->stream = NULL;
 		p->at_close = NULL;
 		p->at_clear = NULL;
+		p->at_retire = NULL;
 		stream_free(s);
 	}
 	return err;

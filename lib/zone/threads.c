@@ -423,6 +423,8 @@ void upmc_zone_retire_threads(struct upmc_profile *p)
 		if (p->last == t)
 			p->last = prev;
 		zone_unlock();
+		if (p->at_retire)
+			p->at_retire(p, t);
 		free_thread(t);
 	}
 }

@@ -271,6 +271,9 @@ struct upmc_profile {
 	/* The same for a clear, which calls it under the collector's lock
 	 * before it forgets what was collected (a stream appends it first). */
 	void (*at_clear)(struct upmc_profile *p);
+	/* The same for a thread retired (freed), under the collector's lock
+	 * before it goes (a stream forgets its sequence). */
+	void (*at_retire)(struct upmc_profile *p, const struct upmc_zone_thread *t);
 	struct zone_stream *stream;
 	int streaming; /* under the collector's lock: collects keep events */
 };
@@ -468,6 +471,8 @@ int upmc_zone_walk(struct upmc_zone_thread *t,
 struct upmc_zone_perfetto;
 struct upmc_zone_perfetto *upmc_zone_perfetto_new(const struct upmc_profile *p);
 void upmc_zone_perfetto_free(struct upmc_zone_perfetto *w);
+/* Forgets what the writer keeps of a thread retired (its sequence). */
+void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
 /* Encodes every thread's events (the collector's lock held), then the
  * drop counts; the bytes wait in the writer until sent. 0, or -ENOMEM. */
 int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w);

@@ -152,7 +152,12 @@ UPMC_API void upmc_zone_end(void);
 /* A zone named at run time: name (NUL-terminated, at most
  * UPMC_ZONE_NAME_MAX bytes, else the zone is refused) is copied into the
  * thread's buffer, so that the caller need not keep it; site gives the
- * function, file and line (its name is not used) and must be static. */
+ * function, file and line (its name is not used) and must be static. A
+ * profile keeps UPMC_ZONE_NAMES_MAX names (with their sites) at most: a
+ * zone of a name past them is refused (counted in the stats' refused; its
+ * children are kept), so that memory stays bounded however many names a
+ * program makes ("request 12345"). */
+#define UPMC_ZONE_NAMES_MAX 16384
 UPMC_API void upmc_zone_begin_name(const struct upmc_zone_loc *site, const char *name);
 
 /* Text and a number for the zone open now on the calling thread (Tracy's
@@ -231,7 +236,8 @@ struct upmc_profile_stats {
 	uint64_t dropped; /* zones lost to a full buffer */
 	uint64_t dropped_frames;
 	uint64_t unbalanced; /* ends without a begin */
-	uint64_t refused;    /* zones with a NULL location, a NULL name or one too long */
+	uint64_t refused;    /* zones with a NULL location, a NULL name, one too long, or a
+	                        run-time name past UPMC_ZONE_NAMES_MAX */
 	uint64_t open;       /* begun and not ended by the last collect */
 	unsigned threads;    /* live ones, and those that exited with something left */
 	unsigned counters;
