@@ -415,6 +415,8 @@ static void *one_zone_and_exit(void *arg)
 	upmc_thread_name("job");
 	upmc_zone_begin(&physics_loc);
 	upmc_zone_end();
+	upmc_zone_begin_name(&physics_loc, NULL); /* refused: counted */
+	upmc_zone_end();
 	return NULL;
 }
 
@@ -438,11 +440,13 @@ static long heap_growth(struct upmc_profile *p, int threads)
 }
 
 /* A stream keeps nothing of a thread that exited once it appended all of
- * it: memory does not grow with the threads a job system ever made (each
- * thread's track name stays, to keep names unique in the file). */
+ * it, whatever it counted (a refused zone): memory does not grow with the
+ * threads a job system ever made (each thread's track name stays, to keep
+ * names unique in the file), and the counts stay whole. */
 TEST(stream, keeps_nothing_of_the_threads_gone)
 {
 	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 0};
+	struct upmc_profile_stats st;
 	struct upmc_profile *p = NULL;
 	char path[256];
 	long grew;
@@ -457,6 +461,9 @@ TEST(stream, keeps_nothing_of_the_threads_gone)
 	grew = heap_growth(p, 2000);
 	EXPECT_MSG(grew < 2000 * 64, "%ld bytes more after 2000 threads, %ld a thread", grew,
 	           grew / 2000);
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_EQ_U64(st.refused, 2100);
+	EXPECT_MSG(st.threads <= 2, "%u threads kept", st.threads);
 	EXPECT_EQ(upmc_profile_stream_end(p), 0);
 	upmc_profile_close(p);
 	unlink(path);

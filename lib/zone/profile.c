@@ -306,6 +306,8 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 		p->at_clear(p); /* a stream's append of what the clear forgets */
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
 		upmc_zone_forget(t);
+	memset(&p->gone, 0, sizeof(p->gone));
+	p->gone_notes = 0;
 	upmc_zone_retire_threads(p);
 	upmc_zone_collector_unlock();
 }

@@ -423,6 +423,7 @@ void upmc_zone_retire_threads(struct upmc_profile *p)
 		if (p->last == t)
 			p->last = prev;
 		zone_unlock();
+		upmc_zone_keep_counts(p, t);
 		if (p->at_retire)
 			p->at_retire(p, t);
 		free_thread(t);

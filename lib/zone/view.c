@@ -293,8 +293,20 @@ int upmc_zone_retired(const struct upmc_zone_thread *t)
 		return 0;
 	memset(&s, 0, sizeof(s));
 	thread_totals(t, &s);
-	return !s.zones && !s.frames && !s.dropped && !s.dropped_frames && !s.unbalanced &&
-	       !s.refused && !s.open && t->seen.notes == t->notes_base;
+	return !s.zones && !s.frames && !s.open;
+}
+
+void upmc_zone_keep_counts(struct upmc_profile *p, const struct upmc_zone_thread *t)
+{
+	struct upmc_profile_stats s;
+
+	memset(&s, 0, sizeof(s));
+	thread_totals(t, &s);
+	p->gone.dropped += s.dropped;
+	p->gone.dropped_frames += s.dropped_frames;
+	p->gone.unbalanced += s.unbalanced;
+	p->gone.refused += s.refused;
+	p->gone_notes += t->seen.notes - t->notes_base;
 }
 
 uint64_t upmc_zone_dropped_notes(const struct upmc_profile *p)
@@ -304,7 +316,7 @@ uint64_t upmc_zone_dropped_notes(const struct upmc_profile *p)
 
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
 		n += t->seen.notes - t->notes_base;
-	return n;
+	return n + p->gone_notes;
 }
 
 void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s)
@@ -317,6 +329,10 @@ void upmc_zone_totals(const struct upmc_profile *p, struct upmc_profile_stats *s
 		s->threads++;
 		thread_totals(t, s);
 	}
+	s->dropped += p->gone.dropped;
+	s->dropped_frames += p->gone.dropped_frames;
+	s->unbalanced += p->gone.unbalanced;
+	s->refused += p->gone.refused;
 }
 
 void upmc_zone_frame_label(const struct zone_frame *f, char *buf, size_t size)

@@ -265,6 +265,11 @@ struct upmc_profile {
 	uint64_t serial;                       /* 1 for the process's first profile, and on */
 	struct upmc_zone_thread *first, *last; /* appended under the zone lock */
 	unsigned n_threads;
+	/* The counts of the threads retired since the last clear (drops,
+	 * unbalanced ends, refusals, dropped notes): kept here, so that a
+	 * thread with nothing left to export goes whatever it counted. */
+	struct upmc_profile_stats gone;
+	uint64_t gone_notes;
 	/* A layer above that must act at the close (a stream: stream.c)
 	 * registers here; the close calls it first. */
 	void (*at_close)(struct upmc_profile *p);
@@ -448,9 +453,11 @@ const char *upmc_zone_text_of(const struct upmc_zone_thread *t, const struct zon
 /* Texts and values dropped to a full buffer (upmc_zone_text(), _value()). */
 uint64_t upmc_zone_dropped_notes(const struct upmc_profile *p);
 
-/* A thread that exited with nothing left to export or count: threads.c
- * may free it. */
+/* A thread that exited with nothing left to export (zones, frames, open
+ * zones): threads.c may free it, once upmc_zone_keep_counts() kept what
+ * it counted (drops, refusals) in the profile's. */
 int upmc_zone_retired(const struct upmc_zone_thread *t);
+void upmc_zone_keep_counts(struct upmc_profile *p, const struct upmc_zone_thread *t);
 
 /* A frame mark's name in exports: "frame", or "frame: <name>". */
 void upmc_zone_frame_label(const struct zone_frame *f, char *buf, size_t size);
