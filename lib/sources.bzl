@@ -37,6 +37,7 @@ MEASURE_HDRS = ["measure.h"]
 ZONE_SRCS = [
     "chrome.c",
     "collect.c",
+    "names.c",
     "perfetto.c",
     "profile.c",
     "protobuf.c",

@@ -301,9 +301,10 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
  * first zone joins it, and a joining thread gets its first block; both
  * call collect.c (its allocator and frees) and threads.c calls view.c. write.c (the exports) and
  * stream.c (a stream) call profile.c's collection, view.c and the
- * writers; the writers call view.c. collect.c and view.c call no other.
- * The close calls a stream's end through the profile's at_close, which
- * stream.c registers.
+ * writers; the writers call view.c. collect.c calls names.c (the names
+ * made at run time); names.c and view.c call no other. The close, a clear
+ * and a thread's retirement call a stream through the profile's at_close,
+ * at_clear and at_retire, which stream.c registers.
  */
 
 /* ---- record.c: recording ---- */
@@ -378,6 +379,11 @@ void upmc_zone_forget(struct upmc_zone_thread *t);
 void upmc_zone_free_store(struct upmc_zone_thread *t);
 /* The events a stream has written: forgotten, with the zones and frames. */
 void upmc_zone_forget_events(struct upmc_zone_thread *t);
+/* names.c: the profile's location for a run-time name and its call site
+ * (*loc NULL past UPMC_ZONE_NAMES_MAX names: the zone is refused); 0, or
+ * -ENOMEM. */
+int upmc_zone_name_loc(struct zone_names *names, const struct upmc_zone_loc *site, const char *name,
+                       size_t bytes, const struct upmc_zone_loc **loc);
 void upmc_zone_free_names(struct zone_names *names);
 
 /* ---- view.c: what was collected, as the writers read it ---- */
