@@ -39,6 +39,7 @@ ZONE_SRCS = [
     "collect.c",
     "perfetto.c",
     "record.c",
+    "repair.c",
     "speedscope.c",
     "stream.c",
     "table.c",
