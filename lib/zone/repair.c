@@ -166,15 +166,13 @@ static int repair_cut(const char *path, uint64_t bytes)
 	int err;
 
 	if (!f)
-		return upmc_fail(-errno, "upmc_trace_repair: cannot open '%s' to cut it: %s", path,
-		                 strerror(errno));
+		return upmc_fail(-errno, "cannot open '%s' to cut it: %s", path, strerror(errno));
 	err = upmc_os_truncate(f, bytes);
 	if (err < 0)
-		upmc_fail(err, "upmc_trace_repair: cannot cut '%s' to %llu bytes: %s", path,
-		          (unsigned long long)bytes, strerror(-err));
+		upmc_fail(err, "cannot cut '%s' to %llu bytes: %s", path, (unsigned long long)bytes,
+		          strerror(-err));
 	if (fclose(f) != 0 && err == 0)
-		err = upmc_fail(-errno, "upmc_trace_repair: cannot close '%s': %s", path,
-		                strerror(errno));
+		err = upmc_fail(-errno, "cannot close '%s': %s", path, strerror(errno));
 	return err;
 }
 
@@ -183,24 +181,25 @@ static int repair_judge(const char *path, const struct repair_reader *r, enum re
                         uint64_t good, uint64_t packets)
 {
 	if (found == REPAIR_IO)
-		return upmc_fail(-r->err, "upmc_trace_repair: cannot read '%s': %s", path,
-		                 strerror(r->err));
-	/* A stream's first packet (its process's track) is small and its first
-	 * write's first bytes: a kill leaves it whole or absent, as the kernel
-	 * writes a file page by page. So a file that ends before its first
+		return upmc_fail(-r->err, "cannot read '%s': %s", path, strerror(r->err));
+	/* A stream's first packet (its process's track) is small and the first
+	 * bytes of its first write: a kill leaves it whole or absent, since
+	 * Linux copies a write into the file a page (or more) at a time and a
+	 * kill stops it only between two. So a file that ends before its first
 	 * packet does is taken for no trace (a text that begins with a
-	 * newline, the packet's tag), never emptied. */
+	 * newline, the packet's tag), and never emptied. */
 	if (found != REPAIR_WHOLE && packets == 0)
 		return upmc_fail(-EINVAL,
-		                 "upmc_trace_repair: '%s' is not a Perfetto trace (it holds no "
-		                 "whole trace packet); it is left as it was",
+		                 "'%s' is not a Perfetto trace (it holds no whole trace packet); "
+		                 "it is left as it was",
 		                 path);
 	if (found == REPAIR_BAD)
-		return upmc_fail(-EINVAL,
-		                 "upmc_trace_repair: '%s' is not a Perfetto trace cut short: the "
-		                 "bytes at %llu, after %llu whole packets, are no trace packet nor "
-		                 "the start of one; it is left as it was",
-		                 path, (unsigned long long)good, (unsigned long long)packets);
+		return upmc_fail(
+		        -EINVAL,
+		        "'%s' is not a Perfetto trace cut short: the bytes at %llu, after "
+		        "%llu whole packets, are no trace packet nor the start of one; it is "
+		        "left as it was",
+		        path, (unsigned long long)good, (unsigned long long)packets);
 	return 0;
 }
 
@@ -224,8 +223,7 @@ UPMC_API int upmc_trace_repair(const char *path, struct upmc_trace_repair_info *
 		return upmc_fail(-ENOMEM, "upmc_trace_repair: out of memory");
 	r->f = fopen(path, "rb");
 	if (!r->f) {
-		err = upmc_fail(-errno, "upmc_trace_repair: cannot open '%s': %s", path,
-		                strerror(errno));
+		err = upmc_fail(-errno, "cannot open '%s': %s", path, strerror(errno));
 		free(r);
 		return err;
 	}
