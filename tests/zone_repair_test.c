@@ -311,11 +311,11 @@ TEST(repair, errors_are_said)
 
 /* ---- kills at random moments ---- */
 
-#define ZONES_AN_APPEND 64 /* with their texts, some 70 KiB an append */
-#define MAX_DELAY_US    1500
+#define ZONES_AN_APPEND 256 /* with their texts, some 70 KiB an append */
+#define MAX_DELAY_US    3000
 #define MIN_CUTS        1  /* kills that cut a packet: 100 more kills until one did */
 #define MORE_KILLS_S    20 /* but not past this, in seconds */
-#define WARM_APPENDS    4
+#define WARM_APPENDS    2
 
 /* The child: streams zones with long texts, a flush after every few, and
  * tells the parent the file's size after each append is done, from the
