@@ -74,6 +74,18 @@ static int spill(const char *path, const void *bytes, size_t len)
 	return ok ? 0 : -1;
 }
 
+/* Appends to path what it lacks of bytes [0, len) (it holds a prefix). */
+static int grow(const char *path, const unsigned char *bytes, size_t len)
+{
+	long size = file_size(path);
+	FILE *f = size >= 0 && (size_t)size <= len ? fopen(path, "ab") : NULL;
+	int ok = f && fwrite(bytes + size, 1, len - (size_t)size, f) == len - (size_t)size;
+
+	if (f && fclose(f) != 0)
+		ok = 0;
+	return ok ? 0 : -1;
+}
+
 /* A frame: two zones, a text. */
 static void frame(void)
 {
@@ -106,38 +118,65 @@ static int small_stream(const char *path, int frames, int appends)
 	return 0;
 }
 
-/* Decodes path with protoc, as a viewer reads it: the number of packets,
- * or -1 with why. The file stays. */
-static int decoded_packets(const char *path, char *why, size_t size)
+static void put_varint(FILE *f, uint64_t v)
 {
-	char copy[300];
-	size_t len, i;
-	unsigned char *bytes = slurp(path, &len);
-	struct pb_node *tree;
-	struct pb_trace tr;
-	int unknown, packets = 0;
+	for (; v >= 0x80; v >>= 7)
+		fputc((int)(v & 0x7f) | 0x80, f);
+	fputc((int)v, f);
+}
 
-	snprintf(copy, sizeof(copy), "%s.decode", path);
-	if (!bytes || spill(copy, bytes, len) < 0) {
-		free(bytes);
-		snprintf(why, size, "cannot copy %s", path);
-		return -1;
+/* The traces one protoc run decodes, and the packets each must hold. */
+struct batch {
+	FILE *f;
+	uint64_t packets[KILLS];
+	int n;
+};
+
+static void batch_add(struct batch *b, const unsigned char *trace, size_t len, uint64_t packets)
+{
+	fputc(0x0a, b->f); /* Traces.trace: field 1, length-delimited */
+	put_varint(b->f, len);
+	fwrite(trace, 1, len, b->f);
+	b->packets[b->n++] = packets;
+}
+
+/* Each trace of the batch, decoded by one protoc run: its packets as many
+ * as the repair counted, and the trace processor's reading resolves. 0, or
+ * -1 with why. */
+static int batch_decode(const char *batch_path, const struct batch *b, char *why, size_t size)
+{
+	int unknown = 0, n = 0, bad = 0;
+	struct pb_node *tree = pb_decode_batch(batch_path, &unknown, why, size);
+	size_t i, k;
+
+	if (tree && unknown) {
+		snprintf(why, size, "%d unknown fields", unknown);
+		bad = 1;
 	}
-	free(bytes);
-	tree = pb_decode_file(copy, &unknown, why, size);
-	if (!tree)
-		return -1;
-	if (unknown || pb_interpret(tree, &tr, why, size) < 0) {
-		if (unknown)
-			snprintf(why, size, "%d unknown fields", unknown);
-		pb_free(tree);
-		return -1;
+
+	for (i = 0; tree && !bad && i < tree->n; i++) {
+		const struct pb_node *trace = tree->kid[i];
+		struct pb_trace tr;
+		uint64_t packets = 0;
+		for (k = 0; k < trace->n; k++)
+			packets += !strcmp(trace->kid[k]->key, "packet");
+		if (n >= b->n || packets != b->packets[n]) {
+			snprintf(why, size, "trace %d: %llu packets decoded", n,
+			         (unsigned long long)packets);
+			bad = 1;
+		} else if (pb_interpret(trace, &tr, why, size) < 0) {
+			bad = 1;
+		} else {
+			pb_trace_free(&tr);
+		}
+		n++;
 	}
-	for (i = 0; i < tree->n; i++)
-		packets += !strcmp(tree->kid[i]->key, "packet");
-	pb_trace_free(&tr);
+	if (tree && !bad && n != b->n) {
+		snprintf(why, size, "%d traces decoded of %d", n, b->n);
+		bad = 1;
+	}
 	pb_free(tree);
-	return packets;
+	return tree && !bad ? 0 : -1;
 }
 
 /* A whole trace: nothing to do, and the file is as it was. */
@@ -167,28 +206,33 @@ TEST(repair, a_whole_trace_stays_as_it_was)
 /*
  * The file cut at every byte and repaired: it ends at the last packet
  * boundary at or before the cut (a cut inside the first packet is taken
- * for no trace, and left), each boundary a file protoc decodes into
- * as many packets as the repair counted, and the trace processor's reading
- * resolves (interned names, the clock, counters: no packet needs one after
- * it).
+ * for no trace, and left); the file cut at each boundary is a trace protoc
+ * decodes into as many packets as the repair counted, and the trace
+ * processor's reading of it resolves (interned names, the clock, counters:
+ * no packet needs one after it).
  */
 TEST(repair, a_cut_at_any_byte_keeps_the_packets_before_it)
 {
-	char path[256], part[300], why[512];
+	char path[256], part[300], batch_path[300], why[512];
 	unsigned char *whole;
 	size_t len, cut;
 	uint64_t last_bytes = 0, last_packets = 0;
 	int boundaries = 0, have_protoc = pb_have_protoc();
+	static struct batch b;
 
 	temp_path(path, sizeof(path), "cuts");
 	snprintf(part, sizeof(part), "%s.cut", path);
+	snprintf(batch_path, sizeof(batch_path), "%s.batch", path);
+	b.f = fopen(batch_path, "wb");
+	b.n = 0;
+	ASSERT(b.f);
 	ASSERT_MSG(small_stream(path, 4, 2) == 0, "%s", upmc_last_error());
 	whole = slurp(path, &len);
-	ASSERT(whole && len > 0);
+	ASSERT(whole && len > 0 && spill(part, "", 0) == 0);
 	for (cut = 0; cut <= len; cut++) {
 		struct upmc_trace_repair_info info = {sizeof(info), 0, 0, 0};
 		int err;
-		ASSERT(spill(part, whole, cut) == 0);
+		ASSERT(grow(part, whole, cut) == 0);
 		err = upmc_trace_repair(part, &info);
 		if (cut > 0 && last_packets == 0 && err == -EINVAL) {
 			/* inside the first packet, which a kill does not cut: no trace */
@@ -203,19 +247,21 @@ TEST(repair, a_cut_at_any_byte_keeps_the_packets_before_it)
 		           cut);
 		if (info.bytes_removed == 0 && info.bytes > last_bytes) {
 			ASSERT_MSG(info.packets == last_packets + 1, "cut at %zu", cut);
+			ASSERT(boundaries < KILLS);
 			boundaries++;
-			if (have_protoc) {
-				int decoded = decoded_packets(part, why, sizeof(why));
-				ASSERT_MSG(decoded == (int)info.packets, "cut at %zu: %d: %s", cut,
-				           decoded, why);
-			}
+			batch_add(&b, whole, cut, info.packets);
 		}
 		last_bytes = info.bytes;
 		last_packets = info.packets;
 	}
+	ASSERT(fclose(b.f) == 0);
 	EXPECT(boundaries > 8);
+	if (have_protoc)
+		EXPECT_MSG(batch_decode(batch_path, &b, why, sizeof(why)) == 0, "%s", why);
+	unlink(batch_path);
 	printf("%zu cuts of a %zu-byte trace repaired: %d packet boundaries%s\n", len + 1, len,
-	       boundaries, have_protoc ? ", each decoded by protoc" : " (no protoc to decode)");
+	       boundaries,
+	       have_protoc ? ", each decoded by protoc" : " (no protoc to decode them)");
 	free(whole);
 	unlink(part);
 	unlink(path);
@@ -311,11 +357,11 @@ TEST(repair, errors_are_said)
 
 /* ---- kills at random moments ---- */
 
-#define ZONES_AN_APPEND 256 /* with their texts, some 70 KiB an append */
-#define MAX_DELAY_US    3000
+#define ZONES_AN_APPEND 64 /* with their texts, some 70 KiB an append */
+#define MAX_DELAY_US    1500
 #define MIN_CUTS        1  /* kills that cut a packet: 100 more kills until one did */
 #define MORE_KILLS_S    20 /* but not past this, in seconds */
-#define WARM_APPENDS    2
+#define WARM_APPENDS    4
 
 /* The child: streams zones with long texts, a flush after every few, and
  * tells the parent the file's size after each append is done, from the
@@ -398,13 +444,6 @@ static void warm_the_clock(void)
 		upmc_profile_close(p);
 }
 
-static void put_varint(FILE *f, uint64_t v)
-{
-	for (; v >= 0x80; v >>= 7)
-		fputc((int)(v & 0x7f) | 0x80, f);
-	fputc((int)v, f);
-}
-
 /* protoc decodes the batch (trace_batch.proto): how many traces, each
  * one's packets counted into packets[], or -1 with why. Line by line, so
  * that no trace is too large to count. */
@@ -437,21 +476,6 @@ struct kill_tally {
 	int kills, checked, cuts, rounds_whole;
 	uint64_t removed, most_removed, bytes;
 };
-
-/* The traces one protoc run decodes, and the packets each must hold. */
-struct batch {
-	FILE *f;
-	uint64_t packets[KILLS];
-	int n;
-};
-
-static void batch_add(struct batch *b, const unsigned char *trace, size_t len, uint64_t packets)
-{
-	fputc(0x0a, b->f); /* Traces.trace: field 1, length-delimited */
-	put_varint(b->f, len);
-	fwrite(trace, 1, len, b->f);
-	b->packets[b->n++] = packets;
-}
 
 /* One kill's file, repaired, checked and put in the batch. */
 static void check_kill(const char *path, const struct kill_result *r, struct kill_tally *t,
