@@ -15,6 +15,7 @@ int cli_info(int argc, char **argv);
 int cli_list(int argc, char **argv);
 int cli_stat(int argc, char **argv);
 int cli_bench(int argc, char **argv);
+int cli_trace_repair(int argc, char **argv);
 
 /* Prints "upmc: <message>" and the usage to stderr; returns CLI_EXIT_USAGE. */
 int cli_usage_error(const char *fmt, ...) __attribute__((format(printf, 1, 2)));

@@ -1,8 +1,9 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * upmc: what this machine allows (info), the events upmc knows (list),
- * counts for a command (stat) and the cost of every way to read time and
- * counters (bench).
+ * counts for a command (stat), the cost of every way to read time and
+ * counters (bench), and a zone stream's file mended after a kill
+ * (trace-repair).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -26,6 +27,8 @@ static const char usage[] =
         "                                  (`upmc stat --help` lists every option)\n"
         "  bench [--json | --csv] [--repeats N]\n"
         "                                  the overhead of every timestamp and counter read\n"
+        "  trace-repair FILE               a zone stream's file that a kill left inside a packet,\n"
+        "                                  cut back to its last whole packet\n"
         "\n"
         "  SPEC: events separated by commas, e.g. cycles,instructions:u,task-clock\n"
         "  (`upmc list` shows them; the default is\n"
@@ -54,6 +57,7 @@ static const struct command commands[] = {
         {"list", cli_list},
         {"stat", cli_stat},
         {"bench", cli_bench},
+        {"trace-repair", cli_trace_repair},
 };
 
 /* `bazel run` starts a program in its runfiles: paths the user gives

@@ -42,6 +42,7 @@ ZONE_SRCS = [
     "profile.c",
     "protobuf.c",
     "record.c",
+    "repair.c",
     "sequence.c",
     "speedscope.c",
     "stream.c",

@@ -5,8 +5,9 @@
  * Perfetto writer that keeps its state across appends (perfetto.c:
  * interned names, timestamps and counters as deltas), appends the packets
  * with one write and forgets them. So the file holds whole packets
- * whenever the program stops, and memory stays bounded: the buffers by
- * max_bytes, the rest by what one interval records.
+ * whenever the program stops between two appends (a kill inside one can
+ * cut its last packet: upmc_trace_repair() mends that), and memory stays
+ * bounded: the buffers by max_bytes, the rest by what one interval records.
  *
  * Every append runs under the collector's lock (as any collect does);
  * upmc_profile_stream_flush() appends from the calling thread, and a

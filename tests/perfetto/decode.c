@@ -124,7 +124,8 @@ void pb_trace_path(char *path, size_t size)
 	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid());
 }
 
-struct pb_node *pb_decode_file(const char *path, int *unknown, char *why, size_t size)
+static struct pb_node *decode_as(const char *path, const char *message, const char *proto,
+                                 int *unknown, char *why, size_t size)
 {
 	char cmd[768], *text = NULL;
 	size_t len = 0, cap = 1 << 20, got;
@@ -133,9 +134,8 @@ struct pb_node *pb_decode_file(const char *path, int *unknown, char *why, size_t
 	int status;
 
 	snprintf(cmd, sizeof(cmd),
-	         "protoc --decode=perfetto.protos.Trace --proto_path=" PROTO_DIR " " PROTO_DIR
-	         "/trace_subset.proto < %s 2>&1",
-	         path);
+	         "protoc --decode=%s --proto_path=" PROTO_DIR " " PROTO_DIR "/%s < %s 2>&1",
+	         message, proto, path);
 	f = popen(cmd, "r");
 	text = malloc(cap);
 	while (f && text && (got = fread(text + len, 1, cap - 1 - len, f)) > 0) {
@@ -163,6 +163,16 @@ struct pb_node *pb_decode_file(const char *path, int *unknown, char *why, size_t
 	tree = parse_text(text, unknown);
 	free(text);
 	return tree;
+}
+
+struct pb_node *pb_decode_file(const char *path, int *unknown, char *why, size_t size)
+{
+	return decode_as(path, "perfetto.protos.Trace", "trace_subset.proto", unknown, why, size);
+}
+
+struct pb_node *pb_decode_batch(const char *path, int *unknown, char *why, size_t size)
+{
+	return decode_as(path, "upmc.test.Traces", "trace_batch.proto", unknown, why, size);
 }
 
 int pb_have_protoc(void)

@@ -22,6 +22,10 @@ void pb_trace_path(char *path, size_t size);
 /* Decodes the .pftrace at path with protoc, then removes it; NULL (and
  * why) when protoc cannot. *unknown counts fields the .proto lacks. */
 struct pb_node *pb_decode_file(const char *path, int *unknown, char *why, size_t size);
+/* The same for a file of many traces, each a length-delimited field 1
+ * (trace_batch.proto's Traces): one protoc run, which fails unless every
+ * trace is whole; the root's "trace" children are the traces. */
+struct pb_node *pb_decode_batch(const char *path, int *unknown, char *why, size_t size);
 void pb_free(struct pb_node *n);
 int pb_have_protoc(void);
 

@@ -191,7 +191,8 @@ UPMC_API void upmc_zone_flush(void);
  * interval_ms (0: 100) and appends the zones, frames and drop counts it
  * took, each append a whole number of packets, so that the file is a
  * valid trace whenever the program stops (a crash loses what was not
- * appended yet). What a stream wrote is forgotten: memory stays bounded
+ * appended yet; a kill during an append leaves a packet cut short, which
+ * upmc_trace_repair() removes). What a stream wrote is forgotten: memory stays bounded
  * (the buffers by max_bytes). The other exports and the statistics see
  * what was collected since the stream's last append; the drop counts stay
  * whole. Returns 0, -EBUSY when a stream runs already, or -errno.
@@ -209,6 +210,27 @@ UPMC_API int upmc_profile_stream_flush(struct upmc_profile *profile);
  * then ends at the last whole append), with a sentence. The close ends
  * a stream too. */
 UPMC_API int upmc_profile_stream_end(struct upmc_profile *profile);
+
+/* What upmc_trace_repair() found: the caller sets size, the library the
+ * rest (the fields a newer caller's struct adds stay as it set them). */
+struct upmc_trace_repair_info {
+	size_t size;            /* sizeof(struct upmc_trace_repair_info) */
+	uint64_t packets;       /* whole packets in the file, all kept */
+	uint64_t bytes;         /* the file's size now, theirs */
+	uint64_t bytes_removed; /* the packet cut short, removed; 0: the file was whole */
+};
+
+/*
+ * Mends a Perfetto trace that ends inside a packet: a stream's file after
+ * the process was killed during an append (a write(2) the kernel had done
+ * in part). The file is cut after its last whole packet, so that it
+ * decodes with every append done before the kill. Call it on a file that
+ * no stream writes any more. info may be NULL. Returns 0 (mended, or whole
+ * already), -EINVAL for a file that is not a trace cut short (bytes
+ * before its end that begin no packet: it is left as it was), or the
+ * -errno of opening, reading or cutting it, with a sentence.
+ */
+UPMC_API int upmc_trace_repair(const char *path, struct upmc_trace_repair_info *info);
 
 /* Takes every thread's finished zones out of their buffers, without
  * stopping them. Returns the number of zones it finished, or -errno
