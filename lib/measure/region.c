@@ -600,7 +600,7 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 	lost = r->dropped - dropped;
 	r->dropped = dropped;
 	r->last[UPMC_NS] = UPMC_NOT_COUNTED;
-	if (lost == repeats)
+	if (lost >= repeats) /* and a region open across it, dropped with them */
 		return all_calibration_dropped(repeats);
 	for (i = 0; i < SERIES; i++) {
 		series_stat(r, &r->bias_samples[i], i, 0, &st);
