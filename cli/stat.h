@@ -60,6 +60,9 @@ struct stat_figure {
 	uint64_t value;            /* scaled when multiplexed; UPMC_NOT_COUNTED: it never ran */
 	uint64_t enabled, running; /* ns */
 	double noise; /* -r: the standard deviation of the mean, in % of it; 0 otherwise */
+	/* -r: the runs the figure is the mean of, of the runs that counted for
+	 * it (every run; with --rotate its pass's); 0 and 0 otherwise */
+	unsigned runs, planned;
 };
 
 /* Where counters are opened: a task, or a CPU. */
@@ -256,9 +259,10 @@ struct stat_runs {
 	struct stat_spread value[UPMC_MAX_COUNTERS], enabled[UPMC_MAX_COUNTERS],
 	        running[UPMC_MAX_COUNTERS];
 	struct stat_spread elapsed;
-	struct stat_counter plan[UPMC_MAX_COUNTERS]; /* as stat_plan() made them */
-	struct stat_counter kept[UPMC_MAX_COUNTERS]; /* as their pass's last run left them */
-	unsigned ran[UPMC_MAX_COUNTERS];             /* runs that counted each */
+	struct stat_counter plan[UPMC_MAX_COUNTERS];   /* as stat_plan() made them */
+	struct stat_counter kept[UPMC_MAX_COUNTERS];   /* as the last run that counted it left it */
+	struct stat_counter missed[UPMC_MAX_COUNTERS]; /* ... that did not count it */
+	unsigned ran[UPMC_MAX_COUNTERS];               /* runs of each one's pass */
 };
 
 /* Before the first run: keeps run's counters as planned. */
@@ -268,8 +272,11 @@ void stat_runs_start(struct stat_runs *s, const struct stat_run *run);
 void stat_runs_next(struct stat_runs *s, struct stat_run *run, unsigned r);
 /* After a run: adds the figures of the counters it counted. */
 void stat_runs_add(struct stat_runs *s, const struct stat_run *run);
-/* After the last of `runs` runs: each counter as its pass's runs left it,
- * with the mean of its figures and their spread when there were several. */
+/* After the last of `runs` runs: each counter as the last run that counted
+ * it left it (counted when any did; else as its last run left it), with
+ * the mean of its figures over the runs that counted it, their spread, and
+ * how many they were of its pass's runs. One that counted in some of them
+ * only says so in its reason. */
 void stat_runs_end(struct stat_runs *s, struct stat_run *run, unsigned runs);
 
 /* ---- the report (stat_print.c) ---- */

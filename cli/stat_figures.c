@@ -26,6 +26,7 @@ void stat_figure_between(struct stat_figure *f, const struct stat_reading *befor
 	f->enabled = after->enabled - before->enabled;
 	f->running = after->running - before->running;
 	f->noise = 0;
+	f->runs = f->planned = 0;
 }
 
 /* Units count apart: their counts and times add up (perf stat's

@@ -229,9 +229,29 @@ static void metric_text(struct derived d, char *num, size_t nsize, char *unit, s
 	cli_format(unit, usize, "%s%s", prefix[p], d.unit);
 }
 
+/* perf stat's "% running": of the time enabled, and with -r over every
+ * run of the counter's pass, a run that did not count it running none
+ * (perf stat's own mean of the runs' times), so that a figure of some of
+ * the runs shows in CSV too. */
 static double running_percent(const struct stat_figure *f)
 {
-	return f->enabled ? 100.0 * (double)f->running / (double)f->enabled : 100.0;
+	double percent = f->enabled ? 100.0 * (double)f->running / (double)f->enabled : 100.0;
+
+	return f->runs < f->planned ? percent * f->runs / f->planned : percent;
+}
+
+/* With -r: whether the figure is the mean of one run, which has no
+ * deviation (CSV's field empty, JSON's null, nothing in the text): a
+ * --rotate pass that ran once, a counter that counted in one run. */
+static int of_one_run(const struct stat_run *run, const struct row *r)
+{
+	return run->runs > 1 && r->counted && r->f->runs == 1;
+}
+
+/* Whether a deviation is shown: of a counted mean of two runs or more. */
+static int has_noise(const struct stat_run *run, const struct row *r)
+{
+	return run->runs > 1 && r->counted && !of_one_run(run, r);
 }
 
 /* "comm-tid", perf stat's name of a thread. */
@@ -352,6 +372,21 @@ static void csv_metric_lines(FILE *out, const struct stat_run *run, const struct
 
 /* ---- text ---- */
 
+/* With -r, the runs a mean is over where the title's count does not say
+ * it: "(2 of 5 runs)"; with --rotate, beside the pass, on every row. */
+static void text_runs(FILE *out, const struct stat_run *run, const struct row *r)
+{
+	const int some = run->runs > 1 && r->counted && r->f->runs < run->runs;
+
+	if (run->passes && some)
+		fprintf(out, "  (pass %u/%u, %u of %u runs)", r->c->pass + 1, run->passes,
+		        r->f->runs, run->runs);
+	else if (run->passes)
+		fprintf(out, "  (pass %u/%u)", r->c->pass + 1, run->passes);
+	else if (some)
+		fprintf(out, "  (%u of %u runs)", r->f->runs, run->runs);
+}
+
 static void text_row(FILE *out, const struct stat_run *run, const struct row *r, const char *lead,
                      int grouped, unsigned note)
 {
@@ -363,16 +398,15 @@ static void text_row(FILE *out, const struct stat_run *run, const struct row *r,
 		metric_text(r->d, num, sizeof(num), unit, sizeof(unit));
 		cli_format(metric, sizeof(metric), "  # %8s %s", num, unit);
 	}
-	if (run->runs > 1 && r->counted && r->f->noise)
+	if (has_noise(run, r) && r->f->noise)
 		fprintf(out, "%-*s  ( +-%6.2f%% )", METRIC_WIDTH, metric, r->f->noise);
 	else if (run->passes) /* the passes in a column */
 		fprintf(out, "%-*s  %13s", METRIC_WIDTH, metric, "");
 	else
 		fputs(metric, out);
-	if (r->counted && r->f->running < r->f->enabled)
+	if (r->counted && running_percent(r->f) < 100)
 		fprintf(out, "  (%.2f%%)", running_percent(r->f));
-	if (run->passes)
-		fprintf(out, "  (pass %u/%u)", r->c->pass + 1, run->passes);
+	text_runs(out, run, r);
 	if (note)
 		fprintf(out, "  [%u]", note);
 	fputc('\n', out);
@@ -517,7 +551,10 @@ static void csv_row(FILE *out, const struct stat_run *run, const struct row *r, 
 	}
 	value_text(value, sizeof(value), r, 0);
 	fprintf(out, "%s%s%s%s%s", value, sep, unit_text(r), sep, r->c->event.name);
-	if (run->runs > 1)
+	/* perf stat's 0.00% for a counter that did not count */
+	if (of_one_run(run, r))
+		fputs(sep, out);
+	else if (run->runs > 1)
 		fprintf(out, "%s%.2f%%", sep, r->f->noise);
 	fprintf(out, "%s%llu%s%.2f", sep, (unsigned long long)r->f->running, sep,
 	        running_percent(r->f));
@@ -581,10 +618,14 @@ static void json_counter(struct json *j, const struct stat_run *run, const struc
 		json_null(j, "enabled_ns");
 		json_null(j, "running_ns");
 	}
-	if (run->runs > 1 && r->counted)
+	if (has_noise(run, r))
 		json_double(j, "noise_pct", r->f->noise);
 	else
 		json_null(j, "noise_pct");
+	if (run->runs > 1 && r->counted)
+		json_uint(j, "runs", r->f->runs);
+	else
+		json_null(j, "runs");
 	json_string(j, "reason", r->c->reason[0] ? r->c->reason : NULL);
 	json_pass(j, run, r->c);
 	if (r->d.unit[0]) {

@@ -2,7 +2,8 @@
 /*
  * `upmc stat -r`'s runs: each counted afresh, the figures of each counter
  * gathered over the runs that counted it (every run; with --rotate those
- * of its pass), then their means and spread, as perf stat computes them.
+ * of its pass; less those where it did not count), then their means and
+ * spread, as perf stat computes them, and how many runs they are of.
  */
 #include <math.h>
 #include <string.h>
@@ -39,10 +40,12 @@ void stat_runs_add(struct stat_runs *s, const struct stat_run *run)
 		const struct stat_figure *f = &run->counter[i].total;
 		if (!in_this_run(run, i))
 			continue;
-		s->kept[i] = run->counter[i];
 		s->ran[i]++;
-		if (run->counter[i].status != STAT_COUNTED)
+		if (run->counter[i].status != STAT_COUNTED) {
+			s->missed[i] = run->counter[i];
 			continue;
+		}
+		s->kept[i] = run->counter[i];
 		stat_spread_add(&s->value[i], (double)f->value);
 		stat_spread_add(&s->enabled[i], (double)f->enabled);
 		stat_spread_add(&s->running[i], (double)f->running);
@@ -59,6 +62,27 @@ static void never_ran(struct stat_counter *c, unsigned passes)
 	           c->event.name, c->pass + 1, passes);
 }
 
+/* A counter counted in some of its runs only: its mean is of those, and
+ * why the others did not count it (the last of them's reason). */
+static void counted_in_some(struct stat_counter *c, const struct stat_counter *missed,
+                            unsigned counted, unsigned ran)
+{
+	const char *why = cli_after_quoted_name(missed->reason, missed->event.name);
+
+	cli_format(c->reason, sizeof(c->reason),
+	           "'%s' counted in %u of %u runs, its figures the mean of those %u; in the "
+	           "others%s%s",
+	           c->event.name, counted, ran, counted, why[0] ? ":" : " it did not count", why);
+}
+
+/* The counter as its runs left it: the last that counted it, if any did. */
+static const struct stat_counter *as_left(const struct stat_runs *s, unsigned i)
+{
+	if (!s->ran[i])
+		return &s->plan[i];
+	return s->value[i].n ? &s->kept[i] : &s->missed[i];
+}
+
 void stat_runs_end(struct stat_runs *s, struct stat_run *run, unsigned runs)
 {
 	unsigned i;
@@ -66,11 +90,18 @@ void stat_runs_end(struct stat_runs *s, struct stat_run *run, unsigned runs)
 	run->runs = runs;
 	for (i = 0; i < run->n; i++) {
 		struct stat_figure *f = &run->counter[i].total;
-		run->counter[i] = s->ran[i] ? s->kept[i] : s->plan[i];
+		const unsigned counted = s->value[i].n;
+		run->counter[i] = *as_left(s, i);
 		if (!s->ran[i])
 			never_ran(&run->counter[i], run->passes);
-		if (runs < 2 || !s->value[i].n)
+		if (runs < 2)
 			continue;
+		f->runs = counted;
+		f->planned = s->ran[i];
+		if (!counted)
+			continue;
+		if (counted < s->ran[i])
+			counted_in_some(&run->counter[i], &s->missed[i], counted, s->ran[i]);
 		f->value = (uint64_t)llround(s->value[i].mean);
 		f->enabled = (uint64_t)llround(s->enabled[i].mean);
 		f->running = (uint64_t)llround(s->running[i].mean);

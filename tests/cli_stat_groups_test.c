@@ -13,6 +13,8 @@
  *   group that never ran in one is <not counted> there, its metric n/a.
  * - --rotate: run r counts pass r mod 2 alone, pinned; each figure is the
  *   mean of its pass's runs, each metric from its own pass.
+ * - -r: a counter that counted in some runs only is the mean of those, and
+ *   every format says how many they are; a mean of one run has no "+-".
  */
 #define _GNU_SOURCE
 #include <stdio.h>
@@ -296,13 +298,17 @@ TEST(stat_groups, rotate_counts_one_pinned_pass_per_run)
 	ASSERT(text);
 	EXPECT_CONTAINS(text, " Performance counter stats for 'work' (4 runs, 2 passes):\n\n"
 	                      "            10,000      cache-references                  "
-	                      "                                    ( +- 60.00% )  (pass 2/2)\n"
+	                      "                                    ( +- 60.00% )  "
+	                      "(pass 2/2, 2 of 4 runs)\n"
 	                      "            10,000      cache-misses                      #  "
-	                      "100.00% of all cache refs        ( +- 60.00% )  (pass 2/2)\n"
+	                      "100.00% of all cache refs        ( +- 60.00% )  "
+	                      "(pass 2/2, 2 of 4 runs)\n"
 	                      "             5,000      branch-misses                     #  "
-	                      "100.00% of all branches          ( +- 80.00% )  (pass 1/2)\n"
+	                      "100.00% of all branches          ( +- 80.00% )  "
+	                      "(pass 1/2, 2 of 4 runs)\n"
 	                      "             5,000      branches                          "
-	                      "                                    ( +- 80.00% )  (pass 1/2)\n");
+	                      "                                    ( +- 80.00% )  "
+	                      "(pass 1/2, 2 of 4 runs)\n");
 	free(text);
 	run.format = STAT_CSV;
 	run.separator = ";";
@@ -360,5 +366,128 @@ TEST(stat_groups, rotate_runs_cut_short)
 	                                    "before its pass (2 of 2) ran");
 	EXPECT_EQ(run.counter[2].status, STAT_COUNTED);
 	EXPECT_EQ_U64(run.counter[2].total.value, 1000);
+	stat_free_units(&run);
+}
+
+/* One run of -r without --rotate: the group of two counts `rate` per ns
+ * for ns, or, while another user holds all but one counter, never runs. */
+static void one_run(unsigned r, int taken, unsigned rate, uint64_t ns)
+{
+	stat_runs_next(&runs, &run, r);
+	ASSERT(one_unit() == 0);
+	ASSERT(stat_open_counters(&run) == 0);
+	if (taken)
+		fake_take_counters(0, fake.pmu[0].gp - 1);
+	fake_exec();
+	fake.pmu[0].rate = rate;
+	fake_run(ns);
+	stat_read_counters(&run);
+	run.elapsed_ns = ns;
+	stat_close_counters(&run);
+	fake_take_counters(0, 0);
+	stat_runs_add(&runs, &run);
+}
+
+/* Three runs, the group never on the PMU in run `lost`: its figures are
+ * the mean of the two others (1000 and 3000), counted, and each format
+ * says they are of 2 runs of 3, whichever run it missed (the last one
+ * made it "not counted" with a mean; another, a mean "of 3 runs"). */
+static void counted_in_two_of_three(unsigned lost)
+{
+	unsigned r, rate = 1;
+	char *text;
+
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT(plan("branch-miss-ratio", NULL, 0, 0) == 2);
+	stat_runs_start(&runs, &run);
+	for (r = 0; r < 3; r++) {
+		one_run(r, r == lost, rate, 1000);
+		rate += 2 * (r != lost);
+	}
+	stat_runs_end(&runs, &run, 3);
+	EXPECT_EQ(run.counter[0].status, STAT_COUNTED);
+	EXPECT_EQ_U64(run.counter[0].total.value, 2000);
+	EXPECT_EQ(run.counter[0].total.runs, 2);
+	EXPECT_EQ(run.counter[0].total.planned, 3);
+	text = report(NULL, 0);
+	ASSERT(text);
+	EXPECT_CONTAINS(text, " Performance counter stats for 'work' (3 runs):\n\n"
+	                      "             2,000      branch-misses                     #  "
+	                      "100.00% of all branches          ( +- 50.00% )  (66.67%)  "
+	                      "(2 of 3 runs)  [1]\n"
+	                      "             2,000      branches                          "
+	                      "                                    ( +- 50.00% )  (66.67%)  "
+	                      "(2 of 3 runs)  [1]\n");
+	EXPECT_CONTAINS(text, " [1] branch-misses, branches: 'branch-misses' counted in 2 of 3 "
+	                      "runs, its figures the mean of those 2; in the others: never got "
+	                      "onto a counter while counting (enabled 1000 ns, running 0): the "
+	                      "PMU's counters were all taken\n");
+	free(text);
+	run.format = STAT_CSV;
+	run.separator = ",";
+	text = report(NULL, 0);
+	ASSERT(text);
+	EXPECT_STREQ(text, "2000,,branch-misses,50.00%,1000,66.67,100.00%,of all branches\n"
+	                   "2000,,branches,50.00%,1000,66.67,,\n");
+	free(text);
+	run.format = STAT_JSON;
+	text = report(NULL, 0);
+	ASSERT(text);
+	EXPECT_CONTAINS(text, "\"status\": \"counted\",\n      \"value\": 2000,");
+	EXPECT_CONTAINS(text, "\"noise_pct\": 50,\n      \"runs\": 2,");
+	free(text);
+	stat_free_units(&run);
+}
+
+TEST(stat_groups, runs_a_counter_missed_in_the_middle)
+{
+	counted_in_two_of_three(1);
+}
+
+TEST(stat_groups, runs_a_counter_missed_in_the_last)
+{
+	counted_in_two_of_three(2);
+}
+
+/* --rotate, 3 runs of 2 passes: pass 2 ran once. A mean of one run has no
+ * deviation: nothing in the text, an empty field in CSV (it printed
+ * 0.00%), null in JSON; pass 1's two runs have theirs. */
+TEST(stat_groups, rotate_a_pass_that_ran_once_has_no_noise)
+{
+	const char *lists[] = {"cache-references,cache-misses"};
+	char *text;
+
+	fake_boot("x86-intel");
+	fake.syscall_ns = 0;
+	ASSERT(plan("cache-references,cache-misses,branch-miss-ratio", lists, 1, 1) == 4);
+	stat_runs_start(&runs, &run);
+	rotation_run(0, 1, 1000);
+	rotation_run(1, 2, 2000);
+	rotation_run(2, 3, 3000);
+	stat_runs_end(&runs, &run, 3);
+	EXPECT_EQ(run.counter[0].total.runs, 1);
+	EXPECT_EQ(run.counter[2].total.runs, 2);
+	text = report(NULL, 0);
+	ASSERT(text);
+	EXPECT_CONTAINS(text, "             4,000      cache-references                  "
+	                      "                                                   "
+	                      "(pass 2/2, 1 of 3 runs)\n");
+	free(text);
+	run.format = STAT_CSV;
+	run.separator = ";";
+	text = report(NULL, 0);
+	ASSERT(text);
+	EXPECT_STREQ(text, "4000;;cache-references;;2000;100.00;;;2\n"
+	                   "4000;;cache-misses;;2000;100.00;100.00%;of all cache refs;2\n"
+	                   "5000;;branch-misses;80.00%;2000;100.00;100.00%;of all branches;1\n"
+	                   "5000;;branches;80.00%;2000;100.00;;;1\n");
+	free(text);
+	run.format = STAT_JSON;
+	text = report(NULL, 0);
+	ASSERT(text);
+	EXPECT_CONTAINS(text, "\"name\": \"cache-references\",");
+	EXPECT_CONTAINS(text, "\"noise_pct\": null,\n      \"runs\": 1,");
+	free(text);
 	stat_free_units(&run);
 }

@@ -575,6 +575,65 @@ TEST(region, unbalanced_begin_and_end)
 	upmc_close(set);
 }
 
+/* A query inside a region (the code measured asks for the statistics so
+ * far) counts the regions before it and leaves that one to its end: 21
+ * regions, each asking in its middle, are 21 samples, none dropped. With
+ * counters and time only, and past the pending buffer (1024 records). */
+static void query_inside(struct upmc_region *r, unsigned what, int regions)
+{
+	struct upmc_stat st;
+	double last;
+	int k;
+
+	for (k = 0; k < regions; k++) {
+		upmc_region_begin(r);
+		sim_tick(0, 5);
+		ASSERT(upmc_region_stat(r, what, 0, &st) == 0);
+		EXPECT_EQ_U64(st.count, (uint64_t)k);
+		EXPECT_EQ_U64(upmc_region_dropped(r), 0);
+		if (k)
+			EXPECT(upmc_region_last(r, what, 0, &last) == 0);
+		sim_tick(0, 5);
+		upmc_region_end(r);
+	}
+	ASSERT(upmc_region_stat(r, what, 0, &st) == 0);
+	EXPECT_EQ_U64(st.count, (uint64_t)regions);
+	EXPECT_EQ_U64(upmc_region_dropped(r), 0);
+}
+
+TEST(region, a_query_inside_a_region_keeps_it)
+{
+	struct upmc_set *set = open_sim("instructions", 0);
+	struct upmc_region *r;
+	struct upmc_stat st;
+	double last;
+
+	ASSERT(set);
+	ASSERT(upmc_region_open(&r, set, "inside") == 0);
+	query_inside(r, 0, 21);
+	ASSERT(upmc_region_stat(r, 0, 0, &st) == 0);
+	EXPECT(st.min == 10 && st.max == 10);
+	ASSERT(upmc_region_last(r, 0, 0, &last) == 0);
+	EXPECT(last == 10);
+	upmc_region_reset(r);
+	query_inside(r, 0, 2100);
+	/* a begin never ended is dropped once another begins */
+	upmc_region_begin(r);
+	EXPECT_EQ_U64(upmc_region_dropped(r), 0);
+	upmc_region_begin(r);
+	upmc_region_end(r);
+	EXPECT_EQ_U64(upmc_region_dropped(r), 1);
+	ASSERT(upmc_region_stat(r, 0, 0, &st) == 0);
+	EXPECT_EQ_U64(st.count, 2101);
+	upmc_region_close(r);
+	upmc_close(set);
+	ASSERT(upmc_open_timer(&set) == 0);
+	ASSERT(upmc_region_open(&r, set, "inside, time only") == 0);
+	query_inside(r, UPMC_NS, 21);
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
 /* A read that fails reads UPMC_NOT_COUNTED, never a stale or 0 value. */
 TEST(read, a_failed_read_counts_nothing)
 {

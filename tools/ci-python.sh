@@ -5,7 +5,8 @@
 # then python/tests (pytest, the examples of docs/python.md among them)
 # against the installed package and library, and python/bench.py for the
 # log. The same install in a venv that has pip and nothing else (no wheel,
-# no setuptools), with no package index.
+# no setuptools), with no package index. The tests of the calls that race,
+# again against the library built with ASan.
 #
 # Prints one line per check: "PASS <name>" or "FAIL <name>". Details go to
 # $out/*.log; pytest's own summary stays there too (the CI's closing line
@@ -66,6 +67,27 @@ tests() {
 		grep -q '<testsuite [^>]*tests="[1-9]' "$out/pytest.xml"
 }
 
+# The tests of the calls that race (measured's stats() and close(), a call
+# and its stats(); zones from threads) against the library built with ASan
+# and UBSan: python3 itself is not, so the sanitizers' runtime is preloaded;
+# Python's own allocations at exit are no leak of upmc's (detect_leaks=0).
+# About 20 s. The plain build is made again last, for bazel-bin's link.
+asan_tests() {
+	local lib=$out/asan/libupmc-ffi.so runtime
+	mkdir -p "$out/asan" &&
+		bazel build --config=asan //:libupmc-ffi.so &&
+		cp "$(bazel info --config=asan bazel-bin)/libupmc-ffi.so" "$lib" &&
+		bazel build //:libupmc-ffi.so &&
+		runtime=$(ldd "$lib" | awk '/libasan/ { print $3 }') && [ -n "$runtime" ] &&
+		(cd "$out" && UPMC_LIBRARY=$lib LD_PRELOAD=$runtime \
+			ASAN_OPTIONS=detect_leaks=0:abort_on_error=1 \
+			UBSAN_OPTIONS=print_stacktrace=1:halt_on_error=1 \
+			"$venv/bin/python" -m pytest -p no:cacheprovider -q -rs \
+			--junitxml="$out/pytest-asan.xml" \
+			"$repo/python/tests/test_bench.py" "$repo/python/tests/test_zones.py") &&
+		grep -q '<testsuite [^>]*tests="[1-9]' "$out/pytest-asan.xml"
+}
+
 # A copy of the script, away from the source package, imports the installed one.
 bench() {
 	cp python/bench.py "$out/bench.py" &&
@@ -77,6 +99,7 @@ if apt_install python3-venv python3-pip python3-pytest; then
 	check python-install-pip-only pip_only
 	check python-installed-library installed
 	check python-tests tests
+	check python-tests-asan asan_tests
 	check python-bench bench
 	# The table, for the log.
 	cat "$out/python-bench.log"

@@ -106,6 +106,11 @@ uint64_t upmc_os_monotonic_ns(void);
  */
 int upmc_os_at_thread_exit(void (*fn)(void *), void *arg);
 
+/* The same for each kind of state, each a call of its own (the one above
+ * is the zones'): the measure layer's UPMC_PROF call sites use the other. */
+enum upmc_os_exit_kind { UPMC_OS_EXIT_ZONES, UPMC_OS_EXIT_PROF, UPMC_OS_EXIT_KINDS };
+int upmc_os_at_thread_exit_for(enum upmc_os_exit_kind kind, void (*fn)(void *), void *arg);
+
 /* The zone collector's lock (lib/zone.c): a mutex, statically made. */
 void upmc_os_collector_lock(void);
 void upmc_os_collector_unlock(void);

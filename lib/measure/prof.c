@@ -2,12 +2,99 @@
 /* <upmc/prof.h>: a lazily opened region per call site, printed per pass. */
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <upmc/prof.h>
 
 #include "lib/core/internal.h"
+#include "lib/core/os.h"
 
 static const struct upmc_options time_only = {sizeof(struct upmc_options), UPMC_OPT_TIME_ONLY};
+
+/*
+ * The call sites this thread opened, closed when it exits: a thread that
+ * ends without UPMC_PROF_CLOSE would leave its set's descriptors and its
+ * region (megabytes) behind, out of reach in its thread-local state. The
+ * list is the library's; its head, made once per thread, is what the OS's
+ * thread-exit call gets.
+ */
+struct prof_opened {
+	unsigned n, size;
+	struct upmc_prof **prof;
+};
+
+static _Thread_local struct prof_opened *opened;
+
+/* At the thread's exit: each call site it opened and has not closed since
+ * (one closed by another thread, or opened again there, is that thread's). */
+static void close_opened(void *arg)
+{
+	struct prof_opened *list = arg;
+	const uint64_t self = upmc_thread();
+	unsigned i;
+
+	opened = NULL;
+	for (i = 0; i < list->n; i++) {
+		struct upmc_prof *p = list->prof[i];
+		if (p->set && p->set->thread == self) {
+			upmc_region_close(p->region);
+			upmc_close(p->set);
+			p->region = NULL;
+			p->set = NULL;
+		}
+	}
+	free(list->prof);
+	free(list);
+}
+
+static struct prof_opened *this_threads_list(void)
+{
+	struct prof_opened *list = opened;
+
+	if (list)
+		return list;
+	list = calloc(1, sizeof(*list));
+	if (!list) {
+		upmc_fail(-ENOMEM, "out of memory keeping a call site's state");
+		return NULL;
+	}
+	if (upmc_os_at_thread_exit_for(UPMC_OS_EXIT_PROF, close_opened, list) < 0) {
+		free(list);
+		return NULL;
+	}
+	return opened = list;
+}
+
+/* p into this thread's list. A failure (no memory) leaves it out: a
+ * thread that exits without closing it then keeps what it opened. */
+static void remember_opened(struct upmc_prof *p)
+{
+	struct prof_opened *list = this_threads_list();
+	struct upmc_prof **more;
+
+	if (!list)
+		return;
+	if (list->n == list->size) {
+		more = realloc(list->prof, (list->size ? 2 * list->size : 4) * sizeof(*more));
+		if (!more)
+			return;
+		list->prof = more;
+		list->size = list->size ? 2 * list->size : 4;
+	}
+	list->prof[list->n++] = p;
+}
+
+static void forget_opened(const struct upmc_prof *p)
+{
+	struct prof_opened *list = opened;
+	unsigned i;
+
+	for (i = 0; list && i < list->n; i++)
+		if (list->prof[i] == p) {
+			list->prof[i] = list->prof[--list->n];
+			return;
+		}
+}
 
 static int prof_open(struct upmc_prof *p)
 {
@@ -23,6 +110,7 @@ static int prof_open(struct upmc_prof *p)
 		p->failed = 1;
 		return -1;
 	}
+	remember_opened(p);
 	return 0;
 }
 
@@ -114,6 +202,7 @@ UPMC_API void upmc_prof_close(struct upmc_prof *p)
 {
 	if (prof_null(p, "upmc_prof_close") < 0)
 		return;
+	forget_opened(p);
 	upmc_region_close(p->region);
 	upmc_close(p->set);
 	p->region = NULL;

@@ -401,18 +401,44 @@ static int fold_columns(struct upmc_region *r, const uint64_t *rec, const uint64
 	return 1;
 }
 
-/* Folds the pending records in. Queries call it on a const region: the
- * region is never defined const, and folding changes no result. */
+/* The last record begun, when it has not ended yet (its end's timestamp
+ * is before its begin's: an older record's end, or 0); NULL otherwise. */
+static uint64_t *open_record(const struct upmc_region *r)
+{
+	uint64_t *rec;
+
+	if (r->next == r->pending)
+		return NULL;
+	rec = (uint64_t *)((char *)r->next - r->record);
+	return *(uint64_t *)((char *)rec + r->half) < rec[0] ? rec : NULL;
+}
+
+/*
+ * Folds the pending records in. Queries call it on a const region: the
+ * region is never defined const, and folding changes no result.
+ * A query between a begin and its end (from inside the code measured)
+ * folds the records before it and keeps that one pending, first in the
+ * buffer, its end's timestamp 0, so that its end completes it there: the
+ * region is counted when it ends. A begin that never ends is dropped at
+ * the fold after the next begin.
+ */
 static void fold(const struct upmc_region *query)
 {
 	struct upmc_region *r = (struct upmc_region *)query;
+	uint64_t *open = open_record(r);
+	uint64_t *stop = open ? open : r->next;
 	const uint64_t *rec;
 
-	if (r->next != r->pending && !fold_columns(r, r->pending, r->next))
-		for (rec = r->pending; rec < r->next;
+	if (stop != r->pending && !fold_columns(r, r->pending, stop))
+		for (rec = r->pending; rec < stop;
 		     rec = (const uint64_t *)((const char *)rec + r->record))
 			fold_record(r, rec);
 	r->next = r->pending;
+	if (open) {
+		memmove(r->pending, open, r->half);
+		*(uint64_t *)((char *)r->pending + r->half) = 0;
+		r->next = (uint64_t *)((char *)r->pending + r->record);
+	}
 }
 
 /* Timestamp ticks as ns, by the set's clock: the ns series is kept in
@@ -574,7 +600,7 @@ UPMC_API int upmc_region_calibrate(struct upmc_region *r, unsigned repeats)
 	lost = r->dropped - dropped;
 	r->dropped = dropped;
 	r->last[UPMC_NS] = UPMC_NOT_COUNTED;
-	if (lost == repeats)
+	if (lost >= repeats) /* and a region open across it, dropped with them */
 		return all_calibration_dropped(repeats);
 	for (i = 0; i < SERIES; i++) {
 		series_stat(r, &r->bias_samples[i], i, 0, &st);

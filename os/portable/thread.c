@@ -14,59 +14,99 @@
 
 #include "lib/core/os.h"
 
-/* The thread-exit call: the first caller's, for the process (lib/zone/record.c
- * passes one function); a store by every caller would race the calls. */
-static _Atomic(void (*)(void *)) exit_fn;
+/* The thread-exit call of each kind: the first caller's, for the process
+ * (lib/zone/record.c passes one function, lib/measure/prof.c another); a
+ * store by every caller would race the calls. */
+static _Atomic(void (*)(void *)) exit_fn[UPMC_OS_EXIT_KINDS];
 
-static int keep_exit_fn(void (*fn)(void *))
+static int keep_exit_fn(enum upmc_os_exit_kind kind, void (*fn)(void *))
 {
 	void (*kept)(void *) = NULL;
 
-	if (atomic_compare_exchange_strong(&exit_fn, &kept, fn) || kept == fn)
+	if (atomic_compare_exchange_strong(&exit_fn[kind], &kept, fn) || kept == fn)
 		return 0;
-	return upmc_fail(-EINVAL, "upmc_os_at_thread_exit: one thread-exit function per process");
+	return upmc_fail(-EINVAL,
+	                 "upmc_os_at_thread_exit: one thread-exit function per kind and process");
 }
 
-static void call_exit_fn(void *arg)
+static void call_exit_fn(enum upmc_os_exit_kind kind, void *arg)
 {
-	void (*fn)(void *) = atomic_load(&exit_fn);
+	void (*fn)(void *) = atomic_load(&exit_fn[kind]);
 
 	if (arg && fn)
 		fn(arg);
+}
+
+/* The OS's calls have the argument alone: one entry per kind. */
+static void zones_thread_exited(void *arg)
+{
+	call_exit_fn(UPMC_OS_EXIT_ZONES, arg);
+}
+
+static void prof_thread_exited(void *arg)
+{
+	call_exit_fn(UPMC_OS_EXIT_PROF, arg);
+}
+
+static void (*const thread_exited_of[UPMC_OS_EXIT_KINDS])(void *) = {
+        [UPMC_OS_EXIT_ZONES] = zones_thread_exited,
+        [UPMC_OS_EXIT_PROF] = prof_thread_exited,
+};
+
+static int check_exit_kind(enum upmc_os_exit_kind kind)
+{
+	if ((unsigned)kind < UPMC_OS_EXIT_KINDS)
+		return 0;
+	return upmc_fail(-EINVAL, "upmc_os_at_thread_exit_for: no thread-exit kind %u",
+	                 (unsigned)kind);
+}
+
+int upmc_os_at_thread_exit(void (*fn)(void *), void *arg)
+{
+	return upmc_os_at_thread_exit_for(UPMC_OS_EXIT_ZONES, fn, arg);
 }
 
 #ifdef _WIN32
 #include <stdlib.h>
 #include <windows.h>
 
-static DWORD slot = FLS_OUT_OF_INDEXES;
+static DWORD slot[UPMC_OS_EXIT_KINDS];
 static INIT_ONCE slot_once = INIT_ONCE_STATIC_INIT;
 
-static void NTAPI thread_exited(void *arg)
+static void NTAPI zones_fls_exited(void *arg)
 {
-	call_exit_fn(arg);
+	zones_thread_exited(arg);
 }
 
-static BOOL CALLBACK make_slot(INIT_ONCE *once, void *param, void **context)
+static void NTAPI prof_fls_exited(void *arg)
+{
+	prof_thread_exited(arg);
+}
+
+static BOOL CALLBACK make_slots(INIT_ONCE *once, void *param, void **context)
 {
 	(void)once;
 	(void)param;
 	(void)context;
-	slot = FlsAlloc(thread_exited);
+	(void)thread_exited_of; /* FlsAlloc wants NTAPI functions: the two above */
+	slot[UPMC_OS_EXIT_ZONES] = FlsAlloc(zones_fls_exited);
+	slot[UPMC_OS_EXIT_PROF] = FlsAlloc(prof_fls_exited);
 	return TRUE;
 }
 
-int upmc_os_at_thread_exit(void (*fn)(void *), void *arg)
+int upmc_os_at_thread_exit_for(enum upmc_os_exit_kind kind, void (*fn)(void *), void *arg)
 {
-	int err;
+	int err = check_exit_kind(kind);
 
-	InitOnceExecuteOnce(&slot_once, make_slot, NULL, NULL);
-	if (slot == FLS_OUT_OF_INDEXES)
-		return upmc_fail(-EAGAIN, "no fiber-local slot is left for the thread-exit call");
-	err = keep_exit_fn(fn);
 	if (err < 0)
 		return err;
-	return FlsSetValue(slot, arg) ? 0 : upmc_fail(-ENOMEM, "FlsSetValue failed");
+	InitOnceExecuteOnce(&slot_once, make_slots, NULL, NULL);
+	if (slot[kind] == FLS_OUT_OF_INDEXES)
+		return upmc_fail(-EAGAIN, "no fiber-local slot is left for the thread-exit call");
+	err = keep_exit_fn(kind, fn);
+	if (err < 0)
+		return err;
+	return FlsSetValue(slot[kind], arg) ? 0 : upmc_fail(-ENOMEM, "FlsSetValue failed");
 }
 
 static SRWLOCK collector_mutex = SRWLOCK_INIT;
@@ -167,26 +207,31 @@ uint64_t upmc_os_thread_id(void)
 #include <sys/syscall.h>
 #endif
 
-static pthread_key_t key;
+static pthread_key_t key[UPMC_OS_EXIT_KINDS];
 static pthread_once_t key_once = PTHREAD_ONCE_INIT;
-static int key_err;
+static int key_err[UPMC_OS_EXIT_KINDS];
 
-static void make_key(void)
+static void make_keys(void)
 {
-	key_err = pthread_key_create(&key, call_exit_fn);
+	unsigned kind;
+
+	for (kind = 0; kind < UPMC_OS_EXIT_KINDS; kind++)
+		key_err[kind] = pthread_key_create(&key[kind], thread_exited_of[kind]);
 }
 
-int upmc_os_at_thread_exit(void (*fn)(void *), void *arg)
+int upmc_os_at_thread_exit_for(enum upmc_os_exit_kind kind, void (*fn)(void *), void *arg)
 {
-	int err;
+	int err = check_exit_kind(kind);
 
-	pthread_once(&key_once, make_key);
-	if (key_err)
-		return upmc_fail(-key_err, "no pthread key is left for the thread-exit call");
-	err = keep_exit_fn(fn);
 	if (err < 0)
 		return err;
-	err = pthread_setspecific(key, arg);
+	pthread_once(&key_once, make_keys);
+	if (key_err[kind])
+		return upmc_fail(-key_err[kind], "no pthread key is left for the thread-exit call");
+	err = keep_exit_fn(kind, fn);
+	if (err < 0)
+		return err;
+	err = pthread_setspecific(key[kind], arg);
 	return err ? upmc_fail(-err, "pthread_setspecific failed") : 0;
 }
 

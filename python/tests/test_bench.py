@@ -271,6 +271,79 @@ def test_measured_close_during_a_call_frees_at_its_end(closer):
     assert run.stdout == "0 0 ENODATA\n1 1\n0\n"
 
 
+# stats() inside a call, as a function that reports on itself does: each
+# call counts when it ends (the query used to drop the call it ran in).
+STATS_INSIDE_A_CALL = r"""
+import upmc
+
+@upmc.measured()
+def f():
+    return f.stats().ns
+
+f()
+so_far = [f().count for _ in range(20)]
+s = f.stats()
+print(so_far == list(range(1, 21)), s.ns.count, s.dropped)
+f.close()
+"""
+
+
+def test_measured_stats_inside_a_call_counts_it():
+    run = run_python(STATS_INSIDE_A_CALL, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout == "True 21 0\n"
+
+
+# close() on another thread while stats() reads the region: the region is
+# freed when stats() is done with it, not under it (a use after free that
+# ASan reports, and often a crash without it). The trace function makes
+# the interleaving certain: stats() waits for the close() at its first
+# read of a series.
+STATS_RACING_CLOSE = r"""
+import errno, os, sys, threading
+import upmc
+
+@upmc.measured("task-clock")
+def f():
+    pass
+
+f()
+fds = len(os.listdir("/proc/self/fd"))
+go, closed = threading.Event(), threading.Event()
+
+def closer():
+    go.wait()
+    f.close()
+    closed.set()
+
+def trace(frame, event, arg):
+    if event == "call" and frame.f_code.co_name == "_series" and not go.is_set():
+        go.set()
+        closed.wait(10)
+    return None
+
+t = threading.Thread(target=closer)
+t.start()
+sys.settrace(trace)
+s = f.stats()
+sys.settrace(None)
+t.join()
+print(closed.is_set(), s.ns.count, s.counters["task-clock"].count, s.dropped)
+print(fds - len(os.listdir("/proc/self/fd")))  # the set's one, closed after stats()
+try:
+    f.stats()
+except upmc.Error as e:
+    print(errno.errorcode[e.errno])
+"""
+
+
+def test_measured_stats_racing_close_reads_then_frees():
+    software_or_skip("task-clock").close()
+    run = run_python(STATS_RACING_CLOSE, timeout=60)
+    assert run.returncode == 0, run.stdout + run.stderr
+    assert run.stdout == "True 1 1 0\n1\nENODATA\n"
+
+
 # Per-call statistics that the region reports, scripted by event name: the
 # calls of fn, and the empty loop that measure() subtracts.
 METRIC_SPEC = "IPC,branch-miss-ratio"

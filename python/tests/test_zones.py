@@ -46,6 +46,28 @@ def test_zones_nest_and_carry_their_counters(no_fd_leak):
         f.counters["task-clock"] - a.counters["task-clock"] - b.counters["task-clock"]
 
 
+def test_zones_raises_what_its_callback_raised(monkeypatch, no_fd_leak):
+    """An exception while zones() makes a zone (here the second) is raised
+    to the caller, not printed by ctypes with the list returned short."""
+    real, made = upmc._zones.Zone, []
+
+    def zone(*fields):
+        if len(made) == 1:
+            raise MemoryError("the second zone")
+        made.append(real(*fields))
+        return made[-1]
+
+    with upmc.Profile() as p:
+        for _ in range(3):
+            with upmc.zone("z"):
+                pass
+        monkeypatch.setattr(upmc._zones, "Zone", zone)
+        with pytest.raises(MemoryError, match="the second zone"):
+            p.zones()
+        monkeypatch.setattr(upmc._zones, "Zone", real)
+        assert len(p.zones()) == 3
+
+
 def test_zones_of_threads(no_fd_leak):
     def worker(i):
         upmc.thread_name("worker %d" % i)

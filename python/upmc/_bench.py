@@ -5,6 +5,7 @@ import ctypes
 import errno
 import functools
 import math
+import threading
 import weakref
 from collections import namedtuple
 from itertools import repeat
@@ -220,13 +221,18 @@ def measure(fn, *args, spec="", repeats=None, samples=31, min_ns=1000000, **opti
 
 class _Region:
     """A region over a set of the thread that first called the function.
-    running: a counted call is between its begin and end; closing: close()
-    was called, and the region goes when that call ends (free())."""
+    running: a counted call is between its begin and end; readers: stats()
+    calls reading it now, from any thread; closing: close() was called, and
+    the region goes when the last of those ends (free(), once)."""
 
     def __init__(self, spec, options):
         self.counters = Counters(spec, **options)
         self.thread = thread_token()
         self.running = self.closing = False
+        self.readers = 0
+        # readers and closing change under it: a stats() on another thread
+        # either counts itself a reader before close() or sees closing.
+        self.lock = threading.Lock()
         try:
             self.region = _open_region(self.counters)
         except BaseException:
@@ -240,6 +246,35 @@ class _Region:
         except BaseException:
             self.free()
             raise
+
+    def read(self):
+        """Whether stats() may read the region (not closing); it is then a
+        reader until done_reading()."""
+        with self.lock:
+            if self.closing:
+                return False
+            self.readers += 1
+            return True
+
+    def done_reading(self):
+        with self.lock:
+            self.readers -= 1
+        self.free_if_unused()
+
+    def close(self):
+        with self.lock:
+            self.closing = True
+        self.free_if_unused()
+
+    def free_if_unused(self):
+        """Frees the closing region once no call and no stats() uses it.
+        The call sets running before it looks at closing, close() sets
+        closing before it looks at running: whatever the order the GIL
+        gives them, one of the two sees the other's flag."""
+        with self.lock:
+            unused = self.closing and not self.running and not self.readers
+        if unused:
+            self.free()
 
     def _calibrate(self):
         """What the Python calls around a call cost: an empty call timed the
@@ -286,10 +321,12 @@ def measured(spec="", **options):
 
     parse.stats() returns a Result of per-call statistics so far (the cost
     of upmc's reads and of the Python calls around the function subtracted,
-    never below 0). The set and region open at the first call, for that
+    never below 0), from any thread; inside a call, of the calls before
+    it (the call counts when it ends). The set and region open at the first call, for that
     thread: calls from other threads, and calls inside a call (recursion),
     run uncounted (parse.uncounted says how many). parse.close() frees them:
-    during a call (inside it, or from another thread), when that call ends.
+    during a call (inside it, or from another thread) or a stats() on
+    another thread, when that ends.
     """
     c_string(spec, "spec")
     _own_overhead("measured", options)
@@ -306,13 +343,11 @@ def measured(spec="", **options):
                 state["uncounted"] += 1
                 return fn(*args, **kwargs)
             # running, then closing, here; closing, then running, in
-            # close(): whatever the order the GIL gives them, one of the
-            # two sees the other's flag and frees the region after its
-            # last use (free() runs once).
+            # close() (free_if_unused()).
             region.running = True
             if region.closing:  # closed since it was looked up
                 region.running = False
-                region.free()
+                region.free_if_unused()
                 state["uncounted"] += 1
                 return fn(*args, **kwargs)
             _begin(region.handle)
@@ -322,25 +357,28 @@ def measured(spec="", **options):
                 _end(region.handle)
                 region.running = False
                 if region.closing:
-                    region.free()
+                    region.free_if_unused()
 
         def stats():
+            # A reader, so that a close() on another thread meanwhile
+            # frees the region after this read of it, not during it.
             region = state["region"]
-            if region is None:
+            if region is None or not region.read():
                 raise Error(errno.ENODATA, "%s has not been called since it was made or closed"
                             % fn.__name__)
-            by = {what: _less(_series(region.handle, i, 0), region.overhead[what])
-                  for what, i in _series_of(region.counters)}
-            ns = by.pop("ns")
-            return Result(region.counters, ns, by, region.overhead, 1,
-                          ns.count if ns else 0, lib.upmc_region_dropped(region.region))
+            try:
+                by = {what: _less(_series(region.handle, i, 0), region.overhead[what])
+                      for what, i in _series_of(region.counters)}
+                ns = by.pop("ns")
+                return Result(region.counters, ns, by, region.overhead, 1,
+                              ns.count if ns else 0, lib.upmc_region_dropped(region.region))
+            finally:
+                region.done_reading()
 
         def close():
             region, state["region"] = state["region"], None
             if region is not None:
-                region.closing = True
-                if not region.running:
-                    region.free()
+                region.close()
 
         wrapper.stats = stats
         wrapper.close = close

@@ -312,7 +312,9 @@ class Profile:
         return {name: getattr(st, name) for name, _ in ProfileStats._fields_}
 
     def zones(self):
-        """Every collected zone, thread by thread in the order they began."""
+        """Every collected zone, thread by thread in the order they began.
+        An exception while a zone is made (MemoryError, KeyboardInterrupt)
+        is raised here, never a part of the list."""
         found = []
 
         def counts(values, n):
@@ -323,12 +325,21 @@ class Profile:
             return {name: (None if math.isnan(values[j]) else values[j])
                     for j, name in zip(range(n), self.metric_names)}
 
+        raised = []
+
         def add(info, _arg):
-            z = info.contents
-            found.append(Zone(_text(z.loc.contents.name), _text(z.thread), z.thread_id,
-                              z.begin_ns, z.end_ns, z.depth, counts(z.delta, z.n),
-                              counts(z.self, z.n), metrics(z.metric, z.metrics)))
-            return 0
+            # An exception cannot cross the library: ctypes would print it
+            # and go on with the next zone. It stops the walk (non-zero)
+            # and is raised once the library has returned.
+            try:
+                z = info.contents
+                found.append(Zone(_text(z.loc.contents.name), _text(z.thread), z.thread_id,
+                                  z.begin_ns, z.end_ns, z.depth, counts(z.delta, z.n),
+                                  counts(z.self, z.n), metrics(z.metric, z.metrics)))
+                return 0
+            except BaseException as e:
+                raised.append(e)
+                return 1
 
         with _collector:
             # The collect, which may take long, without the GIL; then the
@@ -337,6 +348,8 @@ class Profile:
             err = nogil.upmc_profile_collect(self._open())
             if err >= 0:
                 err = lib.upmc_profile_zones(self._profile, ZONE_FN(add), None)
+        if raised:
+            raise raised[0]
         if err < 0:
             fail(err)
         return found

@@ -256,6 +256,16 @@ TEST(cli_stat_report, csv_in_perf_stat_order)
 	free(text);
 }
 
+/* The made-up run as the mean of `runs` runs, each counter counted in all. */
+static void every_of(struct stat_run *run, unsigned runs)
+{
+	unsigned i;
+
+	run->runs = runs;
+	for (i = 0; i < run->n; i++)
+		run->counter[i].total.runs = run->counter[i].total.planned = runs;
+}
+
 /* -r: the mean of each figure and "+-" the standard deviation of the mean
  * in % of it, where perf stat prints them: after the ratio in the text,
  * after the event's name in CSV (perf stat 6.1's place; its man page says
@@ -266,7 +276,7 @@ TEST(cli_stat_report, repeats_print_the_mean_and_its_spread)
 	char *text;
 
 	ASSERT(made_up_run(&run) == 0);
-	run.runs = 3;
+	every_of(&run, 3);
 	run.counter[0].total.noise = 4.11;
 	run.counter[8].total.noise = 1.2;
 	run.elapsed_ns = 6180000;

@@ -489,9 +489,9 @@ TEST(cli_stat, rotate)
 	EXPECT_CONTAINS(r.err, " Performance counter stats for 'true' (4 runs, 2 passes):\n");
 	ASSERT(cli_line_with(r.err, " task-clock ", line, sizeof(line)) == 0);
 	EXPECT_CONTAINS(line, "CPUs utilized");
-	EXPECT_CONTAINS(line, "  (pass 1/2)");
+	EXPECT_CONTAINS(line, "  (pass 1/2, 2 of 4 runs)");
 	ASSERT(cli_line_with(r.err, " page-faults ", line, sizeof(line)) == 0);
-	EXPECT_CONTAINS(line, "  (pass 2/2)");
+	EXPECT_CONTAINS(line, "  (pass 2/2, 2 of 4 runs)");
 	EXPECT_MSG(!strstr(line, "/sec"), "a rate of another pass's clock: %s", line);
 	cli_result_free(&r);
 

@@ -15,7 +15,9 @@
  * open; machines without counters print what they can (time at least).
  * A pass whose counters could not be read (another user took them) prints
  * "upmc parse: dropped (<why>), <k> so far" and counts in prof->dropped.
- * Each call site's state is per thread. UPMC_PROF_CLOSE(name) releases it.
+ * Each call site's state is per thread. UPMC_PROF_CLOSE(name) releases it;
+ * a thread that exits without it has it released at its exit (a struct
+ * upmc_prof of your own must outlive its thread, or be closed first).
  * A NULL prof does nothing (upmc_last_error() says so); a NULL file is stderr.
  */
 #ifndef UPMC_PROF_H
