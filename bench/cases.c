@@ -657,6 +657,11 @@ static const struct bench_ops collect_ops = {setup_collect, close_collect, run_c
 	{                                                                     \
 		.name = n, .baseline = b, .ops = o, .spec = s, .hardware = hw \
 	}
+/* A case whose operation takes 10 us or more (system calls, a thread). */
+#define SLOW_CASE(n, b, o, s, hw)                                                        \
+	{                                                                                \
+		.name = n, .baseline = b, .ops = o, .spec = s, .hardware = hw, .slow = 1 \
+	}
 #define COLLECT(n, threads_)                                                                \
 	{                                                                                   \
 		.name = n, .baseline = BENCH_ZONE_TIME, .ops = &collect_ops, .hardware = 1, \
@@ -677,9 +682,9 @@ static struct bench_case table[] = {
         CASE(BENCH_READ_4, BENCH_RAW_PMC, &read_4_ops, SPEC_4, 1),
         CASE(BENCH_READ_7, BENCH_RAW_PMC, &read_7_ops, SPEC_7, 1),
         CASE(BENCH_REGION_4, BENCH_RAW_TSC_SER, &region_4_ops, SPEC_4, 1),
-        CASE(BENCH_RAW_OPEN, NULL, &raw_open_ops, NULL, 0),
-        CASE(BENCH_OPEN_CLOSE, BENCH_RAW_OPEN, &open_close_ops, SPEC_OPEN, 0),
-        CASE(BENCH_OPEN, BENCH_RAW_OPEN, &open_ops, SPEC_OPEN, 0),
+        SLOW_CASE(BENCH_RAW_OPEN, NULL, &raw_open_ops, NULL, 0),
+        SLOW_CASE(BENCH_OPEN_CLOSE, BENCH_RAW_OPEN, &open_close_ops, SPEC_OPEN, 0),
+        SLOW_CASE(BENCH_OPEN, BENCH_RAW_OPEN, &open_ops, SPEC_OPEN, 0),
         /* opened for each batch, as hardware cases are */
         CASE(BENCH_ZONE_TIME, BENCH_RAW_TSC, &zone_ops, NULL, 1),
         CASE(BENCH_ZONE_4, BENCH_READ_4, &zone_ops, SPEC_4, 1),
@@ -687,7 +692,7 @@ static struct bench_case table[] = {
          * profile for its batch alone */
         CASE(BENCH_ZONE_IDLE, BENCH_RAW_TSC, &zone_idle_ops, NULL, 0),
         /* a profile for each batch, as the zone cases have */
-        CASE(BENCH_FIRST_ZONE, BENCH_OPEN, &first_zone_ops, SPEC_OPEN, 1),
+        SLOW_CASE(BENCH_FIRST_ZONE, BENCH_OPEN, &first_zone_ops, SPEC_OPEN, 1),
         COLLECT(BENCH_COLLECT_1, 1),
         COLLECT(BENCH_COLLECT_2, 2),
         COLLECT(BENCH_COLLECT_8, 8),

@@ -42,6 +42,7 @@ struct bench_case {
 	int hardware;     /* opened for each batch alone: sets that never compete for
 	                     the PMU, profiles that never overlap */
 	unsigned threads; /* recording threads of a collect case */
+	int slow;         /* an operation of 10 us or more: batches from 1, not 16 */
 	/* state while it runs */
 	struct upmc_set *set;
 	struct upmc_region *region;
