@@ -13,6 +13,14 @@
 #include <string.h>
 #include <time.h>
 
+#ifdef __linux__
+#include <linux/perf_event.h>
+#include <sys/ioctl.h>
+#include <sys/mman.h>
+#include <sys/syscall.h>
+#include <unistd.h>
+#endif
+
 #include "bench/overhead.h"
 
 /* Every result goes here, so that no loop is optimised away. */
@@ -265,6 +273,143 @@ RUN_READ_N(2)
 RUN_READ_N(4)
 RUN_READ_N(7)
 
+/* ---- opening a set ---- */
+
+static uint64_t mono_ns(void)
+{
+	struct timespec ts;
+
+	clock_gettime(CLOCK_MONOTONIC_RAW, &ts);
+	return (uint64_t)ts.tv_sec * 1000000000u + (uint64_t)ts.tv_nsec;
+}
+
+#ifdef __linux__
+/* A software event as upmc's set opens it: the leader disabled and
+ * pinned, the group read with its times; or the dummy event whose page
+ * gives the kernel's clock factors. */
+static int raw_event(uint64_t config, int leader, int dummy)
+{
+	struct perf_event_attr a;
+
+	memset(&a, 0, sizeof(a));
+	a.size = sizeof(a);
+	a.type = PERF_TYPE_SOFTWARE;
+	a.config = config;
+	a.exclude_kernel = 1;
+	a.exclude_hv = 1;
+	if (!dummy)
+		a.read_format = PERF_FORMAT_TOTAL_TIME_ENABLED | PERF_FORMAT_TOTAL_TIME_RUNNING |
+		                PERF_FORMAT_GROUP;
+	a.disabled = a.pinned = leader < 0 && !dummy;
+	return (int)syscall(SYS_perf_event_open, &a, 0, -1, leader, PERF_FLAG_FD_CLOEXEC);
+}
+
+/*
+ * The system calls of upmc_open() and upmc_close() of SPEC_OPEN, as strace
+ * shows them, made directly: each event opened (the group's leader first)
+ * and asked its id (for fork()), the group enabled and read once (is the
+ * pinned group on?), the dummy event's page mapped for the clock (a set of
+ * software events maps none of its own), then every event closed. 0, or
+ * -errno.
+ */
+static int raw_open_close(void)
+{
+	size_t page = (size_t)sysconf(_SC_PAGESIZE);
+	uint64_t id, buf[16];
+	int fd[2], dummy, err = 0;
+	void *map;
+
+	fd[0] = raw_event(PERF_COUNT_SW_TASK_CLOCK, -1, 0);
+	if (fd[0] < 0)
+		return -errno;
+	fd[1] = raw_event(PERF_COUNT_SW_PAGE_FAULTS, fd[0], 0);
+	if (fd[1] < 0 || ioctl(fd[0], PERF_EVENT_IOC_ID, &id) < 0 ||
+	    ioctl(fd[1], PERF_EVENT_IOC_ID, &id) < 0 ||
+	    ioctl(fd[0], PERF_EVENT_IOC_ENABLE, 0) < 0 || read(fd[0], buf, sizeof(buf)) <= 0)
+		err = -errno;
+	dummy = raw_event(PERF_COUNT_SW_DUMMY, -1, 1);
+	map = dummy < 0 ? MAP_FAILED : mmap(NULL, page, PROT_READ, MAP_SHARED, dummy, 0);
+	if (map == MAP_FAILED)
+		err = err ? err : -errno;
+	else
+		munmap(map, page);
+	if (dummy >= 0)
+		close(dummy);
+	if (fd[1] >= 0)
+		close(fd[1]);
+	close(fd[0]);
+	return err;
+}
+#else
+static int raw_open_close(void)
+{
+	return -ENOSYS;
+}
+#endif
+
+static int setup_raw_open(struct bench_case *c, char *why, size_t size)
+{
+	int err = raw_open_close();
+
+	(void)c;
+	if (err < 0)
+		snprintf(why, size, "perf_event_open of %s failed: %s", SPEC_OPEN, strerror(-err));
+	return err;
+}
+
+static void run_raw_open(struct bench_case *c, uint64_t iters)
+{
+	uint64_t k;
+
+	(void)c;
+	for (k = 0; k < iters; k++)
+		raw_open_close();
+}
+
+static int setup_open(struct bench_case *c, char *why, size_t size)
+{
+	struct upmc_set *set;
+	int err = upmc_open(&set, c->spec, NULL);
+
+	if (err < 0) {
+		snprintf(why, size, "%s", upmc_last_error());
+		return err;
+	}
+	upmc_close(set);
+	return 0;
+}
+
+static void run_open_close(struct bench_case *c, uint64_t iters)
+{
+	struct upmc_set *set;
+	uint64_t k;
+
+	for (k = 0; k < iters; k++)
+		if (upmc_open(&set, c->spec, NULL) == 0)
+			upmc_close(set);
+}
+
+/* upmc_open() alone timed, each set closed outside the time. */
+static uint64_t timed_open(struct bench_case *c, uint64_t iters)
+{
+	struct upmc_set *set;
+	uint64_t k, t0, ns = 0;
+
+	for (k = 0; k < iters; k++) {
+		t0 = mono_ns();
+		if (upmc_open(&set, c->spec, NULL) < 0)
+			continue;
+		ns += mono_ns() - t0;
+		upmc_close(set);
+	}
+	return ns;
+}
+
+static void run_open(struct bench_case *c, uint64_t iters)
+{
+	timed_open(c, iters);
+}
+
 /* ---- zones ---- */
 
 static const struct upmc_zone_loc bench_zone = {"bench", "run_zone", __FILE__, __LINE__};
@@ -306,6 +451,59 @@ static void run_zone(struct bench_case *c, uint64_t iters)
 		upmc_zone_begin(&bench_zone);
 		upmc_zone_end();
 	}
+}
+
+/* ---- a thread's first zone: the thread joins the profile, its set opens ---- */
+
+static const struct upmc_zone_loc first_zone_loc = {"first zone", "first_zone", __FILE__, __LINE__};
+
+static int setup_first_zone(struct bench_case *c, char *why, size_t size)
+{
+	int err = setup_open(c, why, size); /* the threads' sets would open */
+
+	if (err == 0)
+		err = upmc_profile_open(&c->profile, c->spec, NULL);
+	if (err < 0)
+		snprintf(why, size, "%s", upmc_last_error());
+	return err;
+}
+
+static void close_first_zone(struct bench_case *c)
+{
+	upmc_profile_close(c->profile);
+	c->profile = NULL;
+}
+
+static void *first_zone(void *arg)
+{
+	uint64_t t0 = mono_ns();
+
+	upmc_zone_begin(&first_zone_loc);
+	upmc_zone_end();
+	*(uint64_t *)arg = mono_ns() - t0;
+	return NULL;
+}
+
+/* A new thread for each: its first zone timed, its start and exit not. */
+static uint64_t timed_first_zones(struct bench_case *c, uint64_t iters)
+{
+	uint64_t k, ns = 0, one;
+	pthread_t th;
+
+	(void)c;
+	for (k = 0; k < iters; k++) {
+		one = 0;
+		if (pthread_create(&th, NULL, first_zone, &one) != 0)
+			break;
+		pthread_join(th, NULL);
+		ns += one;
+	}
+	return ns;
+}
+
+static void run_first_zones(struct bench_case *c, uint64_t iters)
+{
+	timed_first_zones(c, iters);
 }
 
 /* ---- collecting zones: threads record, one collect takes their zones ---- */
@@ -439,6 +637,11 @@ static const struct bench_ops read_7_ops = {setup_user_set, close_set, run_read_
 static const struct bench_ops region_4_ops = {setup_user_region, close_set, run_region, NULL};
 static const struct bench_ops zone_ops = {setup_zones, close_zones, run_zone, NULL};
 static const struct bench_ops zone_idle_ops = {NULL, NULL, run_zone, NULL};
+static const struct bench_ops raw_open_ops = {setup_raw_open, NULL, run_raw_open, NULL};
+static const struct bench_ops open_close_ops = {setup_open, NULL, run_open_close, NULL};
+static const struct bench_ops open_ops = {setup_open, NULL, run_open, timed_open};
+static const struct bench_ops first_zone_ops = {setup_first_zone, close_first_zone, run_first_zones,
+                                                timed_first_zones};
 static const struct bench_ops collect_ops = {setup_collect, close_collect, run_collect,
                                              timed_collect};
 
@@ -453,6 +656,11 @@ static const struct bench_ops collect_ops = {setup_collect, close_collect, run_c
 #define CASE(n, b, o, s, hw)                                                  \
 	{                                                                     \
 		.name = n, .baseline = b, .ops = o, .spec = s, .hardware = hw \
+	}
+/* A case whose operation takes 10 us or more (system calls, a thread). */
+#define SLOW_CASE(n, b, o, s, hw)                                                        \
+	{                                                                                \
+		.name = n, .baseline = b, .ops = o, .spec = s, .hardware = hw, .slow = 1 \
 	}
 #define COLLECT(n, threads_)                                                                \
 	{                                                                                   \
@@ -474,12 +682,17 @@ static struct bench_case table[] = {
         CASE(BENCH_READ_4, BENCH_RAW_PMC, &read_4_ops, SPEC_4, 1),
         CASE(BENCH_READ_7, BENCH_RAW_PMC, &read_7_ops, SPEC_7, 1),
         CASE(BENCH_REGION_4, BENCH_RAW_TSC_SER, &region_4_ops, SPEC_4, 1),
+        SLOW_CASE(BENCH_RAW_OPEN, NULL, &raw_open_ops, NULL, 0),
+        SLOW_CASE(BENCH_OPEN_CLOSE, BENCH_RAW_OPEN, &open_close_ops, SPEC_OPEN, 0),
+        SLOW_CASE(BENCH_OPEN, BENCH_RAW_OPEN, &open_ops, SPEC_OPEN, 0),
         /* opened for each batch, as hardware cases are */
         CASE(BENCH_ZONE_TIME, BENCH_RAW_TSC, &zone_ops, NULL, 1),
         CASE(BENCH_ZONE_4, BENCH_READ_4, &zone_ops, SPEC_4, 1),
         /* zones compiled in, no profile open: every zone case opens its
          * profile for its batch alone */
         CASE(BENCH_ZONE_IDLE, BENCH_RAW_TSC, &zone_idle_ops, NULL, 0),
+        /* a profile for each batch, as the zone cases have */
+        SLOW_CASE(BENCH_FIRST_ZONE, BENCH_OPEN, &first_zone_ops, SPEC_OPEN, 1),
         COLLECT(BENCH_COLLECT_1, 1),
         COLLECT(BENCH_COLLECT_2, 2),
         COLLECT(BENCH_COLLECT_8, 8),

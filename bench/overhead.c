@@ -70,7 +70,7 @@ static double instructions_per_op(struct bench_case *c)
 /* Doubles the batch until it lasts BATCH_NS; a first pass warms it up. */
 static void size_batch(struct bench_case *c)
 {
-	uint64_t iters = 16;
+	uint64_t iters = c->slow ? 1 : 16;
 
 	c->ops->run(c, iters);
 	while (iters < MAX_ITERS && timed_batch(c, iters) < BATCH_NS)

@@ -42,6 +42,7 @@ struct bench_case {
 	int hardware;     /* opened for each batch alone: sets that never compete for
 	                     the PMU, profiles that never overlap */
 	unsigned threads; /* recording threads of a collect case */
+	int slow;         /* an operation of 10 us or more: batches from 1, not 16 */
 	/* state while it runs */
 	struct upmc_set *set;
 	struct upmc_region *region;
@@ -77,12 +78,20 @@ const struct bench_case *bench_find(const struct bench_case *cases, size_t n, co
 #define BENCH_READ_4       "upmc_read_n, 4 counters"
 #define BENCH_READ_7       "upmc_read_n, 7 counters"
 #define BENCH_REGION_4     "region begin+end, 4 counters"
+#define BENCH_RAW_OPEN     "raw syscalls of open+close"
+#define BENCH_OPEN_CLOSE   "upmc_open+close, 2 events"
+#define BENCH_OPEN         "upmc_open, 2 events"
+#define BENCH_FIRST_ZONE   "first zone of a thread, 2 events"
 #define BENCH_ZONE_TIME    "zone begin+end, time only"
 #define BENCH_ZONE_4       "zone begin+end, 4 counters"
 #define BENCH_ZONE_IDLE    "zone begin+end, no profile open"
 #define BENCH_COLLECT_1    "collect a zone, 1 thread"
 #define BENCH_COLLECT_2    "collect a zone, 2 threads"
 #define BENCH_COLLECT_8    "collect a zone, 8 threads"
+
+/* The set the open cases open: two software events, which every Linux
+ * machine counts. */
+#define SPEC_OPEN "task-clock,page-faults"
 
 /* ---- zones, measured once per run (bench/zones.c) ---- */
 

@@ -242,6 +242,7 @@ static void zone_targets(struct target *t, unsigned *n, const struct bench_repor
 	const struct bench_zones *z = r->zones;
 
 	target_ratio(&t[(*n)++], r, BENCH_ZONE_IDLE, BENCH_RAW_TSC, 0.1);
+	target_ratio(&t[(*n)++], r, BENCH_FIRST_ZONE, BENCH_OPEN, 2);
 	target_ratio(&t[(*n)++], r, BENCH_COLLECT_1, BENCH_ZONE_TIME, 2);
 	target_ratio(&t[(*n)++], r, BENCH_COLLECT_2, BENCH_ZONE_TIME, 2);
 	target_ratio(&t[(*n)++], r, BENCH_COLLECT_8, BENCH_ZONE_TIME, 2);
@@ -268,6 +269,7 @@ static unsigned targets(const struct bench_report *r, struct target *t)
 	target_ratio(&t[n++], r, BENCH_ZONE_TIME, BENCH_RAW_TSC, 1.2);
 	target_zone_counters(&t[n++], r);
 	syscall_gain(&t[n++], r);
+	target_ratio(&t[n++], r, BENCH_OPEN_CLOSE, BENCH_RAW_OPEN, 2);
 	zone_targets(t, &n, r);
 	return n;
 }

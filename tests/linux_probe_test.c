@@ -5,8 +5,10 @@
  */
 #define _GNU_SOURCE
 #include <errno.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 
 #include "os/linux/probe.h"
 #include "tests/upmc_test.h"
@@ -168,4 +170,103 @@ TEST(probe, missing_root_reads_nothing)
 	EXPECT_EQ(p.n_core, 0);
 	EXPECT_EQ(p.rdpmc, -1);
 	EXPECT_EQ(p.user_access, -1);
+}
+
+/* ---- the facts once per root, the settings at each probe ---- */
+
+static void write_file(const char *root, const char *path, const char *text)
+{
+	char full[512], *slash;
+	FILE *f;
+
+	upmc_format(full, sizeof(full), "%s%s", root, path);
+	for (slash = strchr(full + strlen(root) + 1, '/'); slash; slash = strchr(slash + 1, '/')) {
+		*slash = '\0';
+		mkdir(full, 0700);
+		*slash = '/';
+	}
+	f = fopen(full, "w");
+	ASSERT_MSG(f, "cannot write %s", full);
+	fputs(text, f);
+	fclose(f);
+}
+
+TEST(probe, a_root_change_is_another_machine)
+{
+	struct upmc_linux_probe p;
+
+	probe_fixture("x86-rdpmc-off", &p);
+	ASSERT(p.n_core == 1);
+	EXPECT(!strcmp(p.core[0], "cpu"));
+	probe_fixture("arm64-user-access-off", &p);
+	ASSERT(p.n_core == 1);
+	EXPECT(!strcmp(p.core[0], "armv8_pmuv3_0"));
+	EXPECT(p.user_access_sysctl);
+	probe_fixture("vm-no-pmu", &p);
+	EXPECT_EQ(p.n_core, 0);
+	EXPECT_EQ(p.hypervisor, 1);
+	probe_fixture("x86-rdpmc-off", &p); /* back to the first */
+	ASSERT(p.n_core == 1);
+	EXPECT(!strcmp(p.core[0], "cpu"));
+	EXPECT_EQ(p.hypervisor, 0);
+	EXPECT(!p.user_access_sysctl);
+}
+
+TEST(probe, facts_read_once_settings_each_time)
+{
+	char root[] = "/tmp/upmc-probe-XXXXXX", cmd[64];
+	struct upmc_linux_probe p;
+
+	ASSERT(mkdtemp(root));
+	write_file(root, "/proc/cpuinfo",
+	           "vendor_id\t: GenuineIntel\ncpu family\t: 6\nmodel\t\t: 143\n"
+	           "flags\t\t: fpu hypervisor\n");
+	write_file(root, "/proc/sys/kernel/perf_event_paranoid", "2\n");
+	write_file(root, "/sys/bus/event_source/devices/cpu/type", "4\n");
+	write_file(root, "/sys/bus/event_source/devices/cpu/rdpmc", "1\n");
+	setenv("UPMC_FS_ROOT", root, 1);
+	upmc_linux_probe(&p);
+	EXPECT_EQ(p.paranoid, 2);
+	EXPECT_EQ(p.rdpmc, 1);
+	EXPECT_EQ(p.n_core, 1);
+	EXPECT_EQ(p.hypervisor, 1);
+	EXPECT(!strcmp(upmc_linux_machine()->cpu_id, "GenuineIntel-6-8F"));
+	/* an administrator's sysctl and sysfs write: seen at the next probe */
+	write_file(root, "/proc/sys/kernel/perf_event_paranoid", "3\n");
+	write_file(root, "/sys/bus/event_source/devices/cpu/rdpmc", "0\n");
+	/* what cannot change while a program runs is not read again */
+	write_file(root, "/sys/bus/event_source/devices/cpu_atom/type", "10\n");
+	upmc_linux_probe(&p);
+	EXPECT_EQ(p.paranoid, 3);
+	EXPECT_EQ(p.rdpmc, 0);
+	EXPECT_EQ(p.n_core, 1);
+	/* the PMUs alone: no setting read */
+	upmc_linux_probe_pmus(&p);
+	EXPECT_EQ(p.settings_read, 0);
+	EXPECT_EQ(p.paranoid, -1);
+	EXPECT_EQ(p.n_core, 1);
+	unsetenv("UPMC_FS_ROOT");
+	upmc_format(cmd, sizeof(cmd), "rm -rf %s", root);
+	EXPECT(system(cmd) == 0);
+}
+
+/* The open path probes the PMUs alone: a sentence that needs a setting
+ * reads it. */
+TEST(probe, sentences_read_the_settings_they_need)
+{
+	struct upmc_linux_probe p;
+	struct upmc_event ev = event("cycles", UPMC_TYPE_HARDWARE, 0);
+	char why[UPMC_REASON_MAX];
+
+	setenv("UPMC_FS_ROOT", "tests/fixtures/paranoid-3", 1);
+	upmc_linux_probe_pmus(&p);
+	upmc_linux_explain_open(why, sizeof(why), &ev, EACCES, 0, &p);
+	EXPECT_CONTAINS(why, "perf_event_paranoid is 3");
+	setenv("UPMC_FS_ROOT", "tests/fixtures/x86-rdpmc-off", 1);
+	upmc_linux_probe_pmus(&p);
+	upmc_linux_explain_no_user_read(why, sizeof(why), &p);
+	EXPECT_CONTAINS(why, "echo 1 > /sys/bus/event_source/devices/cpu/rdpmc");
+	upmc_linux_explain_open(why, sizeof(why), &ev, EINVAL, 1, &p);
+	EXPECT_CONTAINS(why, "sysctl kernel.nmi_watchdog=0");
+	unsetenv("UPMC_FS_ROOT");
 }

@@ -1,5 +1,6 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
+#include <errno.h>
 #include <linux/audit.h>
 #include <linux/filter.h>
 #include <linux/seccomp.h>
@@ -9,6 +10,7 @@
 #include <sys/prctl.h>
 #include <sys/syscall.h>
 #include <sys/wait.h>
+#include <ucontext.h>
 #include <unistd.h>
 
 #include "tests/seccomp_trap.h"
@@ -84,6 +86,91 @@ long syscalls_made_by(void *(*prepare)(void *), void (*fn)(void *), void *arg)
 	    (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
 		count = -1;
 	return count;
+}
+
+/* ---- some calls counted, the others run ---- */
+
+static int counted_nr[SECCOMP_TRAP_MAX];
+static volatile long counted[SECCOMP_TRAP_MAX];
+static unsigned n_counted;
+
+/* The trapped call did not run: it returns -EPERM, as a refused one would. */
+static void on_counted_sigsys(int sig, siginfo_t *si, void *context)
+{
+	ucontext_t *uc = context;
+	unsigned i;
+
+	(void)sig;
+	for (i = 0; i < n_counted; i++)
+		if (si->si_syscall == counted_nr[i])
+			counted[i]++;
+#if defined(__x86_64__)
+	uc->uc_mcontext.gregs[REG_RAX] = -EPERM;
+#elif defined(__aarch64__)
+	uc->uc_mcontext.regs[0] = (unsigned long long)-EPERM;
+#endif
+}
+
+static int install_counting_filter(void)
+{
+	struct sock_filter code[4 + 2 * SECCOMP_TRAP_MAX + 1] = {
+	        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, arch)),
+	        BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K, THIS_AUDIT_ARCH, 1, 0),
+	        BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_KILL_PROCESS),
+	        BPF_STMT(BPF_LD | BPF_W | BPF_ABS, offsetof(struct seccomp_data, nr)),
+	};
+	struct sock_fprog prog = {0, code};
+	struct sigaction sa;
+	unsigned i, n = 4;
+
+	for (i = 0; i < n_counted; i++) {
+		code[n++] = (struct sock_filter)BPF_JUMP(BPF_JMP | BPF_JEQ | BPF_K,
+		                                         (unsigned)counted_nr[i], 0, 1);
+		code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_TRAP);
+	}
+	code[n++] = (struct sock_filter)BPF_STMT(BPF_RET | BPF_K, SECCOMP_RET_ALLOW);
+	prog.len = (unsigned short)n;
+	memset(&sa, 0, sizeof(sa));
+	sa.sa_sigaction = on_counted_sigsys;
+	sa.sa_flags = SA_SIGINFO;
+	if (sigaction(SIGSYS, &sa, NULL) || prctl(PR_SET_NO_NEW_PRIVS, 1, 0, 0, 0))
+		return -1;
+	return prctl(PR_SET_SECCOMP, SECCOMP_MODE_FILTER, &prog);
+}
+
+int syscalls_counted(const int *nrs, unsigned n, long *counts, void *(*prepare)(void *),
+                     void (*fn)(void *), void *arg)
+{
+	long got[SECCOMP_TRAP_MAX + 1];
+	int pipefd[2], status, ok;
+	unsigned i;
+	pid_t pid;
+
+	if (n > SECCOMP_TRAP_MAX || pipe(pipefd))
+		return -1;
+	pid = fork();
+	if (pid == 0) {
+		close(pipefd[0]);
+		n_counted = n;
+		memcpy(counted_nr, nrs, n * sizeof(*nrs));
+		got[0] = -1;
+		if ((!prepare || (arg = prepare(arg))) && install_counting_filter() == 0) {
+			fn(arg);
+			got[0] = 0;
+			for (i = 0; i < n; i++)
+				got[i + 1] = counted[i];
+		}
+		syscall(SYS_exit_group, write(pipefd[1], got, sizeof(got)) == sizeof(got) ? 0 : 2);
+	}
+	close(pipefd[1]);
+	ok = pid > 0 && read(pipefd[0], got, sizeof(got)) == sizeof(got) && got[0] == 0;
+	close(pipefd[0]);
+	if (pid > 0 &&
+	    (waitpid(pid, &status, 0) != pid || !WIFEXITED(status) || WEXITSTATUS(status) != 0))
+		ok = 0;
+	for (i = 0; ok && i < n; i++)
+		counts[i] = got[i + 1];
+	return ok ? 0 : -1;
 }
 
 void make_two_syscalls(void *unused)

@@ -410,9 +410,11 @@ static unsigned named_by(const char *item, const struct upmc_metric_def **found,
 {
 	unsigned i, n = 0;
 
+	/* The names first: for_this_arch() asks the OS, which an item that
+	 * names no metric (most: events) need not. */
 	for (i = 0; i < N_DEFS && n < max; i++)
-		if (for_this_arch(&catalogue[i]) && !is_none(&catalogue[i]) &&
-		    (!strcmp(catalogue[i].name, item) || !strcmp(catalogue[i].group, item)))
+		if ((!strcmp(catalogue[i].name, item) || !strcmp(catalogue[i].group, item)) &&
+		    for_this_arch(&catalogue[i]) && !is_none(&catalogue[i]))
 			found[n++] = &catalogue[i];
 	return n;
 }

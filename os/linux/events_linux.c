@@ -299,19 +299,18 @@ static int no_libpfm(const char *item)
  */
 static int core_sysfs_event(const char *item, unsigned flags, struct upmc_event *ev)
 {
-	struct upmc_linux_probe probe;
+	const struct upmc_linux_machine *probe = upmc_linux_machine();
 	char name[UPMC_NAME_MAX], path[256], line[64], spec[UPMC_NAME_MAX + 64];
 	const char *mods = strchr(item, ':');
 	unsigned i;
 
 	upmc_format(name, sizeof(name), "%.*s", (int)(mods ? mods - item : (long)strlen(item)),
 	            item);
-	upmc_linux_probe(&probe);
-	for (i = 0; i < probe.n_core; i++) {
-		upmc_format(path, sizeof(path), DEVICES "/%s/events/%s", probe.core[i], name);
+	for (i = 0; i < probe->n_core; i++) {
+		upmc_format(path, sizeof(path), DEVICES "/%s/events/%s", probe->core[i], name);
 		if (upmc_linux_read_line(path, line, sizeof(line)) < 0)
 			continue;
-		upmc_format(spec, sizeof(spec), "%s/%s/%s", probe.core[i], name,
+		upmc_format(spec, sizeof(spec), "%s/%s/%s", probe->core[i], name,
 		            mods ? mods + 1 : "");
 		return sysfs_event(spec, flags, ev);
 	}
@@ -336,66 +335,33 @@ int upmc_os_resolve_event(const char *item, unsigned flags, struct upmc_event *e
 
 const char *upmc_os_core_kind(void)
 {
-	struct upmc_linux_probe probe;
+	const struct upmc_linux_machine *m = upmc_linux_machine();
 
-	upmc_linux_probe(&probe);
-	if (!probe.n_core)
+	if (!m->n_core)
 		return "";
-	return probe.core_kind[0] == UPMC_LINUX_X86 ? "x86" : "arm64";
-}
-
-/* The value of a /proc/cpuinfo line whose key is key ("model", not "model
- * name") into val; 0 when the line is another's. */
-static int cpuinfo_value(const char *line, const char *key, char *val, size_t size)
-{
-	size_t len = strlen(key), end;
-
-	if (strncmp(line, key, len) || !strchr(" \t:", line[len]))
-		return 0;
-	line += len + strspn(line + len, " \t");
-	if (*line++ != ':')
-		return 0;
-	line += strspn(line, " \t");
-	end = strcspn(line, "\n");
-	upmc_format(val, size, "%.*s", (int)end, line);
-	return 1;
+	return m->core_kind[0] == UPMC_LINUX_X86 ? "x86" : "arm64";
 }
 
 /* From /proc/cpuinfo (under the fixture root, so that a test names the
- * CPU), the first processor's: what the kernel's perf matches its
- * mapfile.csv against (get_cpuid_str()). */
+ * CPU), read once: what the kernel's perf matches its mapfile.csv against
+ * (get_cpuid_str()). */
 void upmc_os_cpu_id(char *buf, size_t size)
 {
-	char path[512], line[512], vendor[64] = "", family[16] = "", model[16] = "";
-	FILE *f;
-
-	upmc_format(buf, size, "%s", "");
-	upmc_linux_root_path(path, sizeof(path), "/proc/cpuinfo");
-	f = fopen(path, "re");
-	if (!f)
-		return;
-	while ((!vendor[0] || !family[0] || !model[0]) && fgets(line, sizeof(line), f))
-		if (!cpuinfo_value(line, "vendor_id", vendor, sizeof(vendor)) &&
-		    !cpuinfo_value(line, "cpu family", family, sizeof(family)))
-			cpuinfo_value(line, "model", model, sizeof(model));
-	fclose(f);
-	if (vendor[0] && family[0] && model[0])
-		upmc_format(buf, size, "%s-%s-%lX", vendor, family, strtoul(model, NULL, 10));
+	upmc_format(buf, size, "%s", upmc_linux_machine()->cpu_id);
 }
 
 /* #slots: a core PMU's operations per cycle (Arm's caps/slots, read by
  * perf's #slots in sbsa.json), the first core PMU that publishes it. */
 int upmc_os_metric_constant(const char *name, double *value)
 {
-	struct upmc_linux_probe probe;
+	const struct upmc_linux_machine *probe = upmc_linux_machine();
 	char path[256], line[64];
 	unsigned i;
 
 	if (strcmp(name, "slots"))
 		return upmc_fail(-ENOENT, "no constant '#%s' is known", name);
-	upmc_linux_probe(&probe);
-	for (i = 0; i < probe.n_core; i++) {
-		upmc_format(path, sizeof(path), DEVICES "/%s/caps/slots", probe.core[i]);
+	for (i = 0; i < probe->n_core; i++) {
+		upmc_format(path, sizeof(path), DEVICES "/%s/caps/slots", probe->core[i]);
 		if (upmc_linux_read_line(path, line, sizeof(line)) == 0 &&
 		    (*value = (double)strtoull(line, NULL, 0)) > 0)
 			return 0;

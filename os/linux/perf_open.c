@@ -747,7 +747,7 @@ int upmc_os_open(struct upmc_set *set, unsigned flags)
 		return upmc_fail(-ENOMEM, "out of memory");
 	ls->page_size = (size_t)sysconf(_SC_PAGESIZE);
 	ls->multiplex = !!(flags & UPMC_OPT_MULTIPLEX);
-	upmc_linux_probe(&probe);
+	upmc_linux_probe_pmus(&probe); /* the explanations read the settings they need */
 	ls->hybrid = probe.n_core > 1;
 	ls->pmu_dead = has_core_events(set, &probe, flags) && !pmu_counts(&probe);
 	err = ls->hybrid && ls->multiplex

@@ -93,7 +93,7 @@ static void fill(struct upmc_linux_attr *a, const struct upmc_event *ev, uint64_
 	 * as the spec has it: 32-bit counters are what every PMU has, they
 	 * never take two counters, and the kernel folds their overflow into
 	 * the page's offset. */
-	if (kind == UPMC_LINUX_PMUV3 && a->user_read && p->user_access >= 0)
+	if (kind == UPMC_LINUX_PMUV3 && a->user_read && p->user_access_sysctl)
 		a->config1 |= 2;
 }
 

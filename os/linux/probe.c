@@ -1,6 +1,7 @@
 /* SPDX-License-Identifier: MIT */
 #define _GNU_SOURCE
 #include <dirent.h>
+#include <stdatomic.h>
 #include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -93,7 +94,7 @@ void upmc_linux_pmu_name(uint32_t type, char *buf, size_t size)
 }
 
 /* Inserts a core PMU in type order. */
-static void add_core_pmu(struct upmc_linux_probe *p, const char *name, uint32_t type, int kind)
+static void add_core_pmu(struct upmc_linux_machine *p, const char *name, uint32_t type, int kind)
 {
 	unsigned k = p->n_core++;
 
@@ -107,7 +108,7 @@ static void add_core_pmu(struct upmc_linux_probe *p, const char *name, uint32_t 
 	p->core_kind[k] = kind;
 }
 
-static void find_core_pmus(struct upmc_linux_probe *p)
+static void find_core_pmus(struct upmc_linux_machine *p)
 {
 	char dir[512];
 	struct dirent *e;
@@ -129,45 +130,153 @@ static void find_core_pmus(struct upmc_linux_probe *p)
 	closedir(d);
 }
 
-static int cpuinfo_has_hypervisor(void)
+/* The value of a /proc/cpuinfo line whose key is key ("model", not "model
+ * name") into val; 0 when the line is another's. */
+static int cpuinfo_value(const char *line, const char *key, char *val, size_t size)
 {
-	char path[512], line[4096];
-	int found = 0;
+	size_t len = strlen(key), end;
+
+	if (strncmp(line, key, len) || !strchr(" \t:", line[len]))
+		return 0;
+	line += len + strspn(line + len, " \t");
+	if (*line++ != ':')
+		return 0;
+	line += strspn(line, " \t");
+	end = strcspn(line, "\n");
+	upmc_format(val, size, "%.*s", (int)end, line);
+	return 1;
+}
+
+/*
+ * The first processor's vendor-family-model, as the kernel's perf matches
+ * its mapfile.csv (get_cpuid_str()), and whether any flags line names the
+ * hypervisor, from /proc/cpuinfo.
+ */
+static void read_cpuinfo(struct upmc_linux_machine *m)
+{
+	char path[512], line[4096], vendor[64] = "", family[16] = "", model[16] = "";
 	FILE *f;
 
 	upmc_linux_root_path(path, sizeof(path), "/proc/cpuinfo");
 	f = fopen(path, "re");
 	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
+		return;
+	while (!m->hypervisor && fgets(line, sizeof(line), f)) {
+		m->hypervisor = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
+		if (vendor[0] && family[0] && model[0])
+			continue;
+		if (!cpuinfo_value(line, "vendor_id", vendor, sizeof(vendor)) &&
+		    !cpuinfo_value(line, "cpu family", family, sizeof(family)))
+			cpuinfo_value(line, "model", model, sizeof(model));
+	}
 	fclose(f);
-	return found;
+	if (vendor[0] && family[0] && model[0])
+		upmc_format(m->cpu_id, sizeof(m->cpu_id), "%s-%s-%lX", vendor, family,
+		            strtoul(model, NULL, 10));
 }
 
-void upmc_linux_probe(struct upmc_linux_probe *p)
+/*
+ * The machine's facts, one entry per fixture root: a list that only grows
+ * (by compare-and-swap, no lock for fork() to find held) and is never
+ * freed, one entry per root a process probes (the real one; a test's
+ * fixtures).
+ */
+struct machine_entry {
+	struct machine_entry *next;
+	struct upmc_linux_machine facts;
+	char root[]; /* $UPMC_FS_ROOT, "" when unset */
+};
+
+static struct machine_entry *_Atomic machines;
+
+static void read_machine(struct upmc_linux_machine *m)
+{
+	int v;
+
+	memset(m, 0, sizeof(*m));
+	read_cpuinfo(m);
+	find_core_pmus(m);
+	m->user_access_sysctl = upmc_linux_read_int("/proc/sys/kernel/perf_user_access", &v) == 0;
+}
+
+const struct upmc_linux_machine *upmc_linux_machine(void)
+{
+	static struct upmc_linux_machine uncached;
+	const char *root = getenv("UPMC_FS_ROOT");
+	struct machine_entry *e, *head = atomic_load(&machines);
+
+	root = root ? root : "";
+	for (e = head; e; e = e->next)
+		if (!strcmp(e->root, root))
+			return &e->facts;
+	e = malloc(sizeof(*e) + strlen(root) + 1);
+	if (!e) { /* out of memory: read each time, into one place */
+		read_machine(&uncached);
+		return &uncached;
+	}
+	strcpy(e->root, root);
+	read_machine(&e->facts);
+	do
+		e->next = head;
+	while (!atomic_compare_exchange_weak(&machines, &head, e));
+	return &e->facts;
+}
+
+/* What an administrator can change at run time: read on each call. */
+static void read_settings(struct upmc_linux_probe *p)
 {
 	char path[128];
 	unsigned i;
 
-	memset(p, 0, sizeof(*p));
 	p->paranoid = read_or("/proc/sys/kernel/perf_event_paranoid", -1);
 	p->user_access = read_or("/proc/sys/kernel/perf_user_access", -1);
 	p->nmi_watchdog = read_or("/proc/sys/kernel/nmi_watchdog", -1);
-	p->hypervisor = cpuinfo_has_hypervisor();
 	p->privileged = geteuid() == 0;
-	find_core_pmus(p);
 	p->rdpmc = -1;
 	for (i = 0; i < p->n_core && p->rdpmc < 0; i++) {
 		upmc_format(path, sizeof(path), "/sys/bus/event_source/devices/%s/rdpmc",
 		            p->core[i]);
 		p->rdpmc = read_or(path, -1);
 	}
+	p->settings_read = 1;
+}
+
+void upmc_linux_probe_pmus(struct upmc_linux_probe *p)
+{
+	const struct upmc_linux_machine *m = upmc_linux_machine();
+
+	memset(p, 0, sizeof(*p));
+	p->paranoid = p->rdpmc = p->user_access = p->nmi_watchdog = -1;
+	p->hypervisor = m->hypervisor;
+	p->user_access_sysctl = m->user_access_sysctl;
+	p->n_core = m->n_core;
+	memcpy(p->core, m->core, sizeof(p->core));
+	memcpy(p->core_type, m->core_type, sizeof(p->core_type));
+	memcpy(p->core_kind, m->core_kind, sizeof(p->core_kind));
+}
+
+void upmc_linux_probe(struct upmc_linux_probe *p)
+{
+	upmc_linux_probe_pmus(p);
+	read_settings(p);
+}
+
+/* p with its settings, read now when the caller probed the PMUs alone. */
+static const struct upmc_linux_probe *settled(const struct upmc_linux_probe *p,
+                                              struct upmc_linux_probe *full)
+{
+	if (p->settings_read)
+		return p;
+	*full = *p;
+	read_settings(full);
+	return full;
 }
 
 static void explain_permission(char *buf, size_t size, const struct upmc_event *ev,
-                               const struct upmc_linux_probe *p)
+                               const struct upmc_linux_probe *probe)
 {
+	struct upmc_linux_probe full;
+	const struct upmc_linux_probe *p = settled(probe, &full);
 	char pmu[64];
 
 	if (p->paranoid == 2 && !ev->exclude_kernel && upmc_linux_other_pmu(ev, p)) {
@@ -296,12 +405,15 @@ int upmc_linux_max_counters(void)
 static int long_without_room(const struct upmc_event *ev, const struct upmc_linux_probe *p)
 {
 	return (ev->config1 & 1) && p->n_core && p->core_kind[0] == UPMC_LINUX_PMUV3 &&
-	       p->user_access >= 0;
+	       p->user_access_sysctl;
 }
 
 static void explain_group_full(char *buf, size_t size, const struct upmc_event *ev,
-                               const struct upmc_linux_probe *p)
+                               const struct upmc_linux_probe *probe)
 {
+	struct upmc_linux_probe full;
+	const struct upmc_linux_probe *p = settled(probe, &full);
+
 	if (long_without_room(ev, p)) {
 		upmc_format(buf, size,
 		            "'%s' asks for a 64-bit counter ('long'): on a PMU without 64-bit "
@@ -366,11 +478,13 @@ void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev
 	}
 }
 
-void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_linux_probe *p)
+void upmc_linux_explain_no_user_read(char *buf, size_t size, const struct upmc_linux_probe *probe)
 {
+	struct upmc_linux_probe full;
+	const struct upmc_linux_probe *p = settled(probe, &full);
 	int pmuv3 = p->n_core && p->core_kind[0] == UPMC_LINUX_PMUV3;
 
-	if (pmuv3 && p->user_access < 0)
+	if (pmuv3 && !p->user_access_sysctl)
 		upmc_format(buf, size,
 		            "this kernel has no user-space access to arm64 counters "
 		            "(kernel.perf_user_access came with Linux 5.17); read(2) is used");

@@ -20,14 +20,40 @@ enum upmc_linux_pmu_kind {
 	UPMC_LINUX_APPLE = 3, /* apple_*: drivers/perf/apple_m1_cpu_pmu.c */
 };
 
+/*
+ * What cannot change while a program runs, for the fixture root in force:
+ * the CPU, whether a hypervisor runs it, its core PMUs (built into the
+ * kernel), whether the kernel has kernel.perf_user_access. Read once per
+ * root (upmc_linux_machine()).
+ */
+struct upmc_linux_machine {
+	char cpu_id[64];        /* vendor-family-model, as perf's mapfile.csv; "" when unknown */
+	int hypervisor;         /* /proc/cpuinfo has the hypervisor flag */
+	int user_access_sysctl; /* kernel.perf_user_access exists (arm64, Linux 5.17) */
+	unsigned n_core;        /* core PMUs: cpu, cpu_core, cpu_atom, armv8_*, ... */
+	/* in the order of their perf type numbers, whatever sysfs's order */
+	char core[UPMC_LINUX_MAX_CORE_PMUS][48];
+	uint32_t core_type[UPMC_LINUX_MAX_CORE_PMUS]; /* their perf type numbers */
+	int core_kind[UPMC_LINUX_MAX_CORE_PMUS];      /* enum upmc_linux_pmu_kind */
+};
+
+/* The facts of the machine under $UPMC_FS_ROOT (the real one when unset):
+ * read at the first call for that root, kept for the process. */
+const struct upmc_linux_machine *upmc_linux_machine(void);
+
 struct upmc_linux_probe {
-	int paranoid;     /* kernel.perf_event_paranoid; -1: unreadable */
-	int rdpmc;        /* <core pmu>/rdpmc (x86): 0 off, 1 while mapped, 2 always; -1: absent */
-	int user_access;  /* kernel.perf_user_access (arm64); -1: absent */
-	int nmi_watchdog; /* kernel.nmi_watchdog; -1: absent */
-	int hypervisor;   /* /proc/cpuinfo has the hypervisor flag */
-	int privileged;   /* running as root */
-	unsigned n_core;  /* core PMUs: cpu, cpu_core, cpu_atom, armv8_*, ... */
+	/* The settings, which an administrator may change at any time: read
+	 * by upmc_linux_probe(), not by upmc_linux_probe_pmus(). */
+	int settings_read; /* 0: the five below are not read (-1, 0) */
+	int paranoid;      /* kernel.perf_event_paranoid; -1: unreadable */
+	int rdpmc;         /* <core pmu>/rdpmc (x86): 0 off, 1 while mapped, 2 always; -1: absent */
+	int user_access;   /* kernel.perf_user_access (arm64); -1: absent */
+	int nmi_watchdog;  /* kernel.nmi_watchdog; -1: absent */
+	int privileged;    /* running as root */
+	/* The machine's facts (struct upmc_linux_machine). */
+	int hypervisor;         /* /proc/cpuinfo has the hypervisor flag */
+	int user_access_sysctl; /* kernel.perf_user_access exists (arm64, Linux 5.17) */
+	unsigned n_core;        /* core PMUs: cpu, cpu_core, cpu_atom, armv8_*, ... */
 	/* in the order of their perf type numbers, whatever sysfs's order */
 	char core[UPMC_LINUX_MAX_CORE_PMUS][48];
 	uint32_t core_type[UPMC_LINUX_MAX_CORE_PMUS]; /* their perf type numbers */
@@ -89,7 +115,13 @@ unsigned upmc_linux_pmuv3_code(const struct upmc_event *ev);
  * index names PERF_METRICS, which holds fractions, not a count. */
 int upmc_linux_is_topdown_metric(const struct upmc_event *ev, int kind);
 
+/* The machine's facts and its settings, read now. */
 void upmc_linux_probe(struct upmc_linux_probe *p);
+
+/* The machine's facts alone, without a file read after the root's first
+ * probe: what opening a set needs. The explanations below read the
+ * settings themselves when they need them. */
+void upmc_linux_probe_pmus(struct upmc_linux_probe *p);
 
 /* What CPUID says of an x86 CPU (os/linux/cpuid.c); without CPUID (other
  * architectures), "" and -1 everywhere. */
