@@ -71,9 +71,10 @@ TEST(metric_variant, reasons_name_the_real_lack)
 	fake_boot("arm64-pmuv3");
 	ASSERT_MSG(upmc_open(&set, "TopdownL1", &time_only) == 0, "%s", upmc_last_error());
 	why = upmc_metric_reason(set, 0);
-	EXPECT_CONTAINS(why, "lists no STALL_SLOT events");
+	EXPECT_CONTAINS(why, "its PMU lacks events of Arm's topdown");
+	EXPECT_CONTAINS(why, "'op_retired' is not an event here");
 	EXPECT(!strstr(why, "libpfm4"));
 	EXPECT(!strstr(why, "did you mean"));
-	EXPECT_MSG(why[strlen(why) - 1] == ')' || why[strlen(why) - 1] == '.', "%s", why);
+	EXPECT_MSG(strlen(why) < 300, "%s", why); /* whole, not cut */
 	upmc_close(set);
 }

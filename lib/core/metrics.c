@@ -224,8 +224,10 @@ static int resolves(const struct upmc_metric_def *def, unsigned flags, char *why
 		return 0;
 	if (upmc_os_no_core_pmu(lack, sizeof(lack)))
 		err = -ENODEV;
+	else if (def->lacks)
+		upmc_format(lack, sizeof(lack), "%s; '%s' is not an event here", def->lacks, name);
 	else
-		upmc_format(lack, sizeof(lack), "%s", def->lacks ? def->lacks : upmc_last_error());
+		upmc_format(lack, sizeof(lack), "%s", upmc_last_error());
 	upmc_format(text, sizeof(text), "'%s' cannot be computed on this CPU (%s): %s", def->name,
 	            def->cpus, lack);
 	whole_sentences(why, size, text);

@@ -9,9 +9,10 @@
 	"the kernel's tools/perf/pmu-events/arch/arm64/sbsa.json (Arm's topdown methodology, " \
 	"STALL_SLOT events of PMUv3.5)"
 
-#define NO_STALL_SLOT                                                                  \
-	"its PMU lists no STALL_SLOT events (the kernel names them where the PMU has " \
-	"PMUv3.5's STALL_SLOT, STALL_SLOT_FRONTEND and STALL_SLOT_BACKEND)"
+#define NO_STALL_SLOT                                                                        \
+	"its PMU lacks events of Arm's topdown (PMUv3.5's STALL_SLOT, STALL_SLOT_FRONTEND, " \
+	"STALL_SLOT_BACKEND, or OP_SPEC and OP_RETIRED), which the kernel lists where the "  \
+	"PMU has them"
 
 /* Neoverse N2 and V2 (MIDR part 0xd49, 0xd4f, any variant and revision, as
  * perf's arm64 mapfile.csv takes them): perf's neoverse-n2-v2/metrics.json

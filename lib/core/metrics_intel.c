@@ -9,9 +9,9 @@
 #include "metric_def.h"
 
 /* What a CPU with PERF_METRICS lacks when the kernel lists no slots. */
-#define NO_PERF_METRICS                                                                     \
-	"the kernel lists no 'slots' event for its PMU, so PERF_METRICS is not exposed (a " \
-	"virtual PMU without it, or a kernel older than the CPU)"
+#define NO_PERF_METRICS                                                                      \
+	"its PMU does not expose PERF_METRICS (a virtual PMU without it, or a kernel older " \
+	"than the CPU)"
 #define NO_TMA4_EVENTS                                                                     \
 	"libpfm4 does not name its events here (upmc built without libpfm4, or a libpfm4 " \
 	"that does not know the CPU)"
