@@ -413,3 +413,38 @@ TEST(metrics, a_rotating_bench_measures_each_group_in_a_pinned_pass)
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
 }
+
+/* Ice Lake-SP (GenuineIntel-6-6A): perf's tma_* of icx-metrics.json, each
+ * PERF_METRICS field over the four's sum, INT_MISC.UOP_DROPPING / slots
+ * off frontend-bound, 5 x INT_MISC.CLEARS_COUNT / slots onto
+ * backend-bound, bad speculation the remainder. */
+TEST(metrics, ice_lake_topdown_is_perfs)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	struct upmc_set *set;
+	double v[4], sum = 600 + 400 + 1000 + 2000, fe, be, ret;
+
+	fake_boot("intel-ice-lake");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	EXPECT_EQ(upmc_count(set), 7); /* slots, 4 fields, UOP_DROPPING, CLEARS_COUNT */
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x100d) >= 0);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x104010d) >= 0);
+	after[counter_named(set, "slots")] = 4000;
+	after[counter_named(set, "topdown-retiring")] = 1000;
+	after[counter_named(set, "topdown-bad-spec")] = 400;
+	after[counter_named(set, "topdown-fe-bound")] = 600;
+	after[counter_named(set, "topdown-be-bound")] = 2000;
+	after[counter_named(set, "r100d")] = 80;
+	after[counter_named(set, "r104010d")] = 16;
+	upmc_metrics(set, before, after, v);
+	ret = 1000 / sum;
+	fe = 600 / sum - 80.0 / 4000;
+	be = 2000 / sum + 5 * 16.0 / 4000;
+	EXPECT_MSG(v[0] == ret, "retiring %.17g", v[0]);
+	EXPECT_MSG(fabs(v[1] - fmax(1 - (fe + be + ret), 0)) < 1e-15, "bad speculation %.17g",
+	           v[1]);
+	EXPECT_MSG(fabs(v[2] - fe) < 1e-15, "frontend bound %.17g", v[2]); /* 0.13, not 0.15 */
+	EXPECT_MSG(fabs(v[3] - be) < 1e-15, "backend bound %.17g", v[3]);  /* 0.52, not 0.5 */
+	upmc_close(set);
+}
