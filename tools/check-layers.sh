@@ -33,4 +33,8 @@ forbid cli 'os/' os/linux/upmc_linux.h
 # The benchmark (and its JSON writer, which the command uses): the public API.
 forbid bench 'lib/|os/'
 
+# Inside the core, calls between files go one way (no file calls, through
+# others, back into itself).
+python3 tools/core-calls.py lib/core || broken=1
+
 exit "$broken"

@@ -47,10 +47,10 @@ struct upmc_counter {
 /* A metric of a set (lib/core/metrics.c): its definition, the set's
  * counter of each event it needs, its formula in postfix order. */
 #define UPMC_METRIC_INPUTS 8
-#define UPMC_METRIC_STEPS  32
+#define UPMC_METRIC_STEPS  64
 struct upmc_metric_def;
 struct upmc_metric_step {
-	char kind;      /* 'e': an input, 'v': a value, or an operator + - * / */
+	char kind;      /* 'e': an input, 'v': a value, an operator + - * /, or max 'M', min 'm' */
 	unsigned input; /* of the metric's inputs */
 	double value;
 };
@@ -139,6 +139,16 @@ struct upmc_spec {
 /* One event of a spec, its item already trimmed, into the next place of
  * out (lib/core/events.c); 0 or -errno. */
 int upmc_spec_add(struct upmc_spec *out, const char *item, unsigned flags);
+
+/* An event of this CPU that cannot be named here (no core PMU is
+ * visible), marked missing, in the next place of out: a set's counter of
+ * it is unavailable, for why. 0 or -E2BIG. */
+int upmc_spec_add_missing(struct upmc_spec *out, const char *name, const char *why);
+
+/* One event's name, trimmed, with its modifiers, into ev; 0 or -errno
+ * after upmc_fail(). With UPMC_OPT_TIME_ONLY, an event of a PMU this
+ * machine lacks is kept, marked missing (upmc_last_error() says why). */
+int upmc_event_parse(const char *item, unsigned flags, struct upmc_event *ev);
 
 /* The i-th event parsed into out. */
 static inline struct upmc_event *upmc_spec_event(struct upmc_spec *out, unsigned i)
@@ -272,12 +282,11 @@ int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count);
  * Intel topdown read in user space (lib/core/topdown.c). At open, after
  * upmc_choose_readers(): a topdown set gets its pass as upmc_read() and
  * upmc_snapshot(). Where read.c would hand a read over to read(2), a
- * topdown set is read by its pass instead (it fails when a page says no),
- * and its times are refused: read(2) resets slots and PERF_METRICS.
+ * topdown set is read by its snapshot reader, the pass, instead (it fails
+ * when a page says no), and its times are refused: read(2) resets slots
+ * and PERF_METRICS.
  */
 void upmc_topdown_choose_readers(struct upmc_set *set);
-int upmc_topdown_read(struct upmc_set *set, uint64_t *values);
-int upmc_topdown_no_times(void);
 /* A new period of the set's slots and PERF_METRICS, the counts kept, from
  * any thread (a profile's reset of its threads' sets): a snapshot pair
  * across it is said reset by the rule below, whoever took the pair, where

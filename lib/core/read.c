@@ -364,7 +364,7 @@ static int read_pages(struct upmc_set *set, uint64_t *values)
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
 	if (set->state->topdown)
-		return upmc_topdown_read(set, values);
+		return set->state->snapshot(set, values); /* its pass (lib/core/topdown.c) */
 	if (read_user_pages(set, values) == 0)
 		return (int)set->n;
 	return upmc_os_read(set, values, NULL, NULL);
@@ -409,7 +409,6 @@ void upmc_choose_readers(struct upmc_set *set)
 		set->read = set->state->handover;
 	set->state->snapshot = set->state->multiplexed ? read_unscaled : set->read;
 	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
-	upmc_topdown_choose_readers(set);
 }
 
 int upmc_page_count(const volatile struct upmc_perf_page *pc, uint64_t *count)
@@ -454,7 +453,7 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
 	if (set->state->topdown)
-		return upmc_topdown_read(set, values);
+		return set->state->snapshot(set, values);     /* its pass (lib/core/topdown.c) */
 	return upmc_os_read(set, values, &enabled, &running); /* the times ask for read(2) */
 }
 
@@ -525,8 +524,14 @@ UPMC_API UPMC_COLD int upmc_read_times_slow(struct upmc_set *set, uint64_t *enab
 	err = check_owner(set, "upmc_read_times");
 	if (err < 0)
 		return err;
+	/* Its times come from read(2), which resets slots and PERF_METRICS
+	 * under the set's user-space reads (lib/core/topdown.c). */
 	if (set->state->topdown)
-		return upmc_topdown_no_times();
+		return upmc_fail(-EOPNOTSUPP,
+		                 "upmc_read_times: the set reads Intel topdown in user space, and "
+		                 "its times come from read(2), which would reset slots and "
+		                 "PERF_METRICS under its reads: time the region with "
+		                 "upmc_timestamp() instead");
 	err = upmc_os_read(set, values, enabled, running);
 	return err < 0 ? err : 0;
 }

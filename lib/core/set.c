@@ -259,6 +259,7 @@ static int open_and_register(struct upmc_set *set, unsigned flags)
 		return err;
 	}
 	upmc_choose_readers(set);
+	upmc_topdown_choose_readers(set);
 	enter(set);
 	if ((flags & UPMC_OPT_REQUIRE_USER_READ) && !set->user_n) {
 		for (i = 0; i < set->n && set->state->counter[i].path == UPMC_PATH_USER; i++)

@@ -111,19 +111,6 @@ void upmc_topdown_choose_readers(struct upmc_set *set)
 	set->state->snapshot_words = set->n;
 }
 
-int upmc_topdown_read(struct upmc_set *set, uint64_t *values)
-{
-	return topdown_read(set, values);
-}
-
-int upmc_topdown_no_times(void)
-{
-	return upmc_fail(-EOPNOTSUPP,
-	                 "upmc_read_times: the set reads Intel topdown in user space, and its "
-	                 "times come from read(2), which would reset slots and PERF_METRICS "
-	                 "under its reads: time the region with upmc_timestamp() instead");
-}
-
 UPMC_API int upmc_topdown_reset(struct upmc_set *set)
 {
 	if (!set)

@@ -344,10 +344,38 @@ const char *upmc_os_core_kind(void)
 
 /* From /proc/cpuinfo (under the fixture root, so that a test names the
  * CPU), read once: what the kernel's perf matches its mapfile.csv against
- * (get_cpuid_str()). */
+ * (get_cpuid_str(): vendor-family-model-stepping, the model in hex); on
+ * Arm, the MIDR, as perf's arm64 mapfile.csv. */
 void upmc_os_cpu_id(char *buf, size_t size)
 {
 	upmc_format(buf, size, "%s", upmc_linux_machine()->cpu_id);
+}
+
+int upmc_os_smt_active(void)
+{
+	char line[16];
+
+	if (upmc_linux_read_line("/sys/devices/system/cpu/smt/active", line, sizeof(line)) < 0)
+		return -1;
+	return line[0] == '1';
+}
+
+int upmc_os_no_core_pmu(char *why, size_t size)
+{
+	struct upmc_linux_probe probe;
+
+	upmc_linux_probe(&probe);
+	if (probe.n_core)
+		return 0;
+	if (probe.hypervisor)
+		upmc_format(why, size,
+		            "no CPU PMU is visible, typical of a virtual machine without a virtual "
+		            "PMU: turn it on in the hypervisor, or use bare metal");
+	else
+		upmc_format(why, size,
+		            "no CPU PMU is visible (no cpu, cpu_core or armv8_* in " DEVICES
+		            "): the kernel has no driver for this CPU's PMU");
+	return 1;
 }
 
 /* #slots: a core PMU's operations per cycle (Arm's caps/slots, read by

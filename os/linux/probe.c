@@ -148,13 +148,14 @@ static int cpuinfo_value(const char *line, const char *key, char *val, size_t si
 }
 
 /*
- * The first processor's vendor-family-model, as the kernel's perf matches
- * its mapfile.csv (get_cpuid_str()), and whether any flags line names the
- * hypervisor, from /proc/cpuinfo.
+ * The first processor's vendor-family-model-stepping (the model in hex), as
+ * the kernel's perf matches its mapfile.csv (get_cpuid_str()), and whether
+ * any flags line names the hypervisor, from /proc/cpuinfo.
  */
 static void read_cpuinfo(struct upmc_linux_machine *m)
 {
 	char path[512], line[4096], vendor[64] = "", family[16] = "", model[16] = "";
+	char stepping[16] = "";
 	FILE *f;
 
 	upmc_linux_root_path(path, sizeof(path), "/proc/cpuinfo");
@@ -163,16 +164,17 @@ static void read_cpuinfo(struct upmc_linux_machine *m)
 		return;
 	while (!m->hypervisor && fgets(line, sizeof(line), f)) {
 		m->hypervisor = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
-		if (vendor[0] && family[0] && model[0])
+		if (vendor[0] && family[0] && model[0] && stepping[0])
 			continue;
 		if (!cpuinfo_value(line, "vendor_id", vendor, sizeof(vendor)) &&
-		    !cpuinfo_value(line, "cpu family", family, sizeof(family)))
+		    !cpuinfo_value(line, "cpu family", family, sizeof(family)) &&
+		    !cpuinfo_value(line, "stepping", stepping, sizeof(stepping)))
 			cpuinfo_value(line, "model", model, sizeof(model));
 	}
 	fclose(f);
 	if (vendor[0] && family[0] && model[0])
-		upmc_format(m->cpu_id, sizeof(m->cpu_id), "%s-%s-%lX", vendor, family,
-		            strtoul(model, NULL, 10));
+		upmc_format(m->cpu_id, sizeof(m->cpu_id), "%s-%s-%lX%s%s", vendor, family,
+		            strtoul(model, NULL, 10), stepping[0] ? "-" : "", stepping);
 }
 
 /*
@@ -189,12 +191,25 @@ struct machine_entry {
 
 static struct machine_entry *_Atomic machines;
 
+/* An Arm CPU's id as perf's get_cpuid_str() gives it: the first CPU's
+ * MIDR_EL1 from sysfs ("0x00000000410fd490"), where there is one. */
+static void read_midr(struct upmc_linux_machine *m)
+{
+	char line[64];
+
+	if (upmc_linux_read_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", line,
+	                         sizeof(line)) == 0 &&
+	    !strncmp(line, "0x", 2))
+		upmc_format(m->cpu_id, sizeof(m->cpu_id), "%s", line);
+}
+
 static void read_machine(struct upmc_linux_machine *m)
 {
 	int v;
 
 	memset(m, 0, sizeof(*m));
 	read_cpuinfo(m);
+	read_midr(m); /* on Arm, the id */
 	find_core_pmus(m);
 	m->user_access_sysctl = upmc_linux_read_int("/proc/sys/kernel/perf_user_access", &v) == 0;
 }
