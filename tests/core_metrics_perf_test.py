@@ -16,8 +16,8 @@ now (stale), and on a reason docs/metrics.md does not state.
     python3 tests/core_metrics_perf_test.py [--diffs]
 
 run from the repository root after `bazel build //tests:metric_values`
-(or by `bazel test //tests:core_metrics_perf_test`); --diffs prints the DIFF lines of today's disagreements, to paste into
-tests/oracle/diffs.txt.
+(or by `bazel test //tests:core_metrics_perf_test`); --diffs prints the
+DIFF lines of today's disagreements, to paste into tests/oracle/diffs.txt.
 """
 import math
 import os
@@ -93,26 +93,41 @@ def write_fixture(work, c):
             shutil.copy(os.path.join(events, name), os.path.join(into, name))
 
 
-def helper(work, c, args, stdin=None):
+def helper(work, c, mode):
+    """metric_values on c's fixture, its stdin and stdout pipes open."""
     env = dict(os.environ)
     env.pop("LIBPFM_FORCE_PMU", None)
     if c.pfm:
         env["LIBPFM_FORCE_PMU"] = c.pfm
-    out = subprocess.run([HELPER, fixture_name(c)] + args,
-                         cwd=work, env=env, input=stdin, capture_output=True, text=True,
-                         timeout=300)
-    if out.returncode:
-        raise RuntimeError("metric_values %s on %s: %s" % (" ".join(args), c.label, out.stderr))
-    return out.stdout
+    return subprocess.Popen([HELPER, fixture_name(c), mode], cwd=work, env=env, text=True,
+                            stdin=subprocess.PIPE, stdout=subprocess.PIPE)
 
 
-def upmc_metrics(work, c):
-    """{name: (formula, [counters])} of the metrics upmc computes on c."""
+def finish(proc, c, stdin=""):
+    """The rest of proc's output, after stdin; an error where it failed."""
+    out, _ = proc.communicate(stdin, timeout=600)
+    if proc.returncode:
+        raise RuntimeError("metric_values failed on %s (its stderr is above)" % c.label)
+    return out.splitlines()
+
+
+def catalogue(work, c):
+    """The catalogue's rows: [(name, events, formula)], as upmc lists them."""
+    lines = finish(helper(work, c, "rows"), c)
+    return [tuple(line.split("\t")[1:4]) for line in lines if line.startswith("R\t")]
+
+
+def upmc_metrics(proc, rows):
+    """{name: (formula, [counters])} of the metrics upmc computes on the
+    machine of proc: each name of the catalogue opened alone."""
     offered = {}
-    for line in helper(work, c, ["list"]).splitlines():
-        parts = line.split("\t")
+    for name in dict.fromkeys(r[0] for r in rows):
+        proc.stdin.write("? %s\n" % name)
+        proc.stdin.flush()
+        parts = proc.stdout.readline().rstrip("\n").split("\t")
         if parts[0] == "M":
-            offered[parts[1]] = (parts[2], parts[3].split(","))
+            formula = next((r[2] for r in rows if r[0] == name and r[1] == parts[2]), "?")
+            offered[name] = (formula, parts[2].split(","))
     return offered
 
 
@@ -177,9 +192,9 @@ def draw(c, perf, metric, counters):
     return vectors, lines
 
 
-def upmc_values(work, c, lines, n_metrics):
-    """upmc's values of each metric, from one run of metric_values."""
-    out = helper(work, c, ["eval"], "".join(lines)).splitlines()
+def upmc_values(proc, c, lines, n_metrics):
+    """upmc's values of each metric, over the lines of counts."""
+    out = finish(proc, c, "".join(lines))
     values, current = [], None
     for line in out:
         if line.startswith("C\t"):
@@ -242,11 +257,11 @@ def oracle_rows(version, why):
     return rows
 
 
-def compared_metrics(work, c, perf, failures):
+def compared_metrics(proc, rows, c, perf, failures):
     """The metrics upmc computes on c that the oracle defines there:
     (metric, formula, counters); and those it does not define."""
     out, only = [], []
-    for metric, (formula, counters) in upmc_metrics(work, c).items():
+    for metric, (formula, counters) in upmc_metrics(proc, rows).items():
         try:
             pname = table.perf_name(metric, c.cpuid)
         except KeyError:
@@ -262,13 +277,14 @@ def compared_metrics(work, c, perf, failures):
     return out, only
 
 
-def check_cpu(work, c, perf, diffs, reasons, want_diffs, failures, seen):
+def check_cpu(work, rows, c, perf, diffs, reasons, want_diffs, failures, seen):
     """Each metric upmc computes on c against perf's; the table's row."""
     agreed_n = diff_n = 0
     write_fixture(work, c)
-    metrics, only = compared_metrics(work, c, perf, failures)
+    proc = helper(work, c, "run")
+    metrics, only = compared_metrics(proc, rows, c, perf, failures)
     drawn = [draw(c, perf, m, counters) for m, _, counters in metrics]
-    values = upmc_values(work, c, [line for _, lines in drawn for line in lines], len(metrics))
+    values = upmc_values(proc, c, [line for _, lines in drawn for line in lines], len(metrics))
     for (metric, formula, counters), (vectors, _), ours in zip(metrics, drawn, values):
         pname = table.perf_name(metric, c.cpuid)
         key = (c.label, metric)
@@ -334,12 +350,16 @@ def main():
     reasons = documented_reasons(os.path.join(ROOT, "docs", "metrics.md"))
     failures, rows, seen = grammar_failures(), [], set()
     work = tempfile.mkdtemp(prefix="perf-oracle-", dir=os.environ.get("TEST_TMPDIR"))
-    for c, source, metrics in oracle_rows(version, why):
+    oracle = oracle_rows(version, why)
+    write_fixture(work, oracle[0][0])
+    rows_of_catalogue = catalogue(work, oracle[0][0])
+    for c, source, metrics in oracle:
         perf = PerfSide(metrics, c)
         if not perf.exprs:
             failures.append("%s: %s has no metrics for %s" % (c.label, source, c.cpuid))
             continue
-        counts = check_cpu(work, c, perf, diffs, reasons, want_diffs, failures, seen)
+        counts = check_cpu(work, rows_of_catalogue, c, perf, diffs, reasons, want_diffs,
+                           failures, seen)
         rows.append((c.cpuid, c.label) + counts)
     if version == PERF_VERSION:
         for key in sorted(set(diffs) - seen):

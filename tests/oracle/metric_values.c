@@ -4,16 +4,17 @@
  * catalogue's metrics on one fixture machine of the fake kernel, and their
  * values, by the library's own evaluator, over counts the oracle draws.
  *
- *   metric_values FIXTURE list
- *     one line a metric name of the catalogue:
- *       "M\tname\tformula\tcounter,counter,..." where this machine computes it
- *       (the formula of the first row it computes, for the oracle's messages)
- *       "U\tname\treason" where it does not
- *   metric_values FIXTURE eval
- *     for each line "= METRIC" of stdin, "C\tcounter,counter,..." (the
- *     counters of a set of that metric alone), then for each line of
- *     counts by counter name ("name=value ..."), the metric's value
- *     ("%.17g", "nan" when it has none)
+ *   metric_values FIXTURE rows
+ *     the catalogue, a line a row: "R\tname\tevents\tformula" (rows that
+ *     say a kind of CPU has none of a group left out)
+ *   metric_values FIXTURE run
+ *     answers the lines of stdin, each at once (stdout is flushed):
+ *     "? METRIC"  "M\tMETRIC\tcounter,counter,..." where this machine
+ *                 computes it (the counters of a set of it alone), or
+ *                 "U\tMETRIC\treason" where it does not
+ *     "= METRIC"  opens a set of it alone: "C\tcounter,counter,..."
+ *     "name=value ..."  counts of that set's counters: the metric's value
+ *                 ("%.17g", "nan" when it has none)
  *
  * FIXTURE names tests/fixtures/FIXTURE under the working directory, where
  * the oracle writes a tree for each CPU id. LIBPFM_FORCE_PMU, when the
@@ -28,29 +29,13 @@
 #include "tests/fake/fake_kernel.h"
 
 #define LINE_MAX_LEN 8192
+#define COUNTERS_MAX 1024
 
-/* The catalogue's rows, as upmc_list_metrics() gives them (once: it opens
- * each row's events to say whether this machine computes it). */
-struct row {
-	char name[64], events[1024], formula[512];
-};
-
-struct rows {
-	struct row row[96];
-	unsigned n;
-};
-
-static int collect_row(const struct upmc_metric_info *info, void *arg)
+static int print_row(const struct upmc_metric_info *info, void *arg)
 {
-	struct rows *rows = arg;
-	struct row *r;
-
-	if (!info->events[0] || rows->n == 96) /* a none row names a group */
-		return 0;
-	r = &rows->row[rows->n++];
-	snprintf(r->name, sizeof(r->name), "%s", info->name);
-	snprintf(r->events, sizeof(r->events), "%s", info->events);
-	snprintf(r->formula, sizeof(r->formula), "%s", info->formula);
+	(void)arg;
+	if (info->events[0]) /* a none row names a group */
+		printf("R\t%s\t%s\t%s\n", info->name, info->events, info->formula);
 	return 0;
 }
 
@@ -65,47 +50,25 @@ static void counters_of(struct upmc_set *set, char *out, size_t size)
 		                        upmc_counter_name(set, (unsigned)i));
 }
 
-/* A metric alone in a set: computed here when its open gives no reason.
- * Its formula is that of the row whose events are the set's counters. */
-static void list_one(const struct rows *rows, const char *name)
+/* A metric alone in a set: computed here when its open gives no reason. */
+static void probe(const char *name)
 {
 	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
-	char counters[1024];
-	const char *why, *formula = "?";
+	char counters[COUNTERS_MAX];
 	struct upmc_set *set;
-	unsigned i;
+	const char *why;
 
 	if (upmc_open(&set, name, &time_only) < 0) {
 		printf("U\t%s\t%s\n", name, upmc_last_error());
 		return;
 	}
 	why = upmc_metric_reason(set, 0);
-	if (why && why[0]) {
+	counters_of(set, counters, sizeof(counters));
+	if (why && why[0])
 		printf("U\t%s\t%s\n", name, why);
-	} else {
-		counters_of(set, counters, sizeof(counters));
-		for (i = 0; i < rows->n; i++)
-			if (!strcmp(rows->row[i].name, name) &&
-			    !strcmp(rows->row[i].events, counters))
-				formula = rows->row[i].formula;
-		printf("M\t%s\t%s\t%s\n", name, formula, counters);
-	}
+	else
+		printf("M\t%s\t%s\n", name, counters);
 	upmc_close(set);
-}
-
-static int list_all(void)
-{
-	static struct rows rows;
-	unsigned i, j;
-
-	upmc_list_metrics(collect_row, &rows);
-	for (i = 0; i < rows.n; i++) {
-		for (j = 0; j < i && strcmp(rows.row[j].name, rows.row[i].name); j++)
-			;
-		if (j == i) /* each name once */
-			list_one(&rows, rows.row[i].name);
-	}
-	return 0;
 }
 
 /* "name=value ..." into counts, by the set's counter names; 0, or -1 when
@@ -132,46 +95,57 @@ static int parse_counts(struct upmc_set *set, char *line, double *counts)
 	return 0;
 }
 
-/* Each "= METRIC" line of stdin opens that metric alone in a set (and
- * prints "C\tits counters"); each other line is counts of the set's
- * counters, whose metric value is printed. */
-static int eval_metrics(void)
+/* One line of stdin answered; -1 on a line it cannot answer. */
+static int answer(char *line, struct upmc_set **set)
 {
 	double counts[UPMC_MAX_COUNTERS], value;
-	static char line[LINE_MAX_LEN], counters[1024];
-	struct upmc_set *set = NULL;
+	char counters[COUNTERS_MAX];
 
-	while (fgets(line, sizeof(line), stdin)) {
-		if (line[0] == '=') {
-			line[strcspn(line, "\n")] = '\0';
-			upmc_close(set);
-			if (upmc_open(&set, line + 2, NULL) < 0) {
-				fprintf(stderr, "metric_values: %s\n", upmc_last_error());
-				return 1;
-			}
-			counters_of(set, counters, sizeof(counters));
-			printf("C\t%s\n", counters);
-			continue;
+	line[strcspn(line, "\n")] = '\0';
+	if (line[0] == '?') {
+		probe(line + 2);
+	} else if (line[0] == '=') {
+		upmc_close(*set);
+		*set = NULL;
+		if (upmc_open(set, line + 2, NULL) < 0) {
+			fprintf(stderr, "metric_values: %s\n", upmc_last_error());
+			return -1;
 		}
-		if (!set || parse_counts(set, line, counts) < 0) {
-			fprintf(stderr, "metric_values: a line of counts without a metric, or "
-			                "without a count of each of its events\n");
-			upmc_close(set);
-			return 1;
-		}
-		upmc_metrics_of_counts(set, counts, &value);
+		counters_of(*set, counters, sizeof(counters));
+		printf("C\t%s\n", counters);
+	} else if (*set && parse_counts(*set, line, counts) == 0) {
+		upmc_metrics_of_counts(*set, counts, &value);
 		printf("%.17g\n", value);
+	} else {
+		fprintf(stderr, "metric_values: counts without a metric, or without a count of "
+		                "each of its events\n");
+		return -1;
+	}
+	return 0;
+}
+
+static int run(void)
+{
+	static char line[LINE_MAX_LEN];
+	struct upmc_set *set = NULL;
+	int err = 0;
+
+	while (!err && fgets(line, sizeof(line), stdin)) {
+		err = answer(line, &set);
+		fflush(stdout);
 	}
 	upmc_close(set);
-	return 0;
+	return err ? 1 : 0;
 }
 
 int main(int argc, char **argv)
 {
-	if (argc != 3 || (strcmp(argv[2], "list") && strcmp(argv[2], "eval"))) {
-		fprintf(stderr, "usage: metric_values FIXTURE list | FIXTURE eval\n");
+	if (argc != 3 || (strcmp(argv[2], "rows") && strcmp(argv[2], "run"))) {
+		fprintf(stderr, "usage: metric_values FIXTURE rows | FIXTURE run\n");
 		return 2;
 	}
 	fake_boot(argv[1]);
-	return !strcmp(argv[2], "list") ? list_all() : eval_metrics();
+	if (!strcmp(argv[2], "rows"))
+		return upmc_list_metrics(print_row, NULL) < 0;
+	return run();
 }
