@@ -253,7 +253,7 @@ def oracle_rows(version, why):
         print("SKIP perf's rows: %s" % (why or "perf is %s; tests/oracle/diffs.txt follows perf "
                                                "%s's definitions" % (version, PERF_VERSION)))
     for c, source, metrics in table.KERNEL_CPUS:
-        rows.append((c, source, {(name, None): e for name, e in metrics.items()}))
+        rows.append((c, source, {(name, c.unit): e for name, e in metrics.items()}))
     return rows
 
 
@@ -367,10 +367,10 @@ def main():
                             "computes no such metric there)" % key)
     print("upmc's catalogue against perf %s's metric definitions and the kernel JSON table, "
           "%d count vectors each" % (version or "(none)", VECTORS))
-    print("%-22s %-28s %8s %6s %4s  %s" % ("CPU id", "", "compared", "agreed", "DIFF",
+    print("%-22s %-32s %8s %6s %4s  %s" % ("CPU id", "", "compared", "agreed", "DIFF",
                                             "upmc's, not in the oracle's table here"))
     for cpuid, label, compared, agreed_n, diff_n, only in rows:
-        print("%-22s %-28s %8d %6d %4d  %s" % (cpuid, label, compared, agreed_n, diff_n,
+        print("%-22s %-32s %8d %6d %4d  %s" % (cpuid, label, compared, agreed_n, diff_n,
                                               " ".join(only)))
     print("%d rows, %d CPU ids" % (len(rows), len({r[0] for r in rows})))
     shutil.rmtree(work, ignore_errors=True)

@@ -4,6 +4,7 @@ ids and the fake machine each is, upmc's metric names as perf names them,
 and which of perf's event names each upmc event is. docs/metrics.md ("The
 perf oracle") says where each row comes from."""
 import collections
+import re
 
 # One CPU id as the oracle runs it.
 #   cpuid: what perf matches its mapfile.csv against (PERF_CPUID) and what
@@ -164,8 +165,12 @@ def event_key(upmc_name, cpuid):
 
 
 def perf_key(perf_event, cpuid):
-    """The key of an event a perf expression names (perf's generic names,
-    such as cycles, as upmc's are)."""
+    """The key of an event a perf expression names: perf's generic names
+    (cycles) as upmc's are, and PMU@EVENT@ without terms as EVENT (the
+    PMU is the unit's)."""
+    m = re.match(r"^(cpu|cpu_core|cpu_atom)@([^@,=]+)@$", perf_event)
+    if m:
+        perf_event = m.group(2)
     return event_key(PERF_SYNONYM.get(perf_event, perf_event), cpuid)
 
 
@@ -194,6 +199,20 @@ KERNEL_CPUS = [
          "backend_bound": "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)",
          "smt_contention": "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)",
          "retiring": "d_ratio(ex_ret_ops, total_dispatch_slots)",
+     }),
+    (cpu("GenuineIntel-6-AA-4", "Meteor Lake E-core, kernel JSON", HYBRID, "spr", "cpu_atom", 1,
+         P_CORE_TOPDOWN),
+     KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_atom)", {
+         "tma_frontend_bound":
+             "cpu_atom@TOPDOWN_FE_BOUND.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_bad_speculation":
+             "cpu_atom@TOPDOWN_BAD_SPECULATION.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_backend_bound":
+             "cpu_atom@TOPDOWN_BE_BOUND.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_branch_mispredicts":
+             "cpu_atom@TOPDOWN_BAD_SPECULATION.MISPREDICT@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_core_bound":
+             "cpu_atom@TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
      }),
     (cpu("GenuineIntel-6-CF-2", "Emerald Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "emeraldrapids/emr-metrics.json at 1afba39f9305", {
