@@ -36,6 +36,7 @@ import perf_expr  # noqa: E402
 VECTORS = 100
 TOLERANCE = 1e-9
 PERF_VERSION = "6.1"  # the version whose definitions diffs.txt follows
+MIN_PERF_IDS = 20  # CPU ids perf's own definitions are compared on, at least
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 # upmc's side: in Bazel's runfiles, or as `bazel build` leaves it
@@ -78,8 +79,9 @@ def write_fixture(work, c):
     os.makedirs(os.path.join(dst, "proc"), exist_ok=True)
     with open(os.path.join(dst, "proc", "cpuinfo"), "w") as f:
         f.write("processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %d\n"
-                "stepping\t: %d\nflags\t\t: fpu tsc rdtscp lm constant_tsc arch_perfmon\n"
-                % (vendor, family, int(model, 16), int(stepping, 16)))
+                "stepping\t: %d\nflags\t\t: fpu tsc rdtscp lm constant_tsc %s\n"
+                % (vendor, family, int(model, 16), int(stepping, 16),
+                   "perfctr_core" if vendor == "AuthenticAMD" else "arch_perfmon"))
     smt = os.path.join(dst, "sys", "devices", "system", "cpu", "smt")
     os.makedirs(smt, exist_ok=True)
     with open(os.path.join(smt, "active"), "w") as f:
@@ -362,6 +364,10 @@ def main():
                            failures, seen)
         rows.append((c.cpuid, c.label) + counts)
     if version == PERF_VERSION:
+        ids = {c.cpuid for c, source, _ in oracle if source.startswith("perf")}
+        if len(ids) < MIN_PERF_IDS:
+            failures.append("perf's definitions were compared on %d CPU ids, fewer than %d"
+                            % (len(ids), MIN_PERF_IDS))
         for key in sorted(set(diffs) - seen):
             failures.append("%s %s: a DIFF of a pair not compared (no such CPU row, or upmc "
                             "computes no such metric there)" % key)
