@@ -1,0 +1,232 @@
+# SPDX-License-Identifier: MIT
+"""What the perf oracle compares (tests/core_metrics_perf_test.py): the CPU
+ids and the fake machine each is, upmc's metric names as perf names them,
+and which of perf's event names each upmc event is. docs/metrics.md ("The
+perf oracle") says where each row comes from."""
+import collections
+import re
+
+# One CPU id as the oracle runs it.
+#   cpuid: what perf matches its mapfile.csv against (PERF_CPUID) and what
+#          the fixture's /proc/cpuinfo says (vendor-family-model-stepping)
+#   base:  the fixture tree (tests/fixtures) it is made from: the PMUs and
+#          sysfs events the kernel shows on such a CPU
+#   pfm:   LIBPFM_FORCE_PMU, so that libpfm4 takes the fake CPU for it, not
+#          for the host (libpfm4 4.13 has no Alder Lake: a hybrid's P-core is
+#          taken for Sapphire Rapids' Golden Cove, an E-core or Alder Lake-N
+#          for Tremont, the Atom before Gracemont)
+#   unit:  the PMU of perf's metrics for one core type of a hybrid CPU
+#   smt:   /sys/devices/system/cpu/smt/active (perf's #SMT_on)
+#   add:   sysfs events added to a PMU of the base: (pmu, from fixture, its pmu)
+Cpu = collections.namedtuple("Cpu", "cpuid label base pfm unit smt add")
+
+
+def cpu(cpuid, label, base, pfm, unit=None, smt=0, add=()):
+    return Cpu(cpuid, label, base, pfm, unit, smt, add)
+
+
+# A hybrid CPU's P-cores: the PERF_METRICS events Sapphire Rapids has.
+P_CORE_TOPDOWN = (("cpu_core", "intel-sapphire-rapids", "cpu"),)
+FOUR_SLOTS = "intel-skylake-x"  # no slots, no topdown events: libpfm4's names
+ICELAKE = "x86-intel"  # slots and the four level-1 topdown events
+SAPPHIRE = "intel-sapphire-rapids"  # and the four level-2 ones
+HYBRID = "intel-hybrid"  # cpu_core and cpu_atom
+
+# The CPU ids perf 6.1 has metrics for, as its mapfile.csv names them.
+PERF_CPUS = [
+    cpu("GenuineIntel-6-2A-7", "Sandy Bridge", FOUR_SLOTS, "snb"),
+    cpu("GenuineIntel-6-2D-7", "Sandy Bridge EP", FOUR_SLOTS, "snb_ep"),
+    cpu("GenuineIntel-6-3A-9", "Ivy Bridge", FOUR_SLOTS, "ivb"),
+    cpu("GenuineIntel-6-3E-4", "Ivy Bridge EP", FOUR_SLOTS, "ivb_ep"),
+    cpu("GenuineIntel-6-3C-3", "Haswell", FOUR_SLOTS, "hsw"),
+    cpu("GenuineIntel-6-3F-2", "Haswell EP", FOUR_SLOTS, "hsw_ep"),
+    cpu("GenuineIntel-6-3D-4", "Broadwell", FOUR_SLOTS, "bdw"),
+    cpu("GenuineIntel-6-4F-1", "Broadwell EP", FOUR_SLOTS, "bdw_ep"),
+    cpu("GenuineIntel-6-56-3", "Broadwell DE", FOUR_SLOTS, "bdw_ep"),
+    cpu("GenuineIntel-6-5E-3", "Skylake", FOUR_SLOTS, "skl"),
+    cpu("GenuineIntel-6-9E-A", "Coffee Lake", FOUR_SLOTS, "skl"),
+    cpu("GenuineIntel-6-55-4", "Skylake SP", FOUR_SLOTS, "skx"),
+    cpu("GenuineIntel-6-55-4", "Skylake SP, SMT on", FOUR_SLOTS, "skx", smt=1),
+    cpu("GenuineIntel-6-55-7", "Cascade Lake SP", FOUR_SLOTS, "clx"),
+    cpu("GenuineIntel-6-7E-5", "Ice Lake", ICELAKE, "icl"),
+    cpu("GenuineIntel-6-6A-6", "Ice Lake SP", ICELAKE, "icx"),
+    cpu("GenuineIntel-6-8C-1", "Tiger Lake", ICELAKE, "icl"),
+    cpu("GenuineIntel-6-A7-1", "Rocket Lake", ICELAKE, "icl"),
+    cpu("GenuineIntel-6-8F-8", "Sapphire Rapids", SAPPHIRE, "spr"),
+    cpu("GenuineIntel-6-97-2", "Alder Lake P-core", HYBRID, "spr", "cpu_core", 1,
+        P_CORE_TOPDOWN),
+    cpu("GenuineIntel-6-97-2", "Alder Lake E-core", HYBRID, "spr", "cpu_atom", 1,
+        P_CORE_TOPDOWN),
+    cpu("GenuineIntel-6-B7-1", "Raptor Lake P-core", HYBRID, "spr", "cpu_core", 1,
+        P_CORE_TOPDOWN),
+    cpu("GenuineIntel-6-B7-1", "Raptor Lake E-core", HYBRID, "spr", "cpu_atom", 1,
+        P_CORE_TOPDOWN),
+    cpu("GenuineIntel-6-BE-0", "Alder Lake-N", FOUR_SLOTS, "tmt", "cpu_atom"),
+    cpu("GenuineIntel-6-96-1", "Elkhart Lake", FOUR_SLOTS, "tmt"),
+    cpu("AuthenticAMD-23-1-2", "Zen", "amd-zen4", "amd64_fam17h_zen1"),
+    cpu("AuthenticAMD-23-31-0", "Zen 2", "amd-zen4", "amd64_fam17h_zen2"),
+    cpu("AuthenticAMD-25-21-0", "Zen 3", "amd-zen4", "amd64_fam19h_zen3"),
+    cpu("AuthenticAMD-25-61-2", "Zen 4", "amd-zen4", "amd64_fam19h_zen4"),
+]
+
+# upmc's metric names as perf's tables name them; None: perf has no metric
+# of that definition (docs/metrics.md says what perf has instead). A dict
+# maps by vendor where the vendors' tables differ.
+PERF_NAME = {
+    "IPC": {"GenuineIntel": "IPC", "AuthenticAMD": None},
+    "CPI": {"GenuineIntel": "CPI", "AuthenticAMD": None},
+    "branch-miss-ratio": {"GenuineIntel": None, "AuthenticAMD": "branch_misprediction_ratio"},
+    "cache-miss-ratio": None,
+    "L1d-load-miss-ratio": None,
+    "frontend-stall-ratio": None,
+    "backend-stall-ratio": None,
+    "GHz": None,
+    "retiring": {"GenuineIntel": "tma_retiring", "AuthenticAMD": "retiring"},
+    "bad-speculation": {"GenuineIntel": "tma_bad_speculation", "AuthenticAMD": "bad_speculation"},
+    "frontend-bound": {"GenuineIntel": "tma_frontend_bound", "AuthenticAMD": "frontend_bound"},
+    "backend-bound": {"GenuineIntel": "tma_backend_bound", "AuthenticAMD": "backend_bound"},
+    "heavy-operations": "tma_heavy_operations",
+    "light-operations": "tma_light_operations",
+    "branch-mispredicts": "tma_branch_mispredicts",
+    "machine-clears": "tma_machine_clears",
+    "fetch-latency": "tma_fetch_latency",
+    "fetch-bandwidth": "tma_fetch_bandwidth",
+    "memory-bound": "tma_memory_bound",
+    "core-bound": "tma_core_bound",
+    # AMD's pipeline utilisation (PipelineL1), which perf 6.1 does not have
+    # (amdzen4's pipeline.json came after it): KERNEL_CPUS' rows
+    "smt-contention": {"GenuineIntel": None, "AuthenticAMD": "smt_contention"},
+}
+
+
+def perf_name(metric, cpuid):
+    """perf's name of upmc's metric on cpuid; None where perf has none;
+    KeyError where the table has no row for it."""
+    row = PERF_NAME[metric]
+    return row[cpuid.split("-")[0]] if isinstance(row, dict) else row
+
+
+# upmc's events as perf's tables name them. A libpfm4 name (pmu::EVENT:UMASK)
+# is perf's EVENT.UMASK unless listed here.
+UPMC_EVENT = {
+    "GenuineIntel": {
+        # the kernel's intel_perfmon_event_map (arch/x86/events/intel/core.c):
+        # instructions 0x00c0 and cycles 0x003c, on fixed counters 0 and 1
+        "instructions": "INST_RETIRED.ANY",
+        "cycles": "CPU_CLK_UNHALTED.THREAD",
+        # fixed counter 3 (the kernel's "slots" event)
+        "slots": "TOPDOWN.SLOTS",
+    },
+    "AuthenticAMD": {
+        # the kernel's amd_zen1_perfmon_event_map (arch/x86/events/amd/core.c)
+        "instructions": "ex_ret_instr",
+        "cycles": "ls_not_halted_cyc",
+        "branches": "ex_ret_brn",
+        "branch-misses": "ex_ret_brn_misp",
+        # libpfm4's Zen 4 names of the events of amdzen4/pipeline.json
+        "amd64_fam19h_zen4::CYCLES_NOT_IN_HALT": "ls_not_halted_cyc",
+        "amd64_fam19h_zen4::RETIRED_OPS": "ex_ret_ops",
+        "amd64_fam19h_zen4::OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER":
+            "de_src_op_disp.all",
+        "amd64_fam19h_zen4::DISPATCH_STALLS_1:FE_NO_OPS":
+            "de_no_dispatch_per_slot.no_ops_from_frontend",
+        "amd64_fam19h_zen4::DISPATCH_STALLS_1:BE_STALLS": "de_no_dispatch_per_slot.backend_stalls",
+        "amd64_fam19h_zen4::DISPATCH_STALLS_1:SMT_CONTENTION":
+            "de_no_dispatch_per_slot.smt_contention",
+        # Zen 5's raw codes (lib/core/metrics.c names each)
+        "r76": "ls_not_halted_cyc",
+        "rc1": "ex_ret_ops",
+        "r7aa": "de_src_op_disp.all",
+        "r1000001a0": "de_no_dispatch_per_slot.no_ops_from_frontend",
+        "r100001ea0": "de_no_dispatch_per_slot.backend_stalls",
+        "r1000060a0": "de_no_dispatch_per_slot.smt_contention",
+    },
+}
+
+# perf's other names of one event: the slots event where SLOTS is no
+# metric, an Atom's cycles (fixed counter 1 too).
+PERF_SYNONYM = {
+    "SLOTS": "TOPDOWN.SLOTS",
+    "CPU_CLK_UNHALTED.CORE": "CPU_CLK_UNHALTED.THREAD",
+}
+
+
+def event_key(upmc_name, cpuid):
+    """The perf name of an upmc event: what both sides' counts are keyed by."""
+    table = UPMC_EVENT.get(cpuid.split("-")[0], {})
+    if upmc_name in table:
+        return table[upmc_name]
+    if "::" in upmc_name:  # libpfm4's pmu::EVENT:UMASK
+        event = upmc_name.split("::", 1)[1]
+        return event.replace(":", ".", 1)
+    if ":" in upmc_name and upmc_name.split(":", 1)[0].isupper():
+        return upmc_name.replace(":", ".", 1)
+    return upmc_name
+
+
+def perf_key(perf_event, cpuid):
+    """The key of an event a perf expression names: perf's generic names
+    (cycles) as upmc's are, and PMU@EVENT@ without terms as EVENT (the
+    PMU is the unit's)."""
+    m = re.match(r"^(cpu|cpu_core|cpu_atom)@([^@,=]+)@$", perf_event)
+    if m:
+        perf_event = m.group(2)
+    return event_key(PERF_SYNONYM.get(perf_event, perf_event), cpuid)
+
+
+# For CPUs perf 6.1 does not know, the oracle is the kernel's current metric
+# JSON: each row's formulas as its file has them (perf's syntax), the file
+# and the commit it was read at. Only the metrics upmc has a name for; a
+# formula here is evaluated exactly as perf's own are.
+KERNEL = "tools/perf/pmu-events/arch/x86/"
+KERNEL_CPUS = [
+    (cpu("AuthenticAMD-25-61-2", "Zen 4, kernel JSON", "amd-zen4", "amd64_fam19h_zen4"),
+     KERNEL + "amdzen4/pipeline.json at 037dd1308c6d", {
+         "total_dispatch_slots": "6 * ls_not_halted_cyc",
+         "frontend_bound":
+             "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)",
+         "bad_speculation": "d_ratio(de_src_op_disp.all - ex_ret_ops, total_dispatch_slots)",
+         "backend_bound": "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)",
+         "smt_contention": "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)",
+         "retiring": "d_ratio(ex_ret_ops, total_dispatch_slots)",
+     }),
+    (cpu("AuthenticAMD-26-44-0", "Zen 5, kernel JSON", "amd-zen5", None),
+     KERNEL + "amdzen5/pipeline.json at a9fe4ac7a3a2", {
+         "total_dispatch_slots": "8 * ls_not_halted_cyc",
+         "frontend_bound":
+             "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)",
+         "bad_speculation": "d_ratio(de_src_op_disp.all - ex_ret_ops, total_dispatch_slots)",
+         "backend_bound": "d_ratio(de_no_dispatch_per_slot.backend_stalls, total_dispatch_slots)",
+         "smt_contention": "d_ratio(de_no_dispatch_per_slot.smt_contention, total_dispatch_slots)",
+         "retiring": "d_ratio(ex_ret_ops, total_dispatch_slots)",
+     }),
+    (cpu("GenuineIntel-6-AA-4", "Meteor Lake E-core, kernel JSON", HYBRID, "spr", "cpu_atom", 1,
+         P_CORE_TOPDOWN),
+     KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_atom)", {
+         "tma_frontend_bound":
+             "cpu_atom@TOPDOWN_FE_BOUND.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_bad_speculation":
+             "cpu_atom@TOPDOWN_BAD_SPECULATION.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_backend_bound":
+             "cpu_atom@TOPDOWN_BE_BOUND.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_branch_mispredicts":
+             "cpu_atom@TOPDOWN_BAD_SPECULATION.MISPREDICT@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_core_bound":
+             "cpu_atom@TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+     }),
+    (cpu("GenuineIntel-6-CF-2", "Emerald Rapids, kernel JSON", SAPPHIRE, "spr"),
+     KERNEL + "emeraldrapids/emr-metrics.json at 1afba39f9305", {
+         "tma_info_thread_slots": "slots",
+         "tma_frontend_bound":
+             "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
+             "tma_info_thread_slots",
+         "tma_retiring":
+             "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_heavy_operations":
+             "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
+     }),
+]
