@@ -305,9 +305,10 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
  * Perfetto writer calls down its own files: perfetto.c (the trace) calls
  * sequence.c (a thread's packet sequence), which calls protobuf.c (the
  * encoder). collect.c calls names.c (the names made at run time); names.c
- * and view.c call no other. The close, a clear and a thread's retirement
- * call a stream through the profile's at_close, at_clear and at_retire,
- * which stream.c registers.
+ * and view.c call no other. The close calls a stream's end, a clear its
+ * append and a thread's retirement its forgetting of the thread's
+ * sequence, through the profile's at_close, at_clear and at_retire, which
+ * stream.c registers.
  */
 
 /* ---- record.c: recording ---- */
