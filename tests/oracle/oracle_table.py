@@ -116,6 +116,11 @@ UPMC_EVENT = {
         "cycles": "CPU_CLK_UNHALTED.THREAD",
         # fixed counter 3 (the kernel's "slots" event)
         "slots": "TOPDOWN.SLOTS",
+        # raw codes (lib/core/metrics_intel.c names each): event 0x0d with
+        # umask 0x10, and umask 0x01 with edge and cmask 1, as perf's
+        # icelake/pipeline.json encodes them
+        "r100d": "INT_MISC.UOP_DROPPING",
+        "r104010d": "INT_MISC.CLEARS_COUNT",
     },
     "AuthenticAMD": {
         # the kernel's amd_zen1_perfmon_event_map (arch/x86/events/amd/core.c)
@@ -133,7 +138,7 @@ UPMC_EVENT = {
         "amd64_fam19h_zen4::DISPATCH_STALLS_1:BE_STALLS": "de_no_dispatch_per_slot.backend_stalls",
         "amd64_fam19h_zen4::DISPATCH_STALLS_1:SMT_CONTENTION":
             "de_no_dispatch_per_slot.smt_contention",
-        # Zen 5's raw codes (lib/core/metrics.c names each)
+        # Zen 5's raw codes (lib/core/metrics_amd.c names each)
         "r76": "ls_not_halted_cyc",
         "rc1": "ex_ret_ops",
         "r7aa": "de_src_op_disp.all",
@@ -148,6 +153,9 @@ UPMC_EVENT = {
 PERF_SYNONYM = {
     "SLOTS": "TOPDOWN.SLOTS",
     "CPU_CLK_UNHALTED.CORE": "CPU_CLK_UNHALTED.THREAD",
+    # perf 6.1's Ice Lake files spell INT_MISC.CLEARS_COUNT (event 0x0d,
+    # umask 0x01, edge, cmask 1) by its terms
+    "cpu@INT_MISC.RECOVERY_CYCLES,cmask=1,edge@": "INT_MISC.CLEARS_COUNT",
 }
 
 
