@@ -24,7 +24,8 @@ struct upmc_metric_def {
 	const char *source;
 	const char *arch; /* the kind of CPU it is defined for (upmc_os_core_kind()); NULL: any */
 	/* The CPUs it is for, as the start of their upmc_os_cpu_id()
-	 * ("AuthenticAMD-26-": family 0x1a); NULL: any of its arch. For the
+	 * ("AuthenticAMD-26-": family 0x1a), or several starts separated by
+	 * spaces (one per model); NULL: any of its arch. For the
 	 * variants whose events would resolve elsewhere too (raw codes,
 	 * libpfm4 taking the CPU for another, as LIBPFM_FORCE_PMU can). */
 	const char *cpu_id;

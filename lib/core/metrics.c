@@ -85,7 +85,20 @@ int upmc_is_metric(const char *item)
 	return named_by(item, &def, 1) > 0;
 }
 
-/* Whether def is for this CPU (its cpu_id); why not in why. */
+/* Whether id starts with one of the space-separated starts in ids. */
+static int id_starts_with_one_of(const char *id, const char *ids)
+{
+	for (const char *p = ids; *p; p += strspn(p, " ")) {
+		size_t len = strcspn(p, " ");
+		if (len && !strncmp(id, p, len))
+			return 1;
+		p += len;
+	}
+	return 0;
+}
+
+/* Whether def is for this CPU (its cpu_id: one start, or a list of them,
+ * one per model); why not in why. */
 int upmc_metric_for_this_cpu(const struct upmc_metric_def *def, char *why, size_t size)
 {
 	char id[64];
@@ -93,10 +106,15 @@ int upmc_metric_for_this_cpu(const struct upmc_metric_def *def, char *why, size_
 	if (!def->cpu_id)
 		return 1;
 	upmc_os_cpu_id(id, sizeof(id));
-	if (!strncmp(id, def->cpu_id, strlen(def->cpu_id)))
+	if (id_starts_with_one_of(id, def->cpu_id))
 		return 1;
-	upmc_format(why, size, "it is for %s, whose CPU id starts '%s', and this CPU's is '%s'",
-	            def->cpus, def->cpu_id, id[0] ? id : "not in /proc/cpuinfo");
+	if (strchr(def->cpu_id, ' '))
+		upmc_format(why, size, "it is for %s, and this CPU's id, '%s', is none of theirs",
+		            def->cpus, id[0] ? id : "not in /proc/cpuinfo");
+	else
+		upmc_format(why, size,
+		            "it is for %s, whose CPU id starts '%s', and this CPU's is '%s'",
+		            def->cpus, def->cpu_id, id[0] ? id : "not in /proc/cpuinfo");
 	return 0;
 }
 

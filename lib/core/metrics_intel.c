@@ -37,6 +37,46 @@
 	"haswell, broadwell, skylake and their servers'), events by libpfm4's names"
 #define TMA4_BAD "UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + 4 * INT_MISC:RECOVERY_CYCLES"
 
+/* perf's L1MPKI, L2MPKI and L3MPKI: retired demand loads that missed each
+ * level, per 1000 instructions. The events are MEM_LOAD_RETIRED.L1_MISS,
+ * L2_MISS and L3_MISS (MEM_LOAD_UOPS_RETIRED.* before Skylake, LLC_MISS on
+ * Ivy Bridge): event 0xd1, umask 0x08, 0x10 and 0x20 on every model here,
+ * raw codes, so the models are listed as perf 6.1's mapfile.csv matches
+ * them. Not on the hybrid CPUs (their E-cores count other events). */
+#define MPKI_CPUS "Intel, Ivy Bridge to Sapphire Rapids, not hybrid"
+/* Ivy Bridge, Ivy Town, Haswell, Haswell-X, Broadwell, Broadwell-DE/X,
+ * Skylake to Comet Lake, Skylake-X to Cooper Lake, Ice Lake, Ice Lake-X,
+ * Tiger Lake, Rocket Lake, Sapphire Rapids */
+#define MPKI_IDS                                                                   \
+	"GenuineIntel-6-3A GenuineIntel-6-3E GenuineIntel-6-3C GenuineIntel-6-45 " \
+	"GenuineIntel-6-46 GenuineIntel-6-3F GenuineIntel-6-3D GenuineIntel-6-47 " \
+	"GenuineIntel-6-4F GenuineIntel-6-56 GenuineIntel-6-4E GenuineIntel-6-5E " \
+	"GenuineIntel-6-8E GenuineIntel-6-9E GenuineIntel-6-A5 GenuineIntel-6-A6 " \
+	"GenuineIntel-6-55 GenuineIntel-6-7D GenuineIntel-6-7E GenuineIntel-6-6A " \
+	"GenuineIntel-6-6C GenuineIntel-6-8C GenuineIntel-6-8D GenuineIntel-6-A7 " \
+	"GenuineIntel-6-8F"
+#define MPKI_SOURCE                                                                          \
+	"the kernel's tools/perf/pmu-events/arch/x86/*/*-metrics.json of perf 6.1 (L1MPKI, " \
+	"L2MPKI, L3MPKI: 1000 * MEM_LOAD_RETIRED.Ln_MISS / INST_RETIRED.ANY; "               \
+	"tma_info_memory_l1mpki and the others in later kernels)"
+#define INTEL_MPKI(name, event, level)                                              \
+	{                                                                           \
+		name, "", event ",instructions", "1000 * " event " / instructions", \
+		        "per 1000 insns", 0,                                        \
+		        "retired demand loads that missed the " level ", per 1000 " \
+		        "instructions",                                             \
+		        MPKI_CPUS, MPKI_SOURCE, "x86", MPKI_IDS                     \
+	}
+/* perf's cpu_operating_frequency: the kernel counts CPU_CLK_UNHALTED.THREAD
+ * for cycles and CPU_CLK_UNHALTED.REF_TSC, which ticks at the TSC's rate,
+ * for ref-cycles (intel_perfmon_event_map). */
+#define FREQ_SOURCE                                                                        \
+	"the kernel's tools/perf/pmu-events/arch/x86/sapphirerapids/spr-metrics.json "     \
+	"(cpu_operating_frequency: CPU_CLK_UNHALTED.THREAD / CPU_CLK_UNHALTED.REF_TSC * "  \
+	"#SYSTEM_TSC_FREQ / 1e9; the same in skylakex, icelakex, emeraldrapids, "          \
+	"graniterapids, sierraforest; #SYSTEM_TSC_FREQ as tools/perf/arch/x86/util/tsc.c " \
+	"finds it)"
+
 const struct upmc_metric_def upmc_metrics_intel[] = {
         /* Intel, Ice Lake and later: the PERF_METRICS fractions of slots. */
         {"retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", 1,
@@ -98,5 +138,17 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          "( topdown-be-bound - topdown-mem-bound ) / slots", "core bound", 1,
          "slots stalled on the core's execution units, not on memory", INTEL_L2_CPUS,
          INTEL_TOPDOWN_L2, "x86", NULL},
+        /* Intel: misses per kilo-instruction of retired loads, perf's. */
+        INTEL_MPKI("L1MPKI", "r8d1", "L1 data cache"),
+        INTEL_MPKI("L2MPKI", "r10d1", "L2 cache"),
+        INTEL_MPKI("L3MPKI", "r20d1", "L3 cache"),
+        /* Intel: the frequency the thread's cycles ran at. */
+        {"cpu_operating_frequency", "", "cycles,ref-cycles",
+         "cycles / ref-cycles * #SYSTEM_TSC_FREQ / 1000000000", "GHz", 0,
+         "the core clock's average frequency while the thread ran unhalted: its cycles per "
+         "reference cycle (the TSC's rate) times the TSC's frequency",
+         "Intel (ref-cycles is CPU_CLK_UNHALTED.REF_TSC; the TSC's frequency from CPUID leaf "
+         "0x15 or the model name)",
+         FREQ_SOURCE, "x86", "GenuineIntel-"},
 };
 const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_metrics_intel[0]);
