@@ -232,10 +232,11 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	fake_boot("x86-intel");
 	ASSERT(upmc_list_metrics(count_available, &l) > 0);
 	/* the generic ones; Intel's topdown (two levels, and the 4-slot one),
-	 * AMD's (Zen 4, Zen 5, and Zen 3's none) */
-	EXPECT_EQ(l.n, 35);
-	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs */
-	EXPECT_EQ(l.computed, 12);
+	 * MPKI and frequency, AMD's (Zen 4, Zen 5, and Zen 3's none) */
+	EXPECT_EQ(l.n, 47);
+	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs, nor
+	 * those of listed Intel models (this one names none) */
+	EXPECT_EQ(l.computed, 20);
 	EXPECT_CONTAINS(l.zen5, "it is for AMD Zen 5 (family 0x1a), whose CPU id starts "
 	                        "'AuthenticAMD-26-', and this CPU's is 'not in /proc/cpuinfo'");
 	EXPECT_CONTAINS(l.none, "AMD Zen 3 and earlier have no TopdownL1: their PMUs count no "
@@ -243,12 +244,12 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	memset(&l, 0, sizeof(l));
 	fake_boot("arm64-pmuv3"); /* no STALL_SLOT events */
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 12); /* the generic ones and Arm's topdown */
-	EXPECT(l.computed >= 1 && l.computed <= 8);
+	EXPECT_EQ(l.n, 20); /* the generic ones and Arm's topdown */
+	EXPECT(l.computed >= 1 && l.computed <= 16);
 	memset(&l, 0, sizeof(l));
 	fake_boot("vm-no-pmu");
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 39); /* no kind of CPU: every variant */
+	EXPECT_EQ(l.n, 51); /* no kind of CPU: every variant */
 	EXPECT_EQ(l.computed, 0);
 }
 
