@@ -232,8 +232,9 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	fake_boot("x86-intel");
 	ASSERT(upmc_list_metrics(count_available, &l) > 0);
 	/* the generic ones; Intel's topdown (two levels, and the 4-slot one),
-	 * MPKI and frequency, AMD's (Zen 4, Zen 5, and Zen 3's none) */
-	EXPECT_EQ(l.n, 47);
+	 * Alder Lake-N's, MPKI and frequency; AMD's (Zen 4, Zen 5, and Zen 3's
+	 * none) */
+	EXPECT_EQ(l.n, 51);
 	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs, nor
 	 * those of listed Intel models (this one names none) */
 	EXPECT_EQ(l.computed, 20);
@@ -249,7 +250,7 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	memset(&l, 0, sizeof(l));
 	fake_boot("vm-no-pmu");
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 51); /* no kind of CPU: every variant */
+	EXPECT_EQ(l.n, 55); /* no kind of CPU: every variant */
 	EXPECT_EQ(l.computed, 0);
 }
 

@@ -77,6 +77,21 @@
 	"graniterapids, sierraforest; #SYSTEM_TSC_FREQ as tools/perf/arch/x86/util/tsc.c " \
 	"finds it)"
 
+/* Gracemont, the E-core of Alder Lake-N (no P-core): 5 issue slots a
+ * cycle, counted by its own TOPDOWN_* events (TOPDOWN_FE_BOUND.ALL 0x71,
+ * TOPDOWN_BE_BOUND.ALL 0x74, TOPDOWN_RETIRING.ALL 0xc2, umask 0): raw
+ * codes, so the model is named. cycles is CPU_CLK_UNHALTED.CORE. */
+#define GRT_SLOTS "( 5 * cycles )"
+#define GRT_FE    "r71"
+#define GRT_BE    "r74"
+#define GRT_RET   "rc2"
+#define GRT_CPUS  "Intel Alder Lake-N (Gracemont E-cores alone, 5 slots a cycle)"
+#define GRT_ID    "GenuineIntel-6-BE"
+#define GRT_SOURCE                                                                              \
+	"the kernel's tools/perf/pmu-events/arch/x86/alderlaken/adln-metrics.json (TopdownL1: " \
+	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; SLOTS = 5 "  \
+	"x CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json"
+
 const struct upmc_metric_def upmc_metrics_intel[] = {
         /* Intel, Ice Lake and later: the PERF_METRICS fractions of slots. */
         {"retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", 1,
@@ -150,5 +165,16 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          "Intel (ref-cycles is CPU_CLK_UNHALTED.REF_TSC; the TSC's frequency from CPUID leaf "
          "0x15 or the model name)",
          FREQ_SOURCE, "x86", "GenuineIntel-"},
+        /* Intel Alder Lake-N: Gracemont's TOPDOWN_* events, 5 slots a cycle. */
+        {"retiring", "TopdownL1", GRT_RET ",cycles", GRT_RET " / " GRT_SLOTS, "retiring", 1,
+         "slots that retired an operation", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID},
+        {"bad-speculation", "TopdownL1", GRT_FE "," GRT_BE "," GRT_RET ",cycles",
+         "( " GRT_SLOTS " - ( " GRT_FE " + " GRT_BE " + " GRT_RET " ) ) / " GRT_SLOTS,
+         "bad speculation", 1, "slots no other category took: wasted on mispredictions and clears",
+         GRT_CPUS, GRT_SOURCE, "x86", GRT_ID},
+        {"frontend-bound", "TopdownL1", GRT_FE ",cycles", GRT_FE " / " GRT_SLOTS, "frontend bound",
+         1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID},
+        {"backend-bound", "TopdownL1", GRT_BE ",cycles", GRT_BE " / " GRT_SLOTS, "backend bound", 1,
+         "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID},
 };
 const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_metrics_intel[0]);
