@@ -266,8 +266,17 @@ static void explain_too_big(struct stat_run *run, struct stat_counter *c)
 static int open_counter(struct stat_run *run, unsigned i, const struct upmc_linux_probe *probe)
 {
 	struct stat_counter *c = &run->counter[i];
-	int too_big = 0, err = open_everywhere(run, i, probe, &too_big);
-	int refused = err == EACCES || err == EPERM;
+	int too_big = 0, err, refused;
+
+	/* An event of this CPU that cannot be named here (no core PMU) is
+	 * not opened: it is not supported, for the PMU's absence. */
+	if (c->event.missing) {
+		upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, ENODEV, 0, probe);
+		c->status = STAT_NOT_SUPPORTED;
+		return 0;
+	}
+	err = open_everywhere(run, i, probe, &too_big);
+	refused = err == EACCES || err == EPERM;
 
 	if (refused && run->target == STAT_CPUS) {
 		stat_explain_cpus_refused(run->error, sizeof(run->error), probe->paranoid);

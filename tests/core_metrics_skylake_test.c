@@ -69,6 +69,51 @@ TEST(metrics_skylake, not_on_another_cpu)
 	fake_boot("amd-zen4");
 	ASSERT_MSG(upmc_open(&set, "TopdownL1", &time_only) == 0, "%s", upmc_last_error());
 	EXPECT_EQ(counter_named(set, "UOPS_RETIRED:RETIRE_SLOTS"), -1);
-	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "needs the events of");
+	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "cannot be computed on this CPU (AMD Zen 4)");
+	upmc_close(set);
+}
+
+/* An Ice Lake-SP whose PMU does not expose PERF_METRICS (a virtual PMU
+ * without it), with libpfm4 taking it for a Skylake server: the 4-slot
+ * formula is not its (a 5-wide core), and TopdownL1 says what it lacks. */
+TEST(metrics_skylake, not_on_ice_lake_without_perf_metrics)
+{
+	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
+	struct upmc_set *set;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("intel-ice-lake-no-metrics");
+	EXPECT(upmc_open(&set, "TopdownL1", NULL) < 0);
+	EXPECT_CONTAINS(upmc_last_error(), "does not expose PERF_METRICS");
+	EXPECT_CONTAINS(upmc_last_error(), "'slots' is not an event here");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", &time_only) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(counter_named(set, "UOPS_RETIRED:RETIRE_SLOTS"), -1);
+	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "Intel Ice Lake");
+	upmc_close(set);
+}
+
+/* SMT on (the kernel's smt/active): perf's form per logical CPU, the
+ * core's cycles as one thread sees them and its recovery cycles halved. */
+TEST(metrics_skylake, smt_on_takes_the_per_thread_form)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	struct upmc_set *set;
+	double v[4], clks, slots;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("intel-skylake-x-smt");
+	ASSERT_MSG(upmc_open(&set, "retiring", &mux) == 0, "%s", upmc_last_error());
+	ASSERT(counter_named(set, "CPU_CLK_UNHALTED:REF_XCLK") >= 0);
+	upmc_close(set);
+	ASSERT_MSG(upmc_open(&set, "retiring", NULL) == 0, "%s", upmc_last_error());
+	after[counter_named(set, "cycles")] = 1000;
+	after[counter_named(set, "UOPS_RETIRED:RETIRE_SLOTS")] = 1500;
+	after[counter_named(set, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE")] = 20;
+	after[counter_named(set, "CPU_CLK_UNHALTED:REF_XCLK")] = 100;
+	ASSERT(upmc_metrics(set, before, after, v) == 1);
+	clks = (1000.0 / 2) * (1 + 20.0 / 100);
+	slots = 4 * clks;
+	EXPECT_MSG(v[0] == 1500 / slots, "retiring %.17g, want %.17g", v[0], 1500 / slots);
 	upmc_close(set);
 }

@@ -165,11 +165,14 @@ TEST(metrics, a_machine_without_the_events_says_why)
 	EXPECT_CONTAINS(upmc_last_error(), "'instructions' cannot be counted");
 	ASSERT_MSG(upmc_open(&set, "IPC,TopdownL1,task-clock", &time_only) == 0, "%s",
 	           upmc_last_error());
-	EXPECT_EQ(upmc_metric_count(set), 6); /* IPC, and TopdownL1's of every kind of CPU */
+	/* IPC, and TopdownL1's of the Intel CPU with PERF_METRICS that the
+	 * fixture's /proc/cpuinfo does not name, each said */
+	EXPECT_EQ(upmc_metric_count(set), 5);
 	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "no CPU PMU");
-	EXPECT_CONTAINS(upmc_metric_reason(set, 1), "'retiring' needs the events of Intel");
+	EXPECT_CONTAINS(upmc_metric_reason(set, 1), "'retiring' cannot be computed on this CPU");
+	EXPECT_CONTAINS(upmc_metric_reason(set, 1), "no CPU PMU is visible");
 	upmc_metrics(set, s, s, v);
-	for (unsigned j = 0; j < 6; j++)
+	for (unsigned j = 0; j < 5; j++)
 		EXPECT_MSG(isnan(v[j]), "metric %u is %g", j, v[j]);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
@@ -186,14 +189,20 @@ TEST(metrics, only_metrics_not_computed_here_make_a_timer)
 	double v[5];
 
 	fake_boot("vm-no-pmu");
-	ASSERT_MSG(upmc_open(&set, "TopdownL1", &time_only) == 0, "%s", upmc_last_error());
+	ASSERT_MSG(upmc_open(&set, "IPC", &time_only) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(upmc_count(set), 2);
+	EXPECT_EQ(upmc_counter_path(set, 0), UPMC_PATH_UNAVAILABLE);
+	ASSERT(upmc_metric_count(set) == 1);
+	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "no CPU PMU");
+	upmc_close(set);
+	ASSERT_MSG(upmc_open(&set, "smt-contention", &time_only) == 0, "%s", upmc_last_error());
 	EXPECT_EQ(upmc_count(set), 0);
-	ASSERT(upmc_metric_count(set) == 5); /* smt-contention too: every kind of CPU's */
-	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "'retiring' needs the events of Intel");
+	ASSERT(upmc_metric_count(set) == 1); /* AMD's alone: no variant for this CPU */
+	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "no variant of 'smt-contention'");
 	EXPECT(upmc_snapshot(set, before) >= 0);
 	EXPECT(upmc_snapshot(set, after) >= 0);
-	ASSERT(upmc_metrics(set, before, after, v) == 5);
-	for (unsigned j = 0; j < 5; j++)
+	ASSERT(upmc_metrics(set, before, after, v) == 1);
+	for (unsigned j = 0; j < 1; j++)
 		EXPECT_MSG(isnan(v[j]), "metric %u is %g", j, v[j]);
 	EXPECT_EQ(fake_open_events(), 0);
 	upmc_close(set);
@@ -214,7 +223,7 @@ static int count_available(const struct upmc_metric_info *info, void *arg)
 
 	if (!strcmp(info->name, "retiring") && strstr(info->cpus, "Zen 5"))
 		snprintf(l->zen5, sizeof(l->zen5), "%s", info->why_not);
-	if (!info->events[0])
+	if (!info->events[0] && !l->none[0])
 		snprintf(l->none, sizeof(l->none), "%s", info->why_not);
 	l->n++;
 	l->computed += !info->why_not[0];
@@ -232,25 +241,26 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	fake_boot("x86-intel");
 	ASSERT(upmc_list_metrics(count_available, &l) > 0);
 	/* the generic ones; Intel's topdown (two levels, and the 4-slot one),
-	 * Alder Lake-N's, MPKI and frequency; AMD's (Zen 4, Zen 5, and Zen 3's
-	 * none) */
-	EXPECT_EQ(l.n, 51);
+	 * AMD's (Zen 4, Zen 5, and Zen 3's none); MPKI and frequency, Alder
+	 * Lake-N's */
+	EXPECT_EQ(l.n, 72);
 	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs, nor
 	 * those of listed Intel models (this one names none) */
 	EXPECT_EQ(l.computed, 20);
-	EXPECT_CONTAINS(l.zen5, "it is for AMD Zen 5 (family 0x1a), whose CPU id starts "
-	                        "'AuthenticAMD-26-', and this CPU's is 'not in /proc/cpuinfo'");
+	EXPECT_CONTAINS(l.zen5, "it is for AMD Zen 5 (family 0x1a, models 0x00-0x2f, 0x40-0x4f, "
+	                        "0x60-0x7f), and this CPU (id 'not in /proc/cpuinfo') takes the "
+	                        "variant for Intel with PERF_METRICS, other models");
 	EXPECT_CONTAINS(l.none, "AMD Zen 3 and earlier have no TopdownL1: their PMUs count no "
 	                        "dispatch slots");
 	memset(&l, 0, sizeof(l));
 	fake_boot("arm64-pmuv3"); /* no STALL_SLOT events */
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 20); /* the generic ones and Arm's topdown */
+	EXPECT_EQ(l.n, 23); /* the generic ones and Arm's topdown (sbsa.json's, the N2's) */
 	EXPECT(l.computed >= 1 && l.computed <= 16);
 	memset(&l, 0, sizeof(l));
 	fake_boot("vm-no-pmu");
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 55); /* no kind of CPU: every variant */
+	EXPECT_EQ(l.n, 72); /* no core PMU: those of the CPU the library runs on */
 	EXPECT_EQ(l.computed, 0);
 }
 
@@ -404,4 +414,39 @@ TEST(metrics, a_rotating_bench_measures_each_group_in_a_pinned_pass)
 	EXPECT_EQ(upmc_bench_rotating(set, NULL, NULL, &opts, &res), -EINVAL);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Ice Lake-SP (GenuineIntel-6-6A): perf's tma_* of icx-metrics.json, each
+ * PERF_METRICS field over the four's sum, INT_MISC.UOP_DROPPING / slots
+ * off frontend-bound, 5 x INT_MISC.CLEARS_COUNT / slots onto
+ * backend-bound, bad speculation the remainder. */
+TEST(metrics, ice_lake_topdown_is_perfs)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	struct upmc_set *set;
+	double v[4], sum = 600 + 400 + 1000 + 2000, fe, be, ret;
+
+	fake_boot("intel-ice-lake");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	EXPECT_EQ(upmc_count(set), 7); /* slots, 4 fields, UOP_DROPPING, CLEARS_COUNT */
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x100d) >= 0);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x104010d) >= 0);
+	after[counter_named(set, "slots")] = 4000;
+	after[counter_named(set, "topdown-retiring")] = 1000;
+	after[counter_named(set, "topdown-bad-spec")] = 400;
+	after[counter_named(set, "topdown-fe-bound")] = 600;
+	after[counter_named(set, "topdown-be-bound")] = 2000;
+	after[counter_named(set, "r100d")] = 80;
+	after[counter_named(set, "r104010d")] = 16;
+	upmc_metrics(set, before, after, v);
+	ret = 1000 / sum;
+	fe = 600 / sum - 80.0 / 4000;
+	be = 2000 / sum + 5 * 16.0 / 4000;
+	EXPECT_MSG(v[0] == ret, "retiring %.17g", v[0]);
+	EXPECT_MSG(fabs(v[1] - fmax(1 - (fe + be + ret), 0)) < 1e-15, "bad speculation %.17g",
+	           v[1]);
+	EXPECT_MSG(fabs(v[2] - fe) < 1e-15, "frontend bound %.17g", v[2]); /* 0.13, not 0.15 */
+	EXPECT_MSG(fabs(v[3] - be) < 1e-15, "backend bound %.17g", v[3]);  /* 0.52, not 0.5 */
+	upmc_close(set);
 }

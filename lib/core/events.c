@@ -305,6 +305,28 @@ int upmc_spec_add(struct upmc_spec *out, const char *item, unsigned flags)
 	return 0;
 }
 
+int upmc_spec_add_missing(struct upmc_spec *out, const char *name, const char *why)
+{
+	struct upmc_event *ev;
+
+	if (out->n == out->max)
+		return upmc_fail(-E2BIG,
+		                 "event spec has more than %u events, the most one set holds",
+		                 out->max);
+	ev = upmc_spec_event(out, out->n);
+	memset(ev, 0, sizeof(*ev));
+	upmc_format(ev->name, sizeof(ev->name), "%s", name);
+	ev->type = UPMC_TYPE_RAW;
+	ev->missing = 1;
+	if (out->counters) {
+		out->counters[out->n].path = UPMC_PATH_UNAVAILABLE;
+		upmc_format(out->counters[out->n].reason, sizeof(out->counters[out->n].reason),
+		            "%s", why);
+	}
+	out->n++;
+	return 0;
+}
+
 UPMC_API int upmc_list_events(int (*fn)(const struct upmc_event_info *info, void *arg), void *arg)
 {
 	char name[UPMC_NAME_MAX];

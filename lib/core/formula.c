@@ -34,7 +34,14 @@ static int precedence(char op)
 
 static int is_operator(const char *tok)
 {
-	return tok[1] == '\0' && strchr("+-*/()", tok[0]);
+	return tok[1] == '\0' && strchr("+-*/(),", tok[0]);
+}
+
+/* perf's max() and min() of two arguments ("max ( 0 , a - b )"), as the
+ * steps 'M' and 'm'; 0 for any other token. */
+static char function_of(const char *tok)
+{
+	return !strcmp(tok, "max") ? 'M' : !strcmp(tok, "min") ? 'm' : 0;
 }
 
 /* The index of name among the comma-separated events; -1 when not there. */
@@ -75,12 +82,20 @@ int upmc_metric_compile(struct upmc_metric *m)
 		double value = 0; /* gcc cannot see that a failed lookup is never pushed */
 		char *end;
 
-		if (is_operator(tok) && tok[0] == '(') {
+		if (n_ops + 1 >= sizeof(ops)) {
+			err = -E2BIG;
+		} else if (function_of(tok)) {
+			ops[n_ops++] = function_of(tok);
+		} else if (is_operator(tok) && tok[0] == '(') {
 			ops[n_ops++] = '(';
-		} else if (is_operator(tok) && tok[0] == ')') {
+		} else if (is_operator(tok) && (tok[0] == ')' || tok[0] == ',')) {
 			while (n_ops && ops[n_ops - 1] != '(' && !err)
 				err = push_step(m, ops[--n_ops], 0, 0);
-			n_ops -= n_ops > 0;
+			if (tok[0] == ')') {
+				n_ops -= n_ops > 0;
+				if (n_ops && strchr("Mm", ops[n_ops - 1]) && !err)
+					err = push_step(m, ops[--n_ops], 0, 0);
+			}
 		} else if (is_operator(tok)) {
 			while (n_ops && precedence(ops[n_ops - 1]) >= precedence(tok[0]) && !err)
 				err = push_step(m, ops[--n_ops], 0, 0);
@@ -133,6 +148,8 @@ double upmc_metric_evaluate(const struct upmc_metric *m, const double *in)
 		stack[n++] = s->kind == '+'   ? a + b
 		             : s->kind == '-' ? a - b
 		             : s->kind == '*' ? a * b
+		             : s->kind == 'M' ? fmax(a, b)
+		             : s->kind == 'm' ? fmin(a, b)
 		                              : a / b;
 	}
 	return n == 1 ? stack[0] : NAN;

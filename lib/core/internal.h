@@ -47,10 +47,10 @@ struct upmc_counter {
 /* A metric of a set (lib/core/metrics.c): its definition, the set's
  * counter of each event it needs, its formula in postfix order. */
 #define UPMC_METRIC_INPUTS 8
-#define UPMC_METRIC_STEPS  32
+#define UPMC_METRIC_STEPS  64
 struct upmc_metric_def;
 struct upmc_metric_step {
-	char kind;      /* 'e': an input, 'v': a value, or an operator + - * / */
+	char kind;      /* 'e': an input, 'v': a value, an operator + - * /, or max 'M', min 'm' */
 	unsigned input; /* of the metric's inputs */
 	double value;
 };
@@ -139,6 +139,11 @@ struct upmc_spec {
 /* One event of a spec, its item already trimmed, into the next place of
  * out (lib/core/events.c); 0 or -errno. */
 int upmc_spec_add(struct upmc_spec *out, const char *item, unsigned flags);
+
+/* An event of this CPU that cannot be named here (no core PMU is
+ * visible), marked missing, in the next place of out: a set's counter of
+ * it is unavailable, for why. 0 or -E2BIG. */
+int upmc_spec_add_missing(struct upmc_spec *out, const char *name, const char *why);
 
 /* One event's name, trimmed, with its modifiers, into ev; 0 or -errno
  * after upmc_fail(). With UPMC_OPT_TIME_ONLY, an event of a PMU this

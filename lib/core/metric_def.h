@@ -23,12 +23,21 @@ struct upmc_metric_def {
 	const char *cpus; /* which CPUs have its events */
 	const char *source;
 	const char *arch; /* the kind of CPU it is defined for (upmc_os_core_kind()); NULL: any */
-	/* The CPUs it is for, as the start of their upmc_os_cpu_id()
-	 * ("AuthenticAMD-26-": family 0x1a), or several starts separated by
-	 * spaces (one per model); NULL: any of its arch. For the
-	 * variants whose events would resolve elsewhere too (raw codes,
-	 * libpfm4 taking the CPU for another, as LIBPFM_FORCE_PMU can). */
-	const char *cpu_id;
+	/*
+	 * The CPUs it is for, as perf's mapfile.csv picks them: patterns of
+	 * upmc_os_cpu_id(), separated by spaces, each matching the ids that
+	 * start with it ('?' any one character, a last '-' the end of the
+	 * model too): "GenuineIntel-6-55-" is every Skylake-SP. A name's
+	 * variants for this CPU are tried first, in order, then those for
+	 * any CPU (NULL) of its arch.
+	 */
+	const char *cpu_ids;
+	/* When at run time it applies: "smt-on", "smt-off" (the kernel's SMT
+	 * state), "slots=5" (#slots); NULL: always. */
+	const char *when;
+	/* What the CPU lacks when its events do not resolve, in a sentence
+	 * (a PMU without PERF_METRICS); NULL: the resolver's own words. */
+	const char *lacks;
 };
 
 /* The catalogue's parts, in the order a name's variants are tried. */

@@ -10,9 +10,10 @@
  * snapshots: the interval rule of lib/core/interval.c, never totals.
  *
  * A name may have several variants, one per kind of CPU (topdown is read
- * from different events on Intel, AMD and Arm): the first that is for
- * this CPU (its arch and cpu_id) and whose events this machine resolves is
- * taken. A row without events says a kind of CPU has none of a group.
+ * from different events on Intel, AMD and Arm): the CPU's identity picks
+ * one, as perf's mapfile does (lib/core/metric_def.h), never whether
+ * events resolve; where its events are missing, the metric says why. A
+ * row without events says a kind of CPU has none of a group.
  */
 #include <errno.h>
 #include <math.h>
@@ -60,6 +61,8 @@ int upmc_metric_for_this_arch(const struct upmc_metric_def *def)
 {
 	const char *kind = upmc_os_core_kind();
 
+	if (!*kind && strcmp(UPMC_ARCH_NAME, "generic"))
+		kind = UPMC_ARCH_NAME; /* no core PMU: the CPU the library runs on */
 	return !def->arch || !*kind || !strcmp(def->arch, kind);
 }
 
@@ -85,90 +88,190 @@ int upmc_is_metric(const char *item)
 	return named_by(item, &def, 1) > 0;
 }
 
-/* Whether id starts with one of the space-separated starts in ids. */
-static int id_starts_with_one_of(const char *id, const char *ids)
+/* Whether the pattern p[0..len) of a row's cpu_ids matches id: '?' is
+ * any one character, and a last '-' also the end of an id without a
+ * stepping. */
+static int id_matches(const char *p, size_t len, const char *id)
 {
-	for (const char *p = ids; *p; p += strspn(p, " ")) {
-		size_t len = strcspn(p, " ");
-		if (len && !strncmp(id, p, len))
-			return 1;
-		p += len;
-	}
-	return 0;
-}
+	size_t k;
 
-/* Whether def is for this CPU (its cpu_id: one start, or a list of them,
- * one per model); why not in why. */
-int upmc_metric_for_this_cpu(const struct upmc_metric_def *def, char *why, size_t size)
-{
-	char id[64];
-
-	if (!def->cpu_id)
-		return 1;
-	upmc_os_cpu_id(id, sizeof(id));
-	if (id_starts_with_one_of(id, def->cpu_id))
-		return 1;
-	if (strchr(def->cpu_id, ' '))
-		upmc_format(why, size, "it is for %s, and this CPU's id, '%s', is none of theirs",
-		            def->cpus, id[0] ? id : "not in /proc/cpuinfo");
-	else
-		upmc_format(why, size,
-		            "it is for %s, whose CPU id starts '%s', and this CPU's is '%s'",
-		            def->cpus, def->cpu_id, id[0] ? id : "not in /proc/cpuinfo");
-	return 0;
-}
-
-/* Whether every event of def resolves on this machine, and def is for
- * this CPU; why not in why. */
-static int resolves(const struct upmc_metric_def *def, unsigned flags, char *why, size_t size)
-{
-	char name[UPMC_NAME_MAX];
-	const char *p = def->events;
-	struct upmc_event ev;
-
-	if (!upmc_metric_for_this_cpu(def, why, size))
-		return 0;
-	while (p) {
-		const char *comma = strchr(p, ',');
-		size_t len = comma ? (size_t)(comma - p) : strlen(p);
-		upmc_format(name, sizeof(name), "%.*s", (int)len, p);
-		if (upmc_event_parse(name, flags & ~UPMC_OPT_TIME_ONLY, &ev) < 0) {
-			upmc_format(why, size, "%s", upmc_last_error());
+	for (k = 0; k < len; k++) {
+		if (!id[k])
+			return k + 1 == len && p[k] == '-';
+		if (p[k] != '?' && p[k] != id[k])
 			return 0;
-		}
-		p = comma ? comma + 1 : NULL;
 	}
 	return 1;
 }
 
-/* Of the variants with def's name, the first whose events this machine
- * resolves; NULL, with why none does, when there is none. */
-static const struct upmc_metric_def *variant(const struct upmc_metric_def *def, unsigned flags,
-                                             char *why, size_t size)
+static int ids_match(const char *ids, const char *id)
 {
-	char first[UPMC_REASON_MAX] = "", cpus[UPMC_REASON_MAX] = "";
-	unsigned i;
+	size_t len;
 
-	for (i = 0; i < upmc_metric_rows(); i++) {
-		const struct upmc_metric_def *v = upmc_metric_row(i);
-		size_t len = strlen(cpus);
-		if (strcmp(v->name, def->name) || !upmc_metric_for_this_arch(v))
-			continue;
-		if (resolves(v, flags, why, size))
-			return v;
-		if (!first[0])
-			upmc_format(first, sizeof(first), "%s", why);
-		upmc_format(cpus + len, sizeof(cpus) - len, "%s%s", len ? "; or of " : "", v->cpus);
+	for (; *ids; ids += len, ids += strspn(ids, " ")) {
+		len = strcspn(ids, " ");
+		if (len && id[0] && id_matches(ids, len, id))
+			return 1;
 	}
-	upmc_format(why, size, "'%s' needs the events of %s: %s", def->name, cpus, first);
+	return 0;
+}
+
+/* Whether def's run-time condition holds on this machine. */
+static int when_holds(const struct upmc_metric_def *def)
+{
+	double slots = 0;
+
+	if (!def->when)
+		return 1;
+	if (!strcmp(def->when, "smt-on"))
+		return upmc_os_smt_active() == 1;
+	if (!strcmp(def->when, "smt-off"))
+		return upmc_os_smt_active() != 1;
+	if (!strcmp(def->when, "slots=5"))
+		return upmc_os_metric_constant("slots", &slots) == 0 && slots == 5;
+	return 0;
+}
+
+/* Whether row v is a variant of name: its own, or one that says the CPUs
+ * it is for have none of group. */
+static int variant_of(const struct upmc_metric_def *v, const char *name, const char *group)
+{
+	return !strcmp(v->name, name) ||
+	       (upmc_metric_is_none(v) && group[0] && !strcmp(v->group, group));
+}
+
+/*
+ * The variant of name this CPU takes, as perf's mapfile picks a CPU's
+ * metrics: the first row for this CPU's id (and run-time state), else the
+ * first for any CPU of its arch; NULL when none is.
+ */
+static const struct upmc_metric_def *for_this_cpu(const char *name, const char *group)
+{
+	char id[64];
+	unsigned pass, i;
+
+	upmc_os_cpu_id(id, sizeof(id));
+	for (pass = 0; pass < 2; pass++)
+		for (i = 0; i < upmc_metric_rows(); i++) {
+			const struct upmc_metric_def *v = upmc_metric_row(i);
+			if (variant_of(v, name, group) && upmc_metric_for_this_arch(v) &&
+			    (pass ? !v->cpu_ids && !upmc_metric_is_none(v)
+			          : v->cpu_ids && ids_match(v->cpu_ids, id)) &&
+			    when_holds(v))
+				return v;
+		}
 	return NULL;
+}
+
+/* text into out, cut where a sentence or clause ends when it is too long:
+ * a reason is never cut in the middle of a word. */
+static void whole_sentences(char *out, size_t size, const char *text)
+{
+	size_t len = strlen(text), cut;
+
+	if (len < size) {
+		upmc_format(out, size, "%s", text);
+		return;
+	}
+	for (cut = size - 2; cut > 0 && !(strchr(";:,", text[cut]) && text[cut + 1] == ' '); cut--)
+		;
+	upmc_format(out, size, "%.*s.", (int)cut, text);
+}
+
+/* The CPU's id as a sentence shows it. */
+static const char *shown_id(char *id, size_t size)
+{
+	upmc_os_cpu_id(id, size);
+	if (!id[0])
+		upmc_format(id, size, "%s", "not in /proc/cpuinfo");
+	return id;
+}
+
+int upmc_metric_for_this_cpu(const struct upmc_metric_def *def, char *why, size_t size)
+{
+	const struct upmc_metric_def *v = for_this_cpu(def->name, def->group);
+	char id[64], text[2 * UPMC_REASON_MAX];
+
+	if (v == def)
+		return 1;
+	if (v)
+		upmc_format(text, sizeof(text),
+		            "it is for %s, and this CPU (id '%s') takes the variant for %s",
+		            def->cpus, shown_id(id, sizeof(id)), v->cpus);
+	else
+		upmc_format(text, sizeof(text), "it is for %s, and this CPU's id is '%s'",
+		            def->cpus, shown_id(id, sizeof(id)));
+	whole_sentences(why, size, text);
+	return 0;
+}
+
+/* Whether every event of def resolves on this machine: the one place the
+ * catalogue's events are looked up. 0; -ENODEV when no core PMU is
+ * visible; another -errno when an event is not this machine's; why in
+ * why, a whole sentence. */
+static int resolves(const struct upmc_metric_def *def, unsigned flags, char *why, size_t size)
+{
+	char name[UPMC_NAME_MAX], lack[UPMC_REASON_MAX], text[3 * UPMC_REASON_MAX];
+	const char *p = def->events;
+	struct upmc_event ev;
+	int err = 0;
+
+	for (; p && !err; p = strchr(p, ','), p = p ? p + 1 : NULL) {
+		upmc_format(name, sizeof(name), "%.*s", (int)strcspn(p, ","), p);
+		err = upmc_event_parse(name, flags & ~UPMC_OPT_TIME_ONLY, &ev);
+	}
+	if (!err)
+		return 0;
+	if (upmc_os_no_core_pmu(lack, sizeof(lack)))
+		err = -ENODEV;
+	else if (def->lacks)
+		upmc_format(lack, sizeof(lack), "%s; '%s' is not an event here", def->lacks, name);
+	else
+		upmc_format(lack, sizeof(lack), "%s", upmc_last_error());
+	upmc_format(text, sizeof(text), "'%s' cannot be computed on this CPU (%s): %s", def->name,
+	            def->cpus, lack);
+	whole_sentences(why, size, text);
+	return err;
+}
+
+/*
+ * The variant of def's name this CPU takes, when its events resolve;
+ * NULL, with why in a sentence, when not: *err is -ENOENT when no variant
+ * is for this CPU (or one says it has none), or resolves()' error for
+ * the variant it takes, in *taken.
+ */
+static const struct upmc_metric_def *variant(const struct upmc_metric_def *def, unsigned flags,
+                                             char *why, size_t size,
+                                             const struct upmc_metric_def **taken, int *err)
+{
+	const struct upmc_metric_def *v = for_this_cpu(def->name, def->group);
+	char id[64], text[2 * UPMC_REASON_MAX];
+
+	*taken = v;
+	*err = -ENOENT;
+	if (v && upmc_metric_is_none(v)) {
+		upmc_format(text, sizeof(text), "%s have no %s: %s", v->cpus, v->group, v->desc);
+		whole_sentences(why, size, text);
+		return NULL;
+	}
+	if (!v) {
+		upmc_format(text, sizeof(text),
+		            "no variant of '%s' is for this CPU (id '%s'); upmc has it for %s%s",
+		            def->name, shown_id(id, sizeof(id)), def->cpus,
+		            strcmp(def->group, "TopdownL1") ? "" : " and other CPUs' TopdownL1");
+		whole_sentences(why, size, text);
+		return NULL;
+	}
+	*err = resolves(v, flags, why, size);
+	return *err ? NULL : v;
 }
 
 /* The set's counter of event name, added when the set has none, in metric
  * group `group` (0: any). A counter of another metric group is not taken:
  * its counts come from another schedule, so the event is counted again in
  * this group. -errno when the set is full. */
-static int counter_of(struct upmc_spec *out, const char *name, unsigned flags, unsigned group)
+static int counter_of(struct upmc_spec *out, const char *name, unsigned flags, unsigned group,
+                      const char *missing)
 {
 	unsigned i;
 	int err;
@@ -186,7 +289,7 @@ static int counter_of(struct upmc_spec *out, const char *name, unsigned flags, u
 		return upmc_fail(-E2BIG,
 		                 "the metrics need more than %u events, the most one set holds",
 		                 out->max);
-	err = upmc_spec_add(out, name, flags);
+	err = missing ? upmc_spec_add_missing(out, name, missing) : upmc_spec_add(out, name, flags);
 	if (err < 0)
 		return err;
 	out->for_metrics |= 1u << (out->n - 1);
@@ -245,22 +348,29 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 {
 	struct upmc_metric *m;
 	char why[UPMC_REASON_MAX] = "", name[UPMC_NAME_MAX];
-	const struct upmc_metric_def *v = variant(def, flags, why, sizeof(why));
+	const struct upmc_metric_def *taken;
+	int err, status;
+	const struct upmc_metric_def *v = variant(def, flags, why, sizeof(why), &taken, &status);
 	const char *p;
 	unsigned i, group;
-	int err;
+	/* No core PMU: the CPU's variant is kept, its events unavailable for
+	 * the reason, as events of a missing PMU are (a set with
+	 * UPMC_OPT_TIME_ONLY, upmc stat's list). */
+	int unavailable =
+	        !v && status == -ENODEV && ((flags & UPMC_OPT_TIME_ONLY) || !out->counters);
 
 	for (i = 0; i < out->n_metrics; i++)
 		if (!strcmp(out->metrics[i].def->name, def->name))
 			return 0; /* a metric named twice, or by its group too */
 	if (out->n_metrics == UPMC_MAX_METRICS)
 		return upmc_fail(-E2BIG, "the spec names more than %d metrics", UPMC_MAX_METRICS);
-	if (!v && !(flags & UPMC_OPT_TIME_ONLY))
-		return upmc_fail(-ENOENT, "metric '%s' cannot be computed here: %s", def->name,
-		                 why);
+	if (!v && !unavailable && !(flags & UPMC_OPT_TIME_ONLY))
+		return upmc_fail(status == -ENODEV ? -ENODEV : -ENOENT, "%s", why);
 	m = &out->metrics[out->n_metrics++];
 	memset(m, 0, sizeof(*m));
-	m->def = v ? v : def;
+	m->def = v ? v : taken && !upmc_metric_is_none(taken) ? taken : def;
+	if (unavailable)
+		v = taken;
 	if (!v) {
 		upmc_format(m->reason, sizeof(m->reason), "%s", why);
 		return 0;
@@ -274,12 +384,14 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 		if (m->n_in == UPMC_METRIC_INPUTS)
 			return upmc_fail(-E2BIG, "metric '%s' needs more than %d events", def->name,
 			                 UPMC_METRIC_INPUTS);
-		err = counter_of(out, name, flags, group);
+		err = counter_of(out, name, flags, group, unavailable ? why : NULL);
 		if (err < 0)
 			return err;
 		m->in[m->n_in++] = (unsigned)err;
 	}
 	err = upmc_metric_compile(m);
+	if (unavailable)
+		upmc_format(m->reason, sizeof(m->reason), "%s", why);
 	if (err < 0 && !m->reason[0])
 		upmc_format(m->reason, sizeof(m->reason), "the formula of '%s' is malformed",
 		            def->name);
@@ -288,18 +400,18 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 	return 0;
 }
 
-/* Whether some variant of def resolves here. */
-static int resolvable(const struct upmc_metric_def *def, unsigned flags)
+/* Whether this CPU takes a variant of def that is no row saying it has none. */
+static int is_for_this_cpu(const struct upmc_metric_def *def)
 {
-	char why[UPMC_REASON_MAX];
+	const struct upmc_metric_def *v = for_this_cpu(def->name, def->group);
 
-	return variant(def, flags, why, sizeof(why)) != NULL;
+	return v && !upmc_metric_is_none(v);
 }
 
 /*
  * A metric's name adds it; a group's name adds those of its metrics this
- * machine has (TopdownL1 has one more on AMD), or, when it has none, all
- * of them, so that each is refused or said as a metric named alone is.
+ * CPU has a variant of (TopdownL1 has one more on AMD), or, when it has
+ * none, all of them, so that each is refused or said as a metric named alone is.
  * A multiplexed set counts a group's metrics in one perf group: they are
  * one measurement (topdown's categories are shares of the same slots).
  */
@@ -310,9 +422,9 @@ int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flag
 	int group = strcmp(found[0]->name, item) != 0, err = 0;
 
 	for (i = 0; group && i < n; i++)
-		here += resolvable(found[i], flags);
+		here += is_for_this_cpu(found[i]);
 	for (i = 0; i < n && err == 0; i++)
-		if (!group || !here || resolvable(found[i], flags))
+		if (!group || !here || is_for_this_cpu(found[i]))
 			err = add_metric(out, found[i], flags, group ? &join : &(unsigned){0});
 	return err;
 }

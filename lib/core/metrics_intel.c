@@ -1,41 +1,114 @@
 /* SPDX-License-Identifier: MIT */
 /*
  * The catalogue's Intel metrics: topdown from PERF_METRICS, and before it
- * (lib/core/metrics.c reads the catalogue).
+ * (lib/core/metrics.c reads the catalogue). Each variant names the CPUs it
+ * is for by the ids of the kernel's tools/perf/pmu-events/arch/x86/
+ * mapfile.csv, and its formula is perf's for them (Linux 6.1's
+ * pmu-events, as Debian's perf prints them; docs/metrics.md).
  */
 #include "metric_def.h"
 
-#define INTEL_TOPDOWN                                                                       \
-	"the kernel's tools/perf/Documentation/topdown.txt (Ice Lake and later: slots and " \
-	"the topdown metric events)"
-/* Each of them needs all four level 1 events: their values add up to the
- * slots since PERF_METRICS was last reset, which tells whether an interval
- * is long enough to measure (lib/core/topdown.c). */
+/* What a CPU with PERF_METRICS lacks when the kernel lists no slots. */
+#define NO_PERF_METRICS                                                                      \
+	"its PMU does not expose PERF_METRICS (a virtual PMU without it, or a kernel older " \
+	"than the CPU)"
+#define NO_TMA4_EVENTS                                                                     \
+	"libpfm4 does not name its events here (upmc built without libpfm4, or a libpfm4 " \
+	"that does not know the CPU)"
+
+/* The level 1 events, and the sum of their values: perf divides each
+ * field by it (the slots since the fields' reset, to within their
+ * rounding). */
 #define INTEL_L1 "slots,topdown-retiring,topdown-bad-spec,topdown-fe-bound,topdown-be-bound"
-/* Level 2 splits each level 1 category in two: the PERF_METRICS fields 4-7
- * give one half, the other is its category less that half. Each needs the
- * level 1 events too, for the same reason. */
-#define INTEL_L2(event) INTEL_L1 "," event
-#define INTEL_L2_CPUS                                                                        \
-	"Intel with 8 PERF_METRICS fields: Sapphire Rapids, Alder Lake's and Raptor Lake's " \
-	"P-cores, and later"
-#define INTEL_TOPDOWN_L2                                                                 \
+#define L1_SUM   "( topdown-fe-bound + topdown-bad-spec + topdown-retiring + topdown-be-bound )"
+#define SHARE(f) "( " f " / " L1_SUM " )"
+
+/* INT_MISC.UOP_DROPPING (event 0x0d, umask 0x10) and INT_MISC.CLEARS_COUNT
+ * (0x0d, umask 0x01, edge, cmask 1: perf's INT_MISC.RECOVERY_CYCLES with
+ * cmask=1,edge), as raw codes: the CPU's id says which CPU they are for. */
+#define UOP_DROPPING "r100d"
+#define CLEARS_COUNT "r104010d"
+
+/* Ice Lake, Tiger Lake, Ice Lake-SP and Rocket Lake: perf's tma_* of
+ * icelake, tigerlake, icelakex and rocketlake (Linux 6.1). */
+#define ICL_IDS                                                                        \
+	"GenuineIntel-6-7D- GenuineIntel-6-7E- GenuineIntel-6-A7- GenuineIntel-6-6A- " \
+	"GenuineIntel-6-6C- GenuineIntel-6-8C- GenuineIntel-6-8D-"
+#define ICL_CPUS   "Intel Ice Lake, Tiger Lake, Ice Lake-SP and Rocket Lake"
+#define ICL_EVENTS INTEL_L1 "," UOP_DROPPING "," CLEARS_COUNT
+#define ICL_FE     SHARE("topdown-fe-bound") " - " UOP_DROPPING " / slots"
+#define ICL_BE     SHARE("topdown-be-bound") " + 5 * " CLEARS_COUNT " / slots"
+#define ICL_SOURCE                                                                            \
+	"perf's tma_* of Linux 6.1 tools/perf/pmu-events/arch/x86/icelakex/icx-metrics.json " \
+	"(the same in icelake, tigerlake, rocketlake), over PERF_METRICS"
+
+/* Alder Lake's and Raptor Lake's P-cores, Sapphire, Emerald and Granite
+ * Rapids, Meteor Lake: 8 PERF_METRICS fields. */
+#define SPR_IDS                                                                        \
+	"GenuineIntel-6-97- GenuineIntel-6-9A- GenuineIntel-6-B7- GenuineIntel-6-BA- " \
+	"GenuineIntel-6-BF- GenuineIntel-6-8F- GenuineIntel-6-CF- GenuineIntel-6-AD- " \
+	"GenuineIntel-6-AE- GenuineIntel-6-AA- GenuineIntel-6-AC- GenuineIntel-6-B5-"
+#define SPR_CPUS                                                                           \
+	"Intel Alder Lake and Raptor Lake P-cores, Sapphire, Emerald and Granite Rapids, " \
+	"Meteor Lake"
+#define SPR_EVENTS(more) INTEL_L1 "," UOP_DROPPING more
+#define SPR_FE           SHARE("topdown-fe-bound") " - " UOP_DROPPING " / slots"
+#define SPR_BE           SHARE("topdown-be-bound")
+#define SPR_RET          SHARE("topdown-retiring")
+#define SPR_BAD          "max ( 1 - ( " SPR_FE " + " SPR_BE " + " SPR_RET " ) , 0 )"
+#define SPR_SOURCE                                                                          \
+	"perf's tma_* of Linux 6.1 tools/perf/pmu-events/arch/x86/sapphirerapids/"          \
+	"spr-metrics.json (the same in alderlake's cpu_core; emeraldrapids, graniterapids " \
+	"and meteorlake in the kernel's current JSON), over PERF_METRICS"
+
+/* Other Intel CPUs with PERF_METRICS (Arrow Lake, Lunar Lake, a model
+ * not listed above): the fields as fractions of slots, as the kernel's
+ * tools/perf/Documentation/topdown.txt reads them. */
+#define PLAIN_CPUS "Intel with PERF_METRICS, other models"
+#define PLAIN_SOURCE                                                                       \
+	"the kernel's tools/perf/Documentation/topdown.txt (slots and the topdown metric " \
+	"events)"
+#define PLAIN_L2_CPUS "Intel with 8 PERF_METRICS fields, other models"
+#define PLAIN_L2_SOURCE                                                                  \
 	"the kernel's tools/perf/Documentation/topdown.txt (the level 2 topdown metric " \
-	"events) and tools/perf/pmu-events/arch/x86/sapphirerapids/spr-metrics.json (TopdownL2)"
-/* Before Ice Lake, Intel's big cores issue 4 uops a cycle and have no
- * PERF_METRICS: perf's formula with SMT off, over events as libpfm4 names
- * them, which it knows from Sandy Bridge to Cascade Lake only (Ice Lake
- * renamed UOPS_RETIRED.RETIRE_SLOTS; the Atoms have no IDQ). cycles is
- * CPU_CLK_UNHALTED.THREAD on a fixed counter, so that the four others
- * fit the four counters a thread has with SMT on. */
+	"events)"
+
+/* Sandy Bridge to Cascade Lake: 4 slots a cycle, no PERF_METRICS, events
+ * by libpfm4's names. perf's forms: with SMT off, slots are 4 x the
+ * thread's cycles; with SMT on (and a per-thread count), 4 x the core's
+ * cycles as one logical CPU sees them, (cycles / 2) x (1 +
+ * ONE_THREAD_ACTIVE / REF_XCLK), and the recovery cycles of the core,
+ * halved. */
+#define TMA4_IDS                                                                       \
+	"GenuineIntel-6-2A- GenuineIntel-6-2D- GenuineIntel-6-3A- GenuineIntel-6-3E- " \
+	"GenuineIntel-6-3C- GenuineIntel-6-45- GenuineIntel-6-46- GenuineIntel-6-3F- " \
+	"GenuineIntel-6-3D- GenuineIntel-6-47- GenuineIntel-6-56- GenuineIntel-6-4F- " \
+	"GenuineIntel-6-4E- GenuineIntel-6-5E- GenuineIntel-6-8E- GenuineIntel-6-9E- " \
+	"GenuineIntel-6-A5- GenuineIntel-6-A6- GenuineIntel-6-55-"
+#define TMA4_CPUS     "Intel, Sandy Bridge to Cascade Lake (4 slots a cycle), SMT off"
+#define TMA4_SMT_CPUS "Intel, Sandy Bridge to Cascade Lake (4 slots a cycle), SMT on"
+#define TMA4                                                                                  \
+	"perf's tma_* of Linux 6.1 tools/perf/pmu-events/arch/x86/skylakex/skx-metrics.json " \
+	"(the same in sandybridge to cascadelakex), events by libpfm4's names"
 #define TMA4_SLOTS "( 4 * cycles )"
-#define TMA4_CPUS  "Intel, Sandy Bridge to Cascade Lake (4 slots a cycle, no PERF_METRICS)"
-#define TMA4_ID    "GenuineIntel-6-"
-#define TMA4                                                                                 \
-	"the kernel's tools/perf/pmu-events/arch/x86/skylakex/skx-metrics.json (TopdownL1, " \
-	"tma_retiring and the others, with SMT off; the same in sandybridge, ivybridge, "    \
-	"haswell, broadwell, skylake and their servers'), events by libpfm4's names"
-#define TMA4_BAD "UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + 4 * INT_MISC:RECOVERY_CYCLES"
+#define TMA4_REC   "4 * INT_MISC:RECOVERY_CYCLES"
+/* SMT on: the core's clocks per logical CPU, and its recovery cycles. */
+#define SMT_CLKS                                                         \
+	"( ( cycles / 2 ) * ( 1 + CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE / " \
+	"CPU_CLK_UNHALTED:REF_XCLK ) )"
+#define SMT_SLOTS      "( 4 * " SMT_CLKS " )"
+#define SMT_CLK_EVENTS "cycles,CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE,CPU_CLK_UNHALTED:REF_XCLK"
+#define SMT_REC        "4 * ( INT_MISC:RECOVERY_CYCLES_ANY / 2 )"
+
+#define ROW(name, group, events, formula, unit, desc, cpus, source, ids, when, lacks)              \
+	{                                                                                          \
+		name, group, events, formula, unit, 1, desc, cpus, source, "x86", ids, when, lacks \
+	}
+
+#define RET_DESC "slots that retired an operation"
+#define BAD_DESC "slots wasted on operations that did not retire, and on recovering from them"
+#define FE_DESC  "slots the front end left empty"
+#define BE_DESC  "slots stalled on the back end"
 
 /* perf's L1MPKI, L2MPKI and L3MPKI: retired demand loads that missed each
  * level, per 1000 instructions. The events are MEM_LOAD_RETIRED.L1_MISS,
@@ -47,14 +120,14 @@
 /* Ivy Bridge, Ivy Town, Haswell, Haswell-X, Broadwell, Broadwell-DE/X,
  * Skylake to Comet Lake, Skylake-X to Cooper Lake, Ice Lake, Ice Lake-X,
  * Tiger Lake, Rocket Lake, Sapphire Rapids */
-#define MPKI_IDS                                                                   \
-	"GenuineIntel-6-3A GenuineIntel-6-3E GenuineIntel-6-3C GenuineIntel-6-45 " \
-	"GenuineIntel-6-46 GenuineIntel-6-3F GenuineIntel-6-3D GenuineIntel-6-47 " \
-	"GenuineIntel-6-4F GenuineIntel-6-56 GenuineIntel-6-4E GenuineIntel-6-5E " \
-	"GenuineIntel-6-8E GenuineIntel-6-9E GenuineIntel-6-A5 GenuineIntel-6-A6 " \
-	"GenuineIntel-6-55 GenuineIntel-6-7D GenuineIntel-6-7E GenuineIntel-6-6A " \
-	"GenuineIntel-6-6C GenuineIntel-6-8C GenuineIntel-6-8D GenuineIntel-6-A7 " \
-	"GenuineIntel-6-8F"
+#define MPKI_IDS                                                                       \
+	"GenuineIntel-6-3A- GenuineIntel-6-3E- GenuineIntel-6-3C- GenuineIntel-6-45- " \
+	"GenuineIntel-6-46- GenuineIntel-6-3F- GenuineIntel-6-3D- GenuineIntel-6-47- " \
+	"GenuineIntel-6-4F- GenuineIntel-6-56- GenuineIntel-6-4E- GenuineIntel-6-5E- " \
+	"GenuineIntel-6-8E- GenuineIntel-6-9E- GenuineIntel-6-A5- GenuineIntel-6-A6- " \
+	"GenuineIntel-6-55- GenuineIntel-6-7D- GenuineIntel-6-7E- GenuineIntel-6-6A- " \
+	"GenuineIntel-6-6C- GenuineIntel-6-8C- GenuineIntel-6-8D- GenuineIntel-6-A7- " \
+	"GenuineIntel-6-8F-"
 #define MPKI_SOURCE                                                                          \
 	"the kernel's tools/perf/pmu-events/arch/x86/*/*-metrics.json of perf 6.1 (L1MPKI, " \
 	"L2MPKI, L3MPKI: 1000 * MEM_LOAD_RETIRED.Ln_MISS / INST_RETIRED.ANY; "               \
@@ -65,7 +138,7 @@
 		        "per 1000 insns", 0,                                        \
 		        "retired demand loads that missed the " level ", per 1000 " \
 		        "instructions",                                             \
-		        MPKI_CPUS, MPKI_SOURCE, "x86", MPKI_IDS                     \
+		        MPKI_CPUS, MPKI_SOURCE, "x86", MPKI_IDS, NULL, NULL         \
 	}
 /* perf's cpu_operating_frequency: the kernel counts CPU_CLK_UNHALTED.THREAD
  * for cycles and CPU_CLK_UNHALTED.REF_TSC, which ticks at the TSC's rate,
@@ -86,73 +159,139 @@
 #define GRT_BE    "r74"
 #define GRT_RET   "rc2"
 #define GRT_CPUS  "Intel Alder Lake-N (Gracemont E-cores alone, 5 slots a cycle)"
-#define GRT_ID    "GenuineIntel-6-BE"
+#define GRT_ID    "GenuineIntel-6-BE-"
 #define GRT_SOURCE                                                                              \
 	"the kernel's tools/perf/pmu-events/arch/x86/alderlaken/adln-metrics.json (TopdownL1: " \
 	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; SLOTS = 5 "  \
 	"x CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json"
 
 const struct upmc_metric_def upmc_metrics_intel[] = {
-        /* Intel, Ice Lake and later: the PERF_METRICS fractions of slots. */
-        {"retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", 1,
-         "slots that retired an operation", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86",
-         NULL},
-        {"bad-speculation", "TopdownL1", INTEL_L1, "topdown-bad-spec / slots", "bad speculation", 1,
-         "slots wasted on operations that did not retire", "Intel, Ice Lake and later",
-         INTEL_TOPDOWN, "x86", NULL},
-        {"frontend-bound", "TopdownL1", INTEL_L1, "topdown-fe-bound / slots", "frontend bound", 1,
-         "slots the front end left empty", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86", NULL},
-        {"backend-bound", "TopdownL1", INTEL_L1, "topdown-be-bound / slots", "backend bound", 1,
-         "slots stalled on the back end", "Intel, Ice Lake and later", INTEL_TOPDOWN, "x86", NULL},
-        /* Intel, Sandy Bridge to Cascade Lake: 4 slots a cycle. */
-        {"retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS,cycles",
-         "UOPS_RETIRED:RETIRE_SLOTS / " TMA4_SLOTS, "retiring", 1,
-         "slots that retired an operation", TMA4_CPUS, TMA4, "x86", TMA4_ID},
-        {"bad-speculation", "TopdownL1",
-         "UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:RECOVERY_CYCLES,cycles",
-         "( " TMA4_BAD " ) / " TMA4_SLOTS, "bad speculation", 1,
-         "slots wasted on operations that did not retire, and on recovering from them", TMA4_CPUS,
-         TMA4, "x86", TMA4_ID},
-        {"frontend-bound", "TopdownL1", "IDQ_UOPS_NOT_DELIVERED:CORE,cycles",
-         "IDQ_UOPS_NOT_DELIVERED:CORE / " TMA4_SLOTS, "frontend bound", 1,
-         "slots the front end left empty", TMA4_CPUS, TMA4, "x86", TMA4_ID},
-        {"backend-bound", "TopdownL1",
-         "IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:"
-         "RECOVERY_CYCLES,cycles",
-         "1 - ( IDQ_UOPS_NOT_DELIVERED:CORE + " TMA4_BAD
-         " + UOPS_RETIRED:RETIRE_SLOTS ) / " TMA4_SLOTS,
-         "backend bound", 1, "slots stalled on the back end: those no other category took",
-         TMA4_CPUS, TMA4, "x86", TMA4_ID},
-        /* Intel, Sapphire Rapids and later: PERF_METRICS' level 2 fields. */
-        {"heavy-operations", "TopdownL2", INTEL_L2("topdown-heavy-ops"),
-         "topdown-heavy-ops / slots", "heavy operations", 1,
-         "slots that retired operations of two or more uops, or microcode", INTEL_L2_CPUS,
-         INTEL_TOPDOWN_L2, "x86", NULL},
-        {"light-operations", "TopdownL2", INTEL_L2("topdown-heavy-ops"),
-         "( topdown-retiring - topdown-heavy-ops ) / slots", "light operations", 1,
-         "slots that retired operations of one uop", INTEL_L2_CPUS, INTEL_TOPDOWN_L2, "x86", NULL},
-        {"branch-mispredicts", "TopdownL2", INTEL_L2("topdown-br-mispredict"),
-         "topdown-br-mispredict / slots", "branch mispredicts", 1,
-         "slots wasted on mispredicted branches", INTEL_L2_CPUS, INTEL_TOPDOWN_L2, "x86", NULL},
-        {"machine-clears", "TopdownL2", INTEL_L2("topdown-br-mispredict"),
-         "( topdown-bad-spec - topdown-br-mispredict ) / slots", "machine clears", 1,
-         "slots wasted on machine clears (memory ordering, self-modifying code)", INTEL_L2_CPUS,
-         INTEL_TOPDOWN_L2, "x86", NULL},
-        {"fetch-latency", "TopdownL2", INTEL_L2("topdown-fetch-lat"), "topdown-fetch-lat / slots",
-         "fetch latency", 1,
-         "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
-         INTEL_L2_CPUS, INTEL_TOPDOWN_L2, "x86", NULL},
-        {"fetch-bandwidth", "TopdownL2", INTEL_L2("topdown-fetch-lat"),
-         "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth", 1,
-         "slots the front end left empty for want of decode bandwidth", INTEL_L2_CPUS,
-         INTEL_TOPDOWN_L2, "x86", NULL},
-        {"memory-bound", "TopdownL2", INTEL_L2("topdown-mem-bound"), "topdown-mem-bound / slots",
-         "memory bound", 1, "slots stalled on the memory subsystem", INTEL_L2_CPUS,
-         INTEL_TOPDOWN_L2, "x86", NULL},
-        {"core-bound", "TopdownL2", INTEL_L2("topdown-mem-bound"),
-         "( topdown-be-bound - topdown-mem-bound ) / slots", "core bound", 1,
-         "slots stalled on the core's execution units, not on memory", INTEL_L2_CPUS,
-         INTEL_TOPDOWN_L2, "x86", NULL},
+        /* Ice Lake to Rocket Lake: perf's level 1 over PERF_METRICS. */
+        ROW("retiring", "TopdownL1", INTEL_L1, SHARE("topdown-retiring"), "retiring", RET_DESC,
+            ICL_CPUS, ICL_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("bad-speculation", "TopdownL1", ICL_EVENTS,
+            "max ( 1 - ( " ICL_FE " + " ICL_BE " + " SHARE("topdown-retiring") " ) , 0 )",
+            "bad speculation", BAD_DESC, ICL_CPUS, ICL_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("frontend-bound", "TopdownL1", INTEL_L1 "," UOP_DROPPING, ICL_FE, "frontend bound",
+            FE_DESC, ICL_CPUS, ICL_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("backend-bound", "TopdownL1", INTEL_L1 "," CLEARS_COUNT, ICL_BE, "backend bound",
+            BE_DESC, ICL_CPUS, ICL_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        /* Alder Lake's P-cores to Granite Rapids: level 1 and 2. */
+        ROW("retiring", "TopdownL1", INTEL_L1, SPR_RET, "retiring", RET_DESC, SPR_CPUS, SPR_SOURCE,
+            SPR_IDS, NULL, NO_PERF_METRICS),
+        ROW("bad-speculation", "TopdownL1", SPR_EVENTS(""), SPR_BAD, "bad speculation", BAD_DESC,
+            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+        ROW("frontend-bound", "TopdownL1", SPR_EVENTS(""), SPR_FE, "frontend bound", FE_DESC,
+            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+        ROW("backend-bound", "TopdownL1", INTEL_L1, SPR_BE, "backend bound", BE_DESC, SPR_CPUS,
+            SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+        ROW("heavy-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
+            SHARE("topdown-heavy-ops"), "heavy operations",
+            "slots that retired operations of two or more uops, or microcode", SPR_CPUS, SPR_SOURCE,
+            SPR_IDS, NULL, NO_PERF_METRICS),
+        ROW("light-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
+            "max ( 0 , " SPR_RET " - " SHARE("topdown-heavy-ops") " )", "light operations",
+            "slots that retired operations of one uop", SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL,
+            NO_PERF_METRICS),
+        ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+            SHARE("topdown-br-mispredict"), "branch mispredicts",
+            "slots wasted on mispredicted branches", SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL,
+            NO_PERF_METRICS),
+        ROW("machine-clears", "TopdownL2", SPR_EVENTS(",topdown-br-mispredict"),
+            "max ( 0 , " SPR_BAD " - " SHARE("topdown-br-mispredict") " )", "machine clears",
+            "slots wasted on machine clears (memory ordering, self-modifying code)", SPR_CPUS,
+            SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+        ROW("fetch-latency", "TopdownL2", SPR_EVENTS(",topdown-fetch-lat"),
+            SHARE("topdown-fetch-lat") " - " UOP_DROPPING " / slots", "fetch latency",
+            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
+            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+        ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+            "max ( 0 , " SHARE("topdown-fe-bound") " - " SHARE("topdown-fetch-lat") " )",
+            "fetch bandwidth", "slots the front end left empty for want of decode bandwidth",
+            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+        ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", SHARE("topdown-mem-bound"),
+            "memory bound", "slots stalled on the memory subsystem", SPR_CPUS, SPR_SOURCE, SPR_IDS,
+            NULL, NO_PERF_METRICS),
+        ROW("core-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound",
+            "max ( 0 , " SPR_BE " - " SHARE("topdown-mem-bound") " )", "core bound",
+            "slots stalled on the core's execution units, not on memory", SPR_CPUS, SPR_SOURCE,
+            SPR_IDS, NULL, NO_PERF_METRICS),
+        /* Sandy Bridge to Cascade Lake, SMT off. */
+        ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS,cycles",
+            "UOPS_RETIRED:RETIRE_SLOTS / " TMA4_SLOTS, "retiring", RET_DESC, TMA4_CPUS, TMA4,
+            TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+        ROW("bad-speculation", "TopdownL1",
+            "UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:RECOVERY_CYCLES,cycles",
+            "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " TMA4_REC " ) / " TMA4_SLOTS,
+            "bad speculation", BAD_DESC, TMA4_CPUS, TMA4, TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+        ROW("frontend-bound", "TopdownL1", "IDQ_UOPS_NOT_DELIVERED:CORE,cycles",
+            "IDQ_UOPS_NOT_DELIVERED:CORE / " TMA4_SLOTS, "frontend bound", FE_DESC, TMA4_CPUS, TMA4,
+            TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+        ROW("backend-bound", "TopdownL1",
+            "IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY,INT_MISC:RECOVERY_CYCLES,cycles",
+            "1 - IDQ_UOPS_NOT_DELIVERED:CORE / " TMA4_SLOTS " - ( UOPS_ISSUED:ANY + " TMA4_REC
+            " ) / " TMA4_SLOTS,
+            "backend bound", "slots stalled on the back end: those no other category took",
+            TMA4_CPUS, TMA4, TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+        /* Sandy Bridge to Cascade Lake, SMT on: per logical CPU. */
+        ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS," SMT_CLK_EVENTS,
+            "UOPS_RETIRED:RETIRE_SLOTS / " SMT_SLOTS, "retiring", RET_DESC, TMA4_SMT_CPUS, TMA4,
+            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+        ROW("bad-speculation", "TopdownL1",
+            "UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:RECOVERY_CYCLES_"
+            "ANY," SMT_CLK_EVENTS,
+            "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " SMT_REC " ) / " SMT_SLOTS,
+            "bad speculation", BAD_DESC, TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+        ROW("frontend-bound", "TopdownL1", "IDQ_UOPS_NOT_DELIVERED:CORE," SMT_CLK_EVENTS,
+            "IDQ_UOPS_NOT_DELIVERED:CORE / " SMT_SLOTS, "frontend bound", FE_DESC, TMA4_SMT_CPUS,
+            TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+        ROW("backend-bound", "TopdownL1",
+            "IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY,INT_MISC:RECOVERY_CYCLES_"
+            "ANY," SMT_CLK_EVENTS,
+            "1 - IDQ_UOPS_NOT_DELIVERED:CORE / " SMT_SLOTS " - ( UOPS_ISSUED:ANY + " SMT_REC
+            " ) / " SMT_SLOTS,
+            "backend bound", "slots stalled on the back end: those no other category took",
+            TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+        /* Other Intel CPUs with PERF_METRICS: the fields over slots. */
+        ROW("retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", RET_DESC,
+            PLAIN_CPUS, PLAIN_SOURCE, NULL, NULL, NO_PERF_METRICS),
+        ROW("bad-speculation", "TopdownL1", INTEL_L1, "topdown-bad-spec / slots", "bad speculation",
+            BAD_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, NULL, NO_PERF_METRICS),
+        ROW("frontend-bound", "TopdownL1", INTEL_L1, "topdown-fe-bound / slots", "frontend bound",
+            FE_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, NULL, NO_PERF_METRICS),
+        ROW("backend-bound", "TopdownL1", INTEL_L1, "topdown-be-bound / slots", "backend bound",
+            BE_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, NULL, NO_PERF_METRICS),
+        ROW("heavy-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
+            "topdown-heavy-ops / slots", "heavy operations",
+            "slots that retired operations of two or more uops, or microcode", PLAIN_L2_CPUS,
+            PLAIN_L2_SOURCE, NULL, NULL, NULL),
+        ROW("light-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
+            "( topdown-retiring - topdown-heavy-ops ) / slots", "light operations",
+            "slots that retired operations of one uop", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, NULL,
+            NULL),
+        ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+            "topdown-br-mispredict / slots", "branch mispredicts",
+            "slots wasted on mispredicted branches", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, NULL,
+            NULL),
+        ROW("machine-clears", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+            "( topdown-bad-spec - topdown-br-mispredict ) / slots", "machine clears",
+            "slots wasted on machine clears (memory ordering, self-modifying code)", PLAIN_L2_CPUS,
+            PLAIN_L2_SOURCE, NULL, NULL, NULL),
+        ROW("fetch-latency", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+            "topdown-fetch-lat / slots", "fetch latency",
+            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
+            PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, NULL, NULL),
+        ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+            "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth",
+            "slots the front end left empty for want of decode bandwidth", PLAIN_L2_CPUS,
+            PLAIN_L2_SOURCE, NULL, NULL, NULL),
+        ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", "topdown-mem-bound / slots",
+            "memory bound", "slots stalled on the memory subsystem", PLAIN_L2_CPUS, PLAIN_L2_SOURCE,
+            NULL, NULL, NULL),
+        ROW("core-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound",
+            "( topdown-be-bound - topdown-mem-bound ) / slots", "core bound",
+            "slots stalled on the core's execution units, not on memory", PLAIN_L2_CPUS,
+            PLAIN_L2_SOURCE, NULL, NULL, NULL),
         /* Intel: misses per kilo-instruction of retired loads, perf's. */
         INTEL_MPKI("L1MPKI", "r8d1", "L1 data cache"),
         INTEL_MPKI("L2MPKI", "r10d1", "L2 cache"),
@@ -164,17 +303,17 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          "reference cycle (the TSC's rate) times the TSC's frequency",
          "Intel (ref-cycles is CPU_CLK_UNHALTED.REF_TSC; the TSC's frequency from CPUID leaf "
          "0x15 or the model name)",
-         FREQ_SOURCE, "x86", "GenuineIntel-"},
+         FREQ_SOURCE, "x86", "GenuineIntel-", NULL, NULL},
         /* Intel Alder Lake-N: Gracemont's TOPDOWN_* events, 5 slots a cycle. */
         {"retiring", "TopdownL1", GRT_RET ",cycles", GRT_RET " / " GRT_SLOTS, "retiring", 1,
-         "slots that retired an operation", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID},
+         "slots that retired an operation", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
         {"bad-speculation", "TopdownL1", GRT_FE "," GRT_BE "," GRT_RET ",cycles",
          "( " GRT_SLOTS " - ( " GRT_FE " + " GRT_BE " + " GRT_RET " ) ) / " GRT_SLOTS,
          "bad speculation", 1, "slots no other category took: wasted on mispredictions and clears",
-         GRT_CPUS, GRT_SOURCE, "x86", GRT_ID},
+         GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
         {"frontend-bound", "TopdownL1", GRT_FE ",cycles", GRT_FE " / " GRT_SLOTS, "frontend bound",
-         1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID},
+         1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
         {"backend-bound", "TopdownL1", GRT_BE ",cycles", GRT_BE " / " GRT_SLOTS, "backend bound", 1,
-         "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID},
+         "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
 };
 const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_metrics_intel[0]);

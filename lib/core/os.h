@@ -87,10 +87,21 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
  * variants are defined for; "" when no core PMU is visible. */
 const char *upmc_os_core_kind(void);
 
-/* This CPU as perf's pmu-events mapfile names x86 CPUs, vendor-family-model
- * ("GenuineIntel-6-55": family in decimal, model in hex), into buf: which
- * metrics' variants are for it; "" when the OS does not say. */
+/* This CPU as perf's pmu-events mapfile names it, into buf: on x86
+ * vendor-family-model-stepping ("GenuineIntel-6-55-4": family and
+ * stepping in decimal, model in hex), on Arm the MIDR
+ * ("0x00000000410fd490"): which metrics' variants are for it; "" when the
+ * OS does not say. */
 void upmc_os_cpu_id(char *buf, size_t size);
+
+/* Whether the kernel runs the CPU's SMT siblings (Linux:
+ * /sys/devices/system/cpu/smt/active): 1 on, 0 off, -1 not known. */
+int upmc_os_smt_active(void);
+
+/* 1, with why in a sentence, when no core PMU is visible (a virtual
+ * machine without a virtual PMU): a CPU's own events then cannot be
+ * named; 0 when one is. */
+int upmc_os_no_core_pmu(char *why, size_t size);
 
 /* A constant a metric's formula names (#slots: operations per cycle);
  * 0, or -ENOENT after upmc_fail() when the machine does not publish it. */

@@ -361,26 +361,74 @@ static int cpuinfo_value(const char *line, const char *key, char *val, size_t si
 	return 1;
 }
 
+/* An Arm CPU's id as perf's get_cpuid_str() gives it: the first CPU's
+ * MIDR_EL1 from sysfs ("0x00000000410fd490"); 0 when there is none. */
+static int arm_midr(char *buf, size_t size)
+{
+	char line[64];
+
+	if (upmc_linux_read_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
+	                         line, sizeof(line)) < 0 ||
+	    strncmp(line, "0x", 2))
+		return 0;
+	upmc_format(buf, size, "%s", line);
+	return 1;
+}
+
 /* From /proc/cpuinfo (under the fixture root, so that a test names the
  * CPU), the first processor's: what the kernel's perf matches its
- * mapfile.csv against (get_cpuid_str()). */
+ * mapfile.csv against (get_cpuid_str(): vendor-family-model-stepping, the
+ * model in hex); on Arm, the MIDR, as perf's arm64 mapfile.csv. */
 void upmc_os_cpu_id(char *buf, size_t size)
 {
 	char path[512], line[512], vendor[64] = "", family[16] = "", model[16] = "";
+	char stepping[16] = "";
 	FILE *f;
 
 	upmc_format(buf, size, "%s", "");
+	if (arm_midr(buf, size))
+		return;
 	upmc_linux_root_path(path, sizeof(path), "/proc/cpuinfo");
 	f = fopen(path, "re");
 	if (!f)
 		return;
-	while ((!vendor[0] || !family[0] || !model[0]) && fgets(line, sizeof(line), f))
+	while ((!vendor[0] || !family[0] || !model[0] || !stepping[0]) &&
+	       fgets(line, sizeof(line), f))
 		if (!cpuinfo_value(line, "vendor_id", vendor, sizeof(vendor)) &&
-		    !cpuinfo_value(line, "cpu family", family, sizeof(family)))
+		    !cpuinfo_value(line, "cpu family", family, sizeof(family)) &&
+		    !cpuinfo_value(line, "stepping", stepping, sizeof(stepping)))
 			cpuinfo_value(line, "model", model, sizeof(model));
 	fclose(f);
 	if (vendor[0] && family[0] && model[0])
-		upmc_format(buf, size, "%s-%s-%lX", vendor, family, strtoul(model, NULL, 10));
+		upmc_format(buf, size, "%s-%s-%lX%s%s", vendor, family, strtoul(model, NULL, 10),
+		            stepping[0] ? "-" : "", stepping);
+}
+
+int upmc_os_smt_active(void)
+{
+	char line[16];
+
+	if (upmc_linux_read_line("/sys/devices/system/cpu/smt/active", line, sizeof(line)) < 0)
+		return -1;
+	return line[0] == '1';
+}
+
+int upmc_os_no_core_pmu(char *why, size_t size)
+{
+	struct upmc_linux_probe probe;
+
+	upmc_linux_probe(&probe);
+	if (probe.n_core)
+		return 0;
+	if (probe.hypervisor)
+		upmc_format(why, size,
+		            "no CPU PMU is visible, typical of a virtual machine without a virtual "
+		            "PMU: turn it on in the hypervisor, or use bare metal");
+	else
+		upmc_format(why, size,
+		            "no CPU PMU is visible (no cpu, cpu_core or armv8_* in " DEVICES
+		            "): the kernel has no driver for this CPU's PMU");
+	return 1;
 }
 
 /* The value of /proc/cpuinfo's first line whose key is key into val; 0

@@ -37,6 +37,18 @@ void upmc_os_cpu_id(char *buf, size_t size)
 		buf[0] = '\0'; /* no variant for some CPUs only is taken */
 }
 
+int upmc_os_smt_active(void)
+{
+	return -1; /* not known: the forms for SMT off are taken */
+}
+
+int upmc_os_no_core_pmu(char *why, size_t size)
+{
+	(void)why;
+	(void)size;
+	return 0; /* the CPU's events simply do not resolve */
+}
+
 int upmc_os_metric_constant(const char *name, double *value)
 {
 	(void)value;
