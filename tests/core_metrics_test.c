@@ -242,8 +242,8 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	ASSERT(upmc_list_metrics(count_available, &l) > 0);
 	/* the generic ones; Intel's topdown (two levels, and the 4-slot one),
 	 * AMD's (Zen 4, Zen 5, and Zen 3's none); MPKI and frequency, Alder
-	 * Lake-N's */
-	EXPECT_EQ(l.n, 72);
+	 * Lake-N's topdown, Sapphire Rapids' memory-bound level 3 */
+	EXPECT_EQ(l.n, 77);
 	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs, nor
 	 * those of listed Intel models (this one names none) */
 	EXPECT_EQ(l.computed, 20);
@@ -260,7 +260,7 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	memset(&l, 0, sizeof(l));
 	fake_boot("vm-no-pmu");
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 72); /* no core PMU: those of the CPU the library runs on */
+	EXPECT_EQ(l.n, 77); /* no core PMU: those of the CPU the library runs on */
 	EXPECT_EQ(l.computed, 0);
 }
 

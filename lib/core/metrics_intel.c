@@ -165,6 +165,25 @@
 	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; SLOTS = 5 "  \
 	"x CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json"
 
+/* Sapphire Rapids: perf's level 3 under memory bound, fractions of the
+ * thread's cycles (CPU_CLK_UNHALTED.THREAD): EXE_ACTIVITY.BOUND_ON_LOADS
+ * (0xa6, umask 0x21, cmask 5) and BOUND_ON_STORES (0xa6, 0x40, cmask 2),
+ * MEMORY_ACTIVITY.STALLS_L1D_MISS, STALLS_L2_MISS and STALLS_L3_MISS
+ * (0x47, umask and cmask 3, 5 and 9), as raw codes. */
+#define ON_LOADS   "r50021a6"
+#define ON_STORES  "r20040a6"
+#define STALLS_L1D "r3000347"
+#define STALLS_L2  "r5000547"
+#define STALLS_L3  "r9000947"
+#define MEM_EVENTS ON_LOADS "," ON_STORES "," STALLS_L1D "," STALLS_L2 "," STALLS_L3 ",cycles"
+#define MEM_GROUP  "tma_memory_bound_group"
+#define MEM_CPUS   "Intel Sapphire Rapids"
+#define MEM_IDS    "GenuineIntel-6-8F-"
+#define MEM_SOURCE                                                                       \
+	"perf's tma_l1_bound, tma_l2_bound, tma_l3_bound, tma_dram_bound and "           \
+	"tma_store_bound of the kernel's tools/perf/pmu-events/arch/x86/sapphirerapids/" \
+	"spr-metrics.json, events from its memory.json and pipeline.json"
+
 const struct upmc_metric_def upmc_metrics_intel[] = {
         /* Ice Lake to Rocket Lake: perf's level 1 over PERF_METRICS. */
         ROW("retiring", "TopdownL1", INTEL_L1, SHARE("topdown-retiring"), "retiring", RET_DESC,
@@ -315,5 +334,23 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
         {"backend-bound", "TopdownL1", GRT_BE ",cycles", GRT_BE " / " GRT_SLOTS, "backend bound", 1,
          "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        /* Sapphire Rapids: memory bound's level 3, each over cycles. */
+        ROW("l1-bound", MEM_GROUP, MEM_EVENTS,
+            "max ( ( " ON_LOADS " - " STALLS_L1D " ) / cycles , 0 )", "L1 bound",
+            "cycles stalled with loads outstanding that did not miss the L1 data cache", MEM_CPUS,
+            MEM_SOURCE, MEM_IDS, NULL, NULL),
+        ROW("l2-bound", MEM_GROUP, MEM_EVENTS, "( " STALLS_L1D " - " STALLS_L2 " ) / cycles",
+            "L2 bound", "cycles stalled on loads that missed the L1 and hit the L2", MEM_CPUS,
+            MEM_SOURCE, MEM_IDS, NULL, NULL),
+        ROW("l3-bound", MEM_GROUP, MEM_EVENTS, "( " STALLS_L2 " - " STALLS_L3 " ) / cycles",
+            "L3 bound",
+            "cycles stalled on loads that missed the L2 and hit the L3 (or a sibling core)",
+            MEM_CPUS, MEM_SOURCE, MEM_IDS, NULL, NULL),
+        ROW("dram-bound", MEM_GROUP, MEM_EVENTS, STALLS_L3 " / cycles", "DRAM bound",
+            "cycles stalled on loads that missed the L3: memory", MEM_CPUS, MEM_SOURCE, MEM_IDS,
+            NULL, NULL),
+        ROW("store-bound", MEM_GROUP, MEM_EVENTS, ON_STORES " / cycles", "store bound",
+            "cycles the store buffer was full and no load stalled", MEM_CPUS, MEM_SOURCE, MEM_IDS,
+            NULL, NULL),
 };
 const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_metrics_intel[0]);
