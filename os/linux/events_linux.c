@@ -367,8 +367,8 @@ static int arm_midr(char *buf, size_t size)
 {
 	char line[64];
 
-	if (upmc_linux_read_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1",
-	                         line, sizeof(line)) < 0 ||
+	if (upmc_linux_read_line("/sys/devices/system/cpu/cpu0/regs/identification/midr_el1", line,
+	                         sizeof(line)) < 0 ||
 	    strncmp(line, "0x", 2))
 		return 0;
 	upmc_format(buf, size, "%s", line);
