@@ -74,8 +74,9 @@ static unsigned named_by(const char *item, const struct upmc_metric_def **found,
 
 	for (i = 0; i < upmc_metric_rows() && n < max; i++) {
 		const struct upmc_metric_def *def = upmc_metric_row(i);
-		if (upmc_metric_for_this_arch(def) && !upmc_metric_is_none(def) &&
-		    (!strcmp(def->name, item) || !strcmp(def->group, item)))
+		/* the names first: the arch asks the OS layer, for each row */
+		if ((!strcmp(def->name, item) || !strcmp(def->group, item)) &&
+		    !upmc_metric_is_none(def) && upmc_metric_for_this_arch(def))
 			found[n++] = def;
 	}
 	return n;
