@@ -19,9 +19,9 @@
 	"AuthenticAMD-25-1?- AuthenticAMD-25-3?- AuthenticAMD-25-6?- AuthenticAMD-25-7?- " \
 	"AuthenticAMD-25-8?- AuthenticAMD-25-9?- AuthenticAMD-25-A?- AuthenticAMD-25-B?- " \
 	"AuthenticAMD-25-C?- AuthenticAMD-25-D?- AuthenticAMD-25-E?- AuthenticAMD-25-F?-"
-#define ZEN3_ID                                                                        \
-	"AuthenticAMD-23- AuthenticAMD-25-?- AuthenticAMD-25-2?- AuthenticAMD-25-4?- " \
-	"AuthenticAMD-25-5?-"
+#define ZEN3_ID                                                                     \
+	"AuthenticAMD-23- HygonGenuine-24- AuthenticAMD-25-?- AuthenticAMD-25-2?- " \
+	"AuthenticAMD-25-4?- AuthenticAMD-25-5?-"
 
 /* Zen 5 dispatches 8 ops a cycle. libpfm4 4.13 does not know it, so its
  * events are raw codes (AMD's event[7:0] | umask << 8 | event[11:8] <<
@@ -47,10 +47,12 @@
 const struct upmc_metric_def upmc_metrics_amd[] = {
         /* AMD Zen 3 and earlier: no metric, said (events ""). */
         {"TopdownL1", "TopdownL1", "", "", "", 0,
-         "their PMUs count no dispatch slots (no de_no_dispatch_per_slot event, which came "
+         "their PMUs count no dispatch slots (no de_no_dispatch_per_slot "
+         "event, which came "
          "with Zen 4), so neither perf nor upmc has a TopdownL1 for them",
          "AMD Zen 3 and earlier",
-         "the kernel's tools/perf/pmu-events/arch/x86/amdzen1, amdzen2 and amdzen3 (no "
+         "the kernel's tools/perf/pmu-events/arch/x86/amdzen1, amdzen2 and "
+         "amdzen3 (no "
          "pipeline.json, no PipelineL1 metric; amdzen4's is the first)",
          "x86", ZEN3_ID, NULL, NULL},
         /* AMD Zen 4: the dispatch slots of each cycle. */
@@ -59,10 +61,10 @@ const struct upmc_metric_def upmc_metrics_amd[] = {
          "dispatch slots that retired an operation", ZEN4_CPUS, AMD_PIPELINE, "x86", ZEN4_ID, NULL,
          NULL},
         {"bad-speculation", "TopdownL1",
-         ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER") "," ZEN4(
-                 "RETIRED_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
-         "( " ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_BUFFER") " - " ZEN4(
-                 "RETIRED_OPS") " ) / " ZEN4_SLOTS,
+         ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:LOOP_"
+              "BUFFER") "," ZEN4("RETIRED_OPS") "," ZEN4("CYCLES_NOT_IN_HALT"),
+         "( " ZEN4("OPS_SOURCE_DISPATCHED_FROM_DECODER:DECODER:OPCACHE:"
+                   "LOOP_BUFFER") " - " ZEN4("RETIRED_OPS") " ) / " ZEN4_SLOTS,
          "bad speculation", 1, "dispatched operations that did not retire, per slot", ZEN4_CPUS,
          AMD_PIPELINE, "x86", ZEN4_ID, NULL, NULL},
         {"frontend-bound", "TopdownL1",
@@ -102,7 +104,8 @@ const struct upmc_metric_def upmc_metrics_amd[] = {
         /* Later AMD CPUs (Zen 6: family 0x1a's other models; later
          * families): no metric known, said. */
         {"TopdownL1", "TopdownL1", "", "", "", 0,
-         "upmc knows no dispatch-slot events of theirs (Zen 6 and later), so it has no "
+         "upmc knows no dispatch-slot events of theirs (Zen 6 and later), "
+         "so it has no "
          "TopdownL1 for them",
          "AMD CPUs after Zen 5", "the kernel's tools/perf/pmu-events/arch/x86/mapfile.csv", "x86",
          "AuthenticAMD- HygonGenuine-", NULL, NULL},
