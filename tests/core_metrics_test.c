@@ -241,10 +241,12 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	fake_boot("x86-intel");
 	ASSERT(upmc_list_metrics(count_available, &l) > 0);
 	/* the generic ones; Intel's topdown (two levels, and the 4-slot one),
-	 * AMD's (Zen 4, Zen 5, and Zen 3's none) */
-	EXPECT_EQ(l.n, 56);
-	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs */
-	EXPECT_EQ(l.computed, 12);
+	 * AMD's (Zen 4, Zen 5, and Zen 3's none); MPKI and frequency, Alder
+	 * Lake-N's topdown, Sapphire Rapids' memory-bound level 3 */
+	EXPECT_EQ(l.n, 77);
+	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs, nor
+	 * those of listed Intel models (this one names none) */
+	EXPECT_EQ(l.computed, 20);
 	EXPECT_CONTAINS(l.zen5, "it is for AMD Zen 5 (family 0x1a, models 0x00-0x2f, 0x40-0x4f, "
 	                        "0x60-0x7f), and this CPU (id 'not in /proc/cpuinfo') takes the "
 	                        "variant for Intel with PERF_METRICS, other models");
@@ -253,12 +255,12 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	memset(&l, 0, sizeof(l));
 	fake_boot("arm64-pmuv3"); /* no STALL_SLOT events */
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 15); /* the generic ones and Arm's topdown (sbsa.json's, the N2's) */
-	EXPECT(l.computed >= 1 && l.computed <= 8);
+	EXPECT_EQ(l.n, 23); /* the generic ones and Arm's topdown (sbsa.json's, the N2's) */
+	EXPECT(l.computed >= 1 && l.computed <= 16);
 	memset(&l, 0, sizeof(l));
 	fake_boot("vm-no-pmu");
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 56); /* no core PMU: those of the CPU the library runs on */
+	EXPECT_EQ(l.n, 77); /* no core PMU: those of the CPU the library runs on */
 	EXPECT_EQ(l.computed, 0);
 }
 

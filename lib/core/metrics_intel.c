@@ -110,6 +110,80 @@
 #define FE_DESC  "slots the front end left empty"
 #define BE_DESC  "slots stalled on the back end"
 
+/* perf's L1MPKI, L2MPKI and L3MPKI: retired demand loads that missed each
+ * level, per 1000 instructions. The events are MEM_LOAD_RETIRED.L1_MISS,
+ * L2_MISS and L3_MISS (MEM_LOAD_UOPS_RETIRED.* before Skylake, LLC_MISS on
+ * Ivy Bridge): event 0xd1, umask 0x08, 0x10 and 0x20 on every model here,
+ * raw codes, so the models are listed as perf 6.1's mapfile.csv matches
+ * them. Not on the hybrid CPUs (their E-cores count other events). */
+#define MPKI_CPUS "Intel, Ivy Bridge to Sapphire Rapids, not hybrid"
+/* Ivy Bridge, Ivy Town, Haswell, Haswell-X, Broadwell, Broadwell-DE/X,
+ * Skylake to Comet Lake, Skylake-X to Cooper Lake, Ice Lake, Ice Lake-X,
+ * Tiger Lake, Rocket Lake, Sapphire Rapids */
+#define MPKI_IDS                                                                       \
+	"GenuineIntel-6-3A- GenuineIntel-6-3E- GenuineIntel-6-3C- GenuineIntel-6-45- " \
+	"GenuineIntel-6-46- GenuineIntel-6-3F- GenuineIntel-6-3D- GenuineIntel-6-47- " \
+	"GenuineIntel-6-4F- GenuineIntel-6-56- GenuineIntel-6-4E- GenuineIntel-6-5E- " \
+	"GenuineIntel-6-8E- GenuineIntel-6-9E- GenuineIntel-6-A5- GenuineIntel-6-A6- " \
+	"GenuineIntel-6-55- GenuineIntel-6-7D- GenuineIntel-6-7E- GenuineIntel-6-6A- " \
+	"GenuineIntel-6-6C- GenuineIntel-6-8C- GenuineIntel-6-8D- GenuineIntel-6-A7- " \
+	"GenuineIntel-6-8F-"
+#define MPKI_SOURCE                                                                          \
+	"the kernel's tools/perf/pmu-events/arch/x86/*/*-metrics.json of perf 6.1 (L1MPKI, " \
+	"L2MPKI, L3MPKI: 1000 * MEM_LOAD_RETIRED.Ln_MISS / INST_RETIRED.ANY; "               \
+	"tma_info_memory_l1mpki and the others in later kernels)"
+#define INTEL_MPKI(name, event, level)                                              \
+	{                                                                           \
+		name, "", event ",instructions", "1000 * " event " / instructions", \
+		        "per 1000 insns", 0,                                        \
+		        "retired demand loads that missed the " level ", per 1000 " \
+		        "instructions",                                             \
+		        MPKI_CPUS, MPKI_SOURCE, "x86", MPKI_IDS, NULL, NULL         \
+	}
+/* perf's cpu_operating_frequency: the kernel counts CPU_CLK_UNHALTED.THREAD
+ * for cycles and CPU_CLK_UNHALTED.REF_TSC, which ticks at the TSC's rate,
+ * for ref-cycles (intel_perfmon_event_map). */
+#define FREQ_SOURCE                                                                        \
+	"the kernel's tools/perf/pmu-events/arch/x86/sapphirerapids/spr-metrics.json "     \
+	"(cpu_operating_frequency: CPU_CLK_UNHALTED.THREAD / CPU_CLK_UNHALTED.REF_TSC * "  \
+	"#SYSTEM_TSC_FREQ / 1e9; the same in skylakex, icelakex, emeraldrapids, "          \
+	"graniterapids, sierraforest; #SYSTEM_TSC_FREQ as tools/perf/arch/x86/util/tsc.c " \
+	"finds it)"
+
+/* Gracemont, the E-core of Alder Lake-N (no P-core): 5 issue slots a
+ * cycle, counted by its own TOPDOWN_* events (TOPDOWN_FE_BOUND.ALL 0x71,
+ * TOPDOWN_BE_BOUND.ALL 0x74, TOPDOWN_RETIRING.ALL 0xc2, umask 0): raw
+ * codes, so the model is named. cycles is CPU_CLK_UNHALTED.CORE. */
+#define GRT_SLOTS "( 5 * cycles )"
+#define GRT_FE    "r71"
+#define GRT_BE    "r74"
+#define GRT_RET   "rc2"
+#define GRT_CPUS  "Intel Alder Lake-N (Gracemont E-cores alone, 5 slots a cycle)"
+#define GRT_ID    "GenuineIntel-6-BE-"
+#define GRT_SOURCE                                                                              \
+	"the kernel's tools/perf/pmu-events/arch/x86/alderlaken/adln-metrics.json (TopdownL1: " \
+	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; SLOTS = 5 "  \
+	"x CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json"
+
+/* Sapphire Rapids: perf's level 3 under memory bound, fractions of the
+ * thread's cycles (CPU_CLK_UNHALTED.THREAD): EXE_ACTIVITY.BOUND_ON_LOADS
+ * (0xa6, umask 0x21, cmask 5) and BOUND_ON_STORES (0xa6, 0x40, cmask 2),
+ * MEMORY_ACTIVITY.STALLS_L1D_MISS, STALLS_L2_MISS and STALLS_L3_MISS
+ * (0x47, umask and cmask 3, 5 and 9), as raw codes. */
+#define ON_LOADS   "r50021a6"
+#define ON_STORES  "r20040a6"
+#define STALLS_L1D "r3000347"
+#define STALLS_L2  "r5000547"
+#define STALLS_L3  "r9000947"
+#define MEM_EVENTS ON_LOADS "," ON_STORES "," STALLS_L1D "," STALLS_L2 "," STALLS_L3 ",cycles"
+#define MEM_GROUP  "tma_memory_bound_group"
+#define MEM_CPUS   "Intel Sapphire Rapids"
+#define MEM_IDS    "GenuineIntel-6-8F-"
+#define MEM_SOURCE                                                                       \
+	"perf's tma_l1_bound, tma_l2_bound, tma_l3_bound, tma_dram_bound and "           \
+	"tma_store_bound of the kernel's tools/perf/pmu-events/arch/x86/sapphirerapids/" \
+	"spr-metrics.json, events from its memory.json and pipeline.json"
+
 const struct upmc_metric_def upmc_metrics_intel[] = {
         /* Ice Lake to Rocket Lake: perf's level 1 over PERF_METRICS. */
         ROW("retiring", "TopdownL1", INTEL_L1, SHARE("topdown-retiring"), "retiring", RET_DESC,
@@ -237,5 +311,46 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             "( topdown-be-bound - topdown-mem-bound ) / slots", "core bound",
             "slots stalled on the core's execution units, not on memory", PLAIN_L2_CPUS,
             PLAIN_L2_SOURCE, NULL, NULL, NULL),
+        /* Intel: misses per kilo-instruction of retired loads, perf's. */
+        INTEL_MPKI("L1MPKI", "r8d1", "L1 data cache"),
+        INTEL_MPKI("L2MPKI", "r10d1", "L2 cache"),
+        INTEL_MPKI("L3MPKI", "r20d1", "L3 cache"),
+        /* Intel: the frequency the thread's cycles ran at. */
+        {"cpu_operating_frequency", "", "cycles,ref-cycles",
+         "cycles / ref-cycles * #SYSTEM_TSC_FREQ / 1000000000", "GHz", 0,
+         "the core clock's average frequency while the thread ran unhalted: its cycles per "
+         "reference cycle (the TSC's rate) times the TSC's frequency",
+         "Intel (ref-cycles is CPU_CLK_UNHALTED.REF_TSC; the TSC's frequency from CPUID leaf "
+         "0x15 or the model name)",
+         FREQ_SOURCE, "x86", "GenuineIntel-", NULL, NULL},
+        /* Intel Alder Lake-N: Gracemont's TOPDOWN_* events, 5 slots a cycle. */
+        {"retiring", "TopdownL1", GRT_RET ",cycles", GRT_RET " / " GRT_SLOTS, "retiring", 1,
+         "slots that retired an operation", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        {"bad-speculation", "TopdownL1", GRT_FE "," GRT_BE "," GRT_RET ",cycles",
+         "( " GRT_SLOTS " - ( " GRT_FE " + " GRT_BE " + " GRT_RET " ) ) / " GRT_SLOTS,
+         "bad speculation", 1, "slots no other category took: wasted on mispredictions and clears",
+         GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        {"frontend-bound", "TopdownL1", GRT_FE ",cycles", GRT_FE " / " GRT_SLOTS, "frontend bound",
+         1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        {"backend-bound", "TopdownL1", GRT_BE ",cycles", GRT_BE " / " GRT_SLOTS, "backend bound", 1,
+         "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        /* Sapphire Rapids: memory bound's level 3, each over cycles. */
+        ROW("l1-bound", MEM_GROUP, MEM_EVENTS,
+            "max ( ( " ON_LOADS " - " STALLS_L1D " ) / cycles , 0 )", "L1 bound",
+            "cycles stalled with loads outstanding that did not miss the L1 data cache", MEM_CPUS,
+            MEM_SOURCE, MEM_IDS, NULL, NULL),
+        ROW("l2-bound", MEM_GROUP, MEM_EVENTS, "( " STALLS_L1D " - " STALLS_L2 " ) / cycles",
+            "L2 bound", "cycles stalled on loads that missed the L1 and hit the L2", MEM_CPUS,
+            MEM_SOURCE, MEM_IDS, NULL, NULL),
+        ROW("l3-bound", MEM_GROUP, MEM_EVENTS, "( " STALLS_L2 " - " STALLS_L3 " ) / cycles",
+            "L3 bound",
+            "cycles stalled on loads that missed the L2 and hit the L3 (or a sibling core)",
+            MEM_CPUS, MEM_SOURCE, MEM_IDS, NULL, NULL),
+        ROW("dram-bound", MEM_GROUP, MEM_EVENTS, STALLS_L3 " / cycles", "DRAM bound",
+            "cycles stalled on loads that missed the L3: memory", MEM_CPUS, MEM_SOURCE, MEM_IDS,
+            NULL, NULL),
+        ROW("store-bound", MEM_GROUP, MEM_EVENTS, ON_STORES " / cycles", "store bound",
+            "cycles the store buffer was full and no load stalled", MEM_CPUS, MEM_SOURCE, MEM_IDS,
+            NULL, NULL),
 };
 const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_metrics_intel[0]);

@@ -94,9 +94,27 @@ static int fixed_counters(void)
 	return (r[0] & 0xff) > 1 ? (int)(r[3] & 0x1f) : 0;
 }
 
+/* The TSC's frequency as Intel's leaf 0x15 enumerates it (the crystal's Hz
+ * times the TSC's ratio to it), in whole Hz as perf's arch_get_tsc_freq()
+ * computes it; 0 where the leaf does not say. */
+static double leaf_15_tsc_hz(void)
+{
+	char v[13];
+	uint32_t r[4];
+
+	vendor(v);
+	if (strcmp(v, "GenuineIntel") || max_leaf(0) < 0x15)
+		return 0;
+	cpuid(0x15, 0, r);
+	if (!r[0] || !r[1] || !r[2])
+		return 0;
+	return (double)((uint64_t)r[2] * r[1] / r[0]);
+}
+
 void upmc_linux_cpuid(struct upmc_linux_cpuid *out)
 {
 	vendor(out->vendor);
+	out->tsc_hz = leaf_15_tsc_hz();
 	out->hypervisor = hypervisor();
 	out->gp_counters = gp_counters();
 	out->fixed_counters = fixed_counters();
@@ -110,5 +128,6 @@ void upmc_linux_cpuid(struct upmc_linux_cpuid *out)
 	out->gp_counters = -1;
 	out->fixed_counters = -1;
 	out->invariant_tsc = -1; /* arm64's generic timer always counts at one rate */
+	out->tsc_hz = 0;
 }
 #endif

@@ -378,14 +378,69 @@ int upmc_os_no_core_pmu(char *why, size_t size)
 	return 1;
 }
 
+/* The value of /proc/cpuinfo's first line whose key is key into val; 0
+ * when there is none. */
+static int cpuinfo_line(const char *key, char *val, size_t size)
+{
+	char path[512], line[512];
+	int found = 0;
+	FILE *f;
+
+	upmc_linux_root_path(path, sizeof(path), "/proc/cpuinfo");
+	f = fopen(path, "re");
+	if (!f)
+		return 0;
+	while (!found && fgets(line, sizeof(line), f))
+		found = cpuinfo_value(line, key, val, size);
+	fclose(f);
+	return found;
+}
+
+/*
+ * #SYSTEM_TSC_FREQ: the TSC's Hz as perf's arch_get_tsc_freq() finds it,
+ * on Intel alone: CPUID leaf 0x15, else the frequency the model name ends
+ * with ("... @ 2.40GHz"), each in whole Hz. Under a fixture root the CPU
+ * is the fixture's, whose leaf 0x15 this CPU's CPUID cannot answer: its
+ * model name alone.
+ */
+static int system_tsc_freq(double *value)
+{
+	char id[64], model[256];
+	struct upmc_linux_cpuid c;
+	const char *at;
+	double ghz;
+
+	upmc_os_cpu_id(id, sizeof(id));
+	if (strncmp(id, "GenuineIntel-", 13))
+		return upmc_fail(-ENOENT,
+		                 "#SYSTEM_TSC_FREQ is known on Intel CPUs alone, as perf's "
+		                 "arch_get_tsc_freq() knows it, and this CPU's id is '%s'",
+		                 id[0] ? id : "not in /proc/cpuinfo");
+	upmc_linux_cpuid(&c);
+	if (!getenv("UPMC_FS_ROOT") && c.tsc_hz > 0) {
+		*value = c.tsc_hz;
+		return 0;
+	}
+	if (cpuinfo_line("model name", model, sizeof(model)) && (at = strstr(model, " @ ")) &&
+	    sscanf(at, " @ %lfGHz", &ghz) == 1 && ghz > 0) {
+		*value = (double)(uint64_t)(ghz * 1e9);
+		return 0;
+	}
+	return upmc_fail(-ENOENT, "neither CPUID leaf 0x15 nor the model name in /proc/cpuinfo "
+	                          "(no '@ ...GHz') says the TSC's frequency");
+}
+
 /* #slots: a core PMU's operations per cycle (Arm's caps/slots, read by
- * perf's #slots in sbsa.json), the first core PMU that publishes it. */
+ * perf's #slots in sbsa.json), the first core PMU that publishes it; and
+ * #SYSTEM_TSC_FREQ. */
 int upmc_os_metric_constant(const char *name, double *value)
 {
 	const struct upmc_linux_machine *probe = upmc_linux_machine();
 	char path[256], line[64];
 	unsigned i;
 
+	if (!strcmp(name, "SYSTEM_TSC_FREQ"))
+		return system_tsc_freq(value);
 	if (strcmp(name, "slots"))
 		return upmc_fail(-ENOENT, "no constant '#%s' is known", name);
 	for (i = 0; i < probe->n_core; i++) {

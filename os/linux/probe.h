@@ -132,6 +132,7 @@ struct upmc_linux_cpuid {
 	int gp_counters;    /* general-purpose counters per core (0: none) */
 	int fixed_counters; /* Intel's fixed-function counters */
 	int invariant_tsc;  /* the TSC ticks at one rate in every P-, C- and T-state */
+	double tsc_hz;      /* Intel's leaf 0x15: crystal x ratio, Hz (0: not enumerated) */
 };
 void upmc_linux_cpuid(struct upmc_linux_cpuid *out);
 

@@ -1,0 +1,65 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * TopdownL1 on Intel's Alder Lake-N (Gracemont E-cores alone, no
+ * PERF_METRICS) on the fake kernel: perf's formula over Gracemont's own
+ * TOPDOWN_* events (raw codes) and 5 slots a cycle, exact values, with
+ * libpfm4 taking the CPU for a Gracemont (LIBPFM_FORCE_PMU, set before
+ * libpfm4 starts: a program of its own), which knows none of the 4-slot
+ * formula's events. And the same raw codes are not taken on another CPU.
+ */
+#define _POSIX_C_SOURCE 200809L /* setenv */
+#include <stdlib.h>
+#include <string.h>
+
+#include "tests/fake/fake_kernel.h"
+#include "tests/set_util.h"
+#include "tests/upmc_test.h"
+
+TEST(metrics_atom, gracemont_five_slots_a_cycle)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	/* TOPDOWN_FE_BOUND.ALL, TOPDOWN_BE_BOUND.ALL, TOPDOWN_RETIRING.ALL */
+	static const uint64_t config[] = {0x71, 0x74, 0xc2};
+	struct upmc_set *set;
+	double v[4];
+	unsigned k;
+
+	setenv("LIBPFM_FORCE_PMU", "adl_grt", 1);
+	fake_boot("intel-alder-lake-n"); /* topdown-fe-bound and others, but no slots */
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	EXPECT_EQ(upmc_count(set), 4); /* cycles and the three TOPDOWN_* events, once each */
+	for (k = 0; k < 3; k++)
+		EXPECT_MSG(fake_event_with(PERF_TYPE_RAW, config[k]) >= 0,
+		           "no event of config %#llx", (unsigned long long)config[k]);
+	EXPECT(fake_event_with(PERF_TYPE_HARDWARE, PERF_COUNT_HW_CPU_CYCLES) >= 0);
+	/* 1000 cycles: 5000 slots */
+	after[counter_named(set, "cycles")] = 1000;
+	after[counter_named(set, "rc2")] = 2000;
+	after[counter_named(set, "r71")] = 1000;
+	after[counter_named(set, "r74")] = 1500;
+	ASSERT(upmc_metrics(set, before, after, v) == 4);
+	EXPECT_MSG(v[0] == 0.4, "retiring %.17g", v[0]);
+	EXPECT_MSG(v[1] == 0.1, "bad speculation %.17g", v[1]); /* (5000 - 4500) / 5000 */
+	EXPECT_MSG(v[2] == 0.2, "frontend bound %.17g", v[2]);
+	EXPECT_MSG(v[3] == 0.3, "backend bound %.17g", v[3]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Skylake-X's core PMU would open the same raw codes (other events there):
+ * its CPU id is not Alder Lake-N's, and TopdownL1 is its own 4-slot one,
+ * whose events this libpfm4 does not name. */
+TEST(metrics_atom, not_on_another_cpu)
+{
+	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
+	struct upmc_set *set;
+
+	setenv("LIBPFM_FORCE_PMU", "adl_grt", 1);
+	fake_boot("intel-skylake-x");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", &time_only) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(counter_named(set, "r71"), -1);
+	EXPECT_EQ(upmc_count(set), 0);
+	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "Sandy Bridge to Cascade Lake");
+	upmc_close(set);
+}
