@@ -265,7 +265,7 @@ TEST(topdown, level2_exact_fractions_from_rdpmc)
 	 * speculation the remainder, differences clamped at 0. */
 	{
 		double sum = (double)(c[2] + c[1] + c[0] + c[3]),
-		       drop = (double)counts[counter_named(set, "r100d")] / (double)slots;
+		       drop = (double)counts[counter_named(set, "r10ad")] / (double)slots;
 		double ret = c[0] / sum, fe = c[2] / sum - drop, be = c[3] / sum;
 		double bad = fmax(1 - (fe + be + ret), 0);
 		double want[8] = {c[4] / sum,

@@ -14,12 +14,12 @@
 	"STALL_SLOT_BACKEND, or OP_SPEC and OP_RETIRED), which the kernel lists where the "  \
 	"PMU has them"
 
-/* Neoverse N2 and V2 (MIDR part 0xd49, 0xd4f, any variant and revision, as
- * perf's arm64 mapfile.csv takes them): perf's neoverse-n2-v2/metrics.json
- * takes cpu_cycles off stall_slot and stall_slot_frontend where #slots is
- * 5 (the N2's erratum: they count one slot more each cycle), and is
- * sbsa.json's formula otherwise. */
-#define N2_IDS  "0x00000000410?d49? 0x00000000410?d4f?"
+/* Neoverse N2 and V2 (MIDR implementer 0x41, architecture 0xf, part 0xd49,
+ * 0xd4f, any variant and revision, as perf's arm64 mapfile.csv takes them): perf's
+ * neoverse-n2-v2/metrics.json takes cpu_cycles off stall_slot and stall_slot_frontend where #slots
+ * is 5 (the N2's erratum: they count one slot more each cycle), and is sbsa.json's formula
+ * otherwise. */
+#define N2_IDS  "0x0000000041?fd49? 0x0000000041?fd4f?"
 #define N2_CPUS "Arm Neoverse N2 (5 slots a cycle)"
 #define N2_SOURCE                                                                             \
 	"the kernel's tools/perf/pmu-events/arch/arm64/arm/neoverse-n2-v2/metrics.json (its " \

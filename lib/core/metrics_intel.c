@@ -23,11 +23,15 @@
 #define L1_SUM   "( topdown-fe-bound + topdown-bad-spec + topdown-retiring + topdown-be-bound )"
 #define SHARE(f) "( " f " / " L1_SUM " )"
 
-/* INT_MISC.UOP_DROPPING (event 0x0d, umask 0x10) and INT_MISC.CLEARS_COUNT
- * (0x0d, umask 0x01, edge, cmask 1: perf's INT_MISC.RECOVERY_CYCLES with
- * cmask=1,edge), as raw codes: the CPU's id says which CPU they are for. */
-#define UOP_DROPPING "r100d"
-#define CLEARS_COUNT "r104010d"
+/* INT_MISC.UOP_DROPPING and INT_MISC.CLEARS_COUNT as raw codes: the CPU's
+ * id says which CPU they are for. INT_MISC is event 0x0d on Ice Lake to
+ * Rocket Lake and 0xad from Golden Cove on (perf's icelake and
+ * sapphirerapids pipeline.json): UOP_DROPPING is umask 0x10; CLEARS_COUNT
+ * umask 0x01, edge, cmask 1 (perf's INT_MISC.RECOVERY_CYCLES with
+ * cmask=1,edge). */
+#define ICL_UOP_DROPPING "r100d"
+#define CLEARS_COUNT     "r104010d"
+#define SPR_UOP_DROPPING "r10ad"
 
 /* Ice Lake, Tiger Lake, Ice Lake-SP and Rocket Lake: perf's tma_* of
  * icelake, tigerlake, icelakex and rocketlake (Linux 6.1). */
@@ -35,8 +39,8 @@
 	"GenuineIntel-6-7D- GenuineIntel-6-7E- GenuineIntel-6-A7- GenuineIntel-6-6A- " \
 	"GenuineIntel-6-6C- GenuineIntel-6-8C- GenuineIntel-6-8D-"
 #define ICL_CPUS   "Intel Ice Lake, Tiger Lake, Ice Lake-SP and Rocket Lake"
-#define ICL_EVENTS INTEL_L1 "," UOP_DROPPING "," CLEARS_COUNT
-#define ICL_FE     SHARE("topdown-fe-bound") " - " UOP_DROPPING " / slots"
+#define ICL_EVENTS INTEL_L1 "," ICL_UOP_DROPPING "," CLEARS_COUNT
+#define ICL_FE     SHARE("topdown-fe-bound") " - " ICL_UOP_DROPPING " / slots"
 #define ICL_BE     SHARE("topdown-be-bound") " + 5 * " CLEARS_COUNT " / slots"
 #define ICL_SOURCE                                                                            \
 	"perf's tma_* of Linux 6.1 tools/perf/pmu-events/arch/x86/icelakex/icx-metrics.json " \
@@ -51,8 +55,8 @@
 #define SPR_CPUS                                                                           \
 	"Intel Alder Lake and Raptor Lake P-cores, Sapphire, Emerald and Granite Rapids, " \
 	"Meteor Lake"
-#define SPR_EVENTS(more) INTEL_L1 "," UOP_DROPPING more
-#define SPR_FE           SHARE("topdown-fe-bound") " - " UOP_DROPPING " / slots"
+#define SPR_EVENTS(more) INTEL_L1 "," SPR_UOP_DROPPING more
+#define SPR_FE           SHARE("topdown-fe-bound") " - " SPR_UOP_DROPPING " / slots"
 #define SPR_BE           SHARE("topdown-be-bound")
 #define SPR_RET          SHARE("topdown-retiring")
 #define SPR_BAD          "max ( 1 - ( " SPR_FE " + " SPR_BE " + " SPR_RET " ) , 0 )"
@@ -191,7 +195,7 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         ROW("bad-speculation", "TopdownL1", ICL_EVENTS,
             "max ( 1 - ( " ICL_FE " + " ICL_BE " + " SHARE("topdown-retiring") " ) , 0 )",
             "bad speculation", BAD_DESC, ICL_CPUS, ICL_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
-        ROW("frontend-bound", "TopdownL1", INTEL_L1 "," UOP_DROPPING, ICL_FE, "frontend bound",
+        ROW("frontend-bound", "TopdownL1", INTEL_L1 "," ICL_UOP_DROPPING, ICL_FE, "frontend bound",
             FE_DESC, ICL_CPUS, ICL_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
         ROW("backend-bound", "TopdownL1", INTEL_L1 "," CLEARS_COUNT, ICL_BE, "backend bound",
             BE_DESC, ICL_CPUS, ICL_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
@@ -221,7 +225,7 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             "slots wasted on machine clears (memory ordering, self-modifying code)", SPR_CPUS,
             SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("fetch-latency", "TopdownL2", SPR_EVENTS(",topdown-fetch-lat"),
-            SHARE("topdown-fetch-lat") " - " UOP_DROPPING " / slots", "fetch latency",
+            SHARE("topdown-fetch-lat") " - " SPR_UOP_DROPPING " / slots", "fetch latency",
             "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
             SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",

@@ -88,8 +88,8 @@ int upmc_os_list_events(int (*fn)(const struct upmc_event_info *info, void *arg)
 const char *upmc_os_core_kind(void);
 
 /* This CPU as perf's pmu-events mapfile names it, into buf: on x86
- * vendor-family-model-stepping ("GenuineIntel-6-55-4": family and
- * stepping in decimal, model in hex), on Arm the MIDR
+ * vendor-family-model-stepping ("GenuineIntel-6-55-4": family in
+ * decimal, model and stepping in hex), on Arm the MIDR
  * ("0x00000000410fd490"): which metrics' variants are for it; "" when the
  * OS does not say. */
 void upmc_os_cpu_id(char *buf, size_t size);

@@ -173,8 +173,11 @@ static void read_cpuinfo(struct upmc_linux_machine *m)
 	}
 	fclose(f);
 	if (vendor[0] && family[0] && model[0])
-		upmc_format(m->cpu_id, sizeof(m->cpu_id), "%s-%s-%lX%s%s", vendor, family,
-		            strtoul(model, NULL, 10), stepping[0] ? "-" : "", stepping);
+		upmc_format(m->cpu_id, sizeof(m->cpu_id), "%s-%s-%lX", vendor, family,
+		            strtoul(model, NULL, 10));
+	if (m->cpu_id[0] && stepping[0])
+		upmc_format(m->cpu_id + strlen(m->cpu_id), sizeof(m->cpu_id) - strlen(m->cpu_id),
+		            "-%lX", strtoul(stepping, NULL, 10));
 }
 
 /*

@@ -116,11 +116,14 @@ UPMC_EVENT = {
         "cycles": "CPU_CLK_UNHALTED.THREAD",
         # fixed counter 3 (the kernel's "slots" event)
         "slots": "TOPDOWN.SLOTS",
-        # raw codes (lib/core/metrics_intel.c names each): event 0x0d with
-        # umask 0x10, and umask 0x01 with edge and cmask 1, as perf's
-        # icelake/pipeline.json encodes them
+        # raw codes (lib/core/metrics_intel.c names each): INT_MISC is
+        # event 0x0d on Ice Lake to Rocket Lake (UOP_DROPPING umask 0x10,
+        # CLEARS_COUNT umask 0x01 with edge and cmask 1, perf's
+        # icelake/pipeline.json) and 0xad from Sapphire Rapids on
+        # (sapphirerapids/pipeline.json)
         "r100d": "INT_MISC.UOP_DROPPING",
         "r104010d": "INT_MISC.CLEARS_COUNT",
+        "r10ad": "INT_MISC.UOP_DROPPING",
     },
     "AuthenticAMD": {
         # the kernel's amd_zen1_perfmon_event_map (arch/x86/events/amd/core.c)
