@@ -378,24 +378,6 @@ int upmc_os_no_core_pmu(char *why, size_t size)
 	return 1;
 }
 
-/* The value of /proc/cpuinfo's first line whose key is key into val; 0
- * when there is none. */
-static int cpuinfo_line(const char *key, char *val, size_t size)
-{
-	char path[512], line[512];
-	int found = 0;
-	FILE *f;
-
-	upmc_linux_root_path(path, sizeof(path), "/proc/cpuinfo");
-	f = fopen(path, "re");
-	if (!f)
-		return 0;
-	while (!found && fgets(line, sizeof(line), f))
-		found = cpuinfo_value(line, key, val, size);
-	fclose(f);
-	return found;
-}
-
 /*
  * #SYSTEM_TSC_FREQ: the TSC's Hz as perf's arch_get_tsc_freq() finds it,
  * on Intel alone: CPUID leaf 0x15, else the frequency the model name ends
@@ -405,7 +387,8 @@ static int cpuinfo_line(const char *key, char *val, size_t size)
  */
 static int system_tsc_freq(double *value)
 {
-	char id[64], model[256];
+	const char *model = upmc_linux_machine()->model_name;
+	char id[64];
 	struct upmc_linux_cpuid c;
 	const char *at;
 	double ghz;
@@ -421,8 +404,7 @@ static int system_tsc_freq(double *value)
 		*value = c.tsc_hz;
 		return 0;
 	}
-	if (cpuinfo_line("model name", model, sizeof(model)) && (at = strstr(model, " @ ")) &&
-	    sscanf(at, " @ %lfGHz", &ghz) == 1 && ghz > 0) {
+	if ((at = strstr(model, " @ ")) && sscanf(at, " @ %lfGHz", &ghz) == 1 && ghz > 0) {
 		*value = (double)(uint64_t)(ghz * 1e9);
 		return 0;
 	}

@@ -149,8 +149,8 @@ static int cpuinfo_value(const char *line, const char *key, char *val, size_t si
 
 /*
  * The first processor's vendor-family-model-stepping (the model in hex), as
- * the kernel's perf matches its mapfile.csv (get_cpuid_str()), and whether
- * any flags line names the hypervisor, from /proc/cpuinfo.
+ * the kernel's perf matches its mapfile.csv (get_cpuid_str()), its model
+ * name, and whether any flags line names the hypervisor, from /proc/cpuinfo.
  */
 static void read_cpuinfo(struct upmc_linux_machine *m)
 {
@@ -164,9 +164,10 @@ static void read_cpuinfo(struct upmc_linux_machine *m)
 		return;
 	while (!m->hypervisor && fgets(line, sizeof(line), f)) {
 		m->hypervisor = !strncmp(line, "flags", 5) && strstr(line, " hypervisor");
-		if (vendor[0] && family[0] && model[0] && stepping[0])
+		if (vendor[0] && family[0] && model[0] && stepping[0] && m->model_name[0])
 			continue;
 		if (!cpuinfo_value(line, "vendor_id", vendor, sizeof(vendor)) &&
+		    !cpuinfo_value(line, "model name", m->model_name, sizeof(m->model_name)) &&
 		    !cpuinfo_value(line, "cpu family", family, sizeof(family)) &&
 		    !cpuinfo_value(line, "stepping", stepping, sizeof(stepping)))
 			cpuinfo_value(line, "model", model, sizeof(model));

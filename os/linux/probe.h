@@ -27,9 +27,11 @@ enum upmc_linux_pmu_kind {
  * root (upmc_linux_machine()).
  */
 struct upmc_linux_machine {
-	char cpu_id[64]; /* vendor-family-model-stepping or MIDR, as perf's mapfile.csv; "" when
-	                    unknown */
-	int hypervisor;  /* /proc/cpuinfo has the hypervisor flag */
+	/* vendor-family-model-stepping or the MIDR, as perf's mapfile.csv;
+	 * "" when unknown */
+	char cpu_id[64];
+	char model_name[128];   /* /proc/cpuinfo's "model name"; "" when unknown */
+	int hypervisor;         /* /proc/cpuinfo has the hypervisor flag */
 	int user_access_sysctl; /* kernel.perf_user_access exists (arm64, Linux 5.17) */
 	unsigned n_core;        /* core PMUs: cpu, cpu_core, cpu_atom, armv8_*, ... */
 	/* in the order of their perf type numbers, whatever sysfs's order */

@@ -96,6 +96,27 @@ PERF_NAME = {
     # AMD's pipeline utilisation (PipelineL1), which perf 6.1 does not have
     # (amdzen4's pipeline.json came after it): KERNEL_CPUS' rows
     "smt-contention": {"GenuineIntel": None, "AuthenticAMD": "smt_contention"},
+    # misses per kilo-instruction of perf's generic events, and the miss
+    # rates perf 6.1 prints unnamed beside its generic cache events (later
+    # kernels name them in arch/common/common/metrics.json)
+    "branch-MPKI": None,
+    "L1d-load-MPKI": None,
+    "LLC-load-MPKI": None,
+    "dTLB-load-MPKI": None,
+    "iTLB-load-MPKI": None,
+    "llc_miss_rate": None,
+    "dtlb_miss_rate": None,
+    "itlb_miss_rate": None,
+    "L1MPKI": "L1MPKI",
+    "L2MPKI": "L2MPKI",
+    "L3MPKI": "L3MPKI",
+    "cpu_operating_frequency": "cpu_operating_frequency",
+    # Sapphire Rapids' level 3 under memory bound
+    "l1-bound": "tma_l1_bound",
+    "l2-bound": "tma_l2_bound",
+    "l3-bound": "tma_l3_bound",
+    "dram-bound": "tma_dram_bound",
+    "store-bound": "tma_store_bound",
 }
 
 
@@ -124,6 +145,23 @@ UPMC_EVENT = {
         "r100d": "INT_MISC.UOP_DROPPING",
         "r104010d": "INT_MISC.CLEARS_COUNT",
         "r10ad": "INT_MISC.UOP_DROPPING",
+        # event 0xd1, umask 0x08, 0x10, 0x20 on every model of the L1MPKI
+        # rows: MEM_LOAD_RETIRED (Skylake on) or MEM_LOAD_UOPS_RETIRED
+        # (before), see PERF_SYNONYM
+        "r8d1": "MEM_LOAD_RETIRED.L1_MISS",
+        "r10d1": "MEM_LOAD_RETIRED.L2_MISS",
+        "r20d1": "MEM_LOAD_RETIRED.L3_MISS",
+        # Sapphire Rapids' level 3 under memory bound (spr/pipeline.json,
+        # memory.json: event, umask, cmask)
+        "r50021a6": "EXE_ACTIVITY.BOUND_ON_LOADS",  # 0xa6, 0x21, 5
+        "r20040a6": "EXE_ACTIVITY.BOUND_ON_STORES",  # 0xa6, 0x40, 2
+        "r3000347": "MEMORY_ACTIVITY.STALLS_L1D_MISS",  # 0x47, 0x03, 3
+        "r5000547": "MEMORY_ACTIVITY.STALLS_L2_MISS",  # 0x47, 0x05, 5
+        "r9000947": "MEMORY_ACTIVITY.STALLS_L3_MISS",  # 0x47, 0x09, 9
+        # Gracemont, Alder Lake-N's core (alderlaken/pipeline.json)
+        "r71": "TOPDOWN_FE_BOUND.ALL",
+        "r74": "TOPDOWN_BE_BOUND.ALL",
+        "rc2": "TOPDOWN_RETIRING.ALL",
     },
     "AuthenticAMD": {
         # the kernel's amd_zen1_perfmon_event_map (arch/x86/events/amd/core.c)
@@ -159,6 +197,11 @@ PERF_SYNONYM = {
     # perf 6.1's Ice Lake files spell INT_MISC.CLEARS_COUNT (event 0x0d,
     # umask 0x01, edge, cmask 1) by its terms
     "cpu@INT_MISC.RECOVERY_CYCLES,cmask=1,edge@": "INT_MISC.CLEARS_COUNT",
+    # the same event 0xd1 before Skylake (Ivy Bridge calls its L3 one LLC)
+    "MEM_LOAD_UOPS_RETIRED.L1_MISS": "MEM_LOAD_RETIRED.L1_MISS",
+    "MEM_LOAD_UOPS_RETIRED.L2_MISS": "MEM_LOAD_RETIRED.L2_MISS",
+    "MEM_LOAD_UOPS_RETIRED.L3_MISS": "MEM_LOAD_RETIRED.L3_MISS",
+    "MEM_LOAD_UOPS_RETIRED.LLC_MISS": "MEM_LOAD_RETIRED.L3_MISS",
 }
 
 
