@@ -11,9 +11,10 @@
  *
  * Every append runs under the collector's lock (as any collect does);
  * upmc_profile_stream_flush() appends from the calling thread, and a
- * clear appends what it is about to forget. While a stream runs, every
- * collect keeps events (upmc_zone_collect_locked()), so that a user's
- * collect between two appends loses none to the stream. The file is
+ * clear appends what it is about to forget. While a stream runs, and
+ * once one ended, every collect keeps events (upmc_zone_collect_locked()),
+ * so that a user's collect between two appends, or between one stream's
+ * end and the next one's start, loses none to the streams. The file is
  * opened outside the lock (a FIFO's open waits for a reader), while the
  * stream is reserved but not yet running.
  */
