@@ -365,6 +365,83 @@ TEST(mixed, a_zone_open_at_a_streams_end_ends_in_no_other_file)
 	unlink(second);
 }
 
+/* Zones begun after a stream's end go into the next stream's file, even
+ * when upmc_profile_zones() or an export collected them in between (as
+ * another thread may while one stream ends and the next starts). */
+TEST(mixed, zones_collected_between_two_streams_go_into_the_next_file)
+{
+	char first[256], second[256];
+	struct upmc_profile *p;
+	struct verdict v;
+	FILE *null;
+	int seen = 0;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(first, sizeof(first), "before-gap");
+	temp_path(second, sizeof(second), "after-gap");
+	null = fopen("/dev/null", "w");
+	ASSERT(null);
+	p = open_sim();
+	ASSERT(p);
+	ASSERT(upmc_profile_stream(p, first, AN_HOUR) == 0);
+	nested_pair();
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	nested_pair();
+	/* what the end wrote is forgotten: the two zones since */
+	EXPECT_EQ(upmc_profile_zones(p, count_zone, &seen), 2);
+	open_zone(&outer_loc); /* open across the next stream's start */
+	EXPECT_EQ(upmc_profile_write(p, UPMC_FORMAT_CHROME, null), 0);
+	ASSERT(upmc_profile_stream(p, second, AN_HOUR) == 0);
+	close_zone();
+	nested_pair();
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	fclose(null);
+	CHECK_FILE(first, &v);
+	EXPECT_EQ(v.right, 2);
+	EXPECT_EQ(v.open, 0);
+	CHECK_FILE(second, &v);
+	EXPECT_EQ(v.right, 5);
+	EXPECT_EQ(v.open, 0);
+	unlink(first);
+	unlink(second);
+}
+
+/* A clear with no stream forgets what was collected, the begins the next
+ * stream would have written too: the end of a zone open across it goes
+ * into no file (no end without its begin). */
+TEST(mixed, a_clear_between_two_streams_leaves_no_end_without_its_begin)
+{
+	char first[256], second[256];
+	struct upmc_profile *p;
+	struct verdict v;
+	int seen = 0;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(first, sizeof(first), "before-clear");
+	temp_path(second, sizeof(second), "after-clear");
+	p = open_sim();
+	ASSERT(p);
+	ASSERT(upmc_profile_stream(p, first, AN_HOUR) == 0);
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	open_zone(&outer_loc);
+	nested_pair();
+	EXPECT_EQ(upmc_profile_zones(p, count_zone, &seen), 2);
+	upmc_profile_clear(p);
+	ASSERT(upmc_profile_stream(p, second, AN_HOUR) == 0);
+	close_zone();
+	nested_pair();
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	CHECK_FILE(second, &v);
+	EXPECT_EQ(v.right, 2);
+	EXPECT_EQ(v.open, 0);
+	unlink(first);
+	unlink(second);
+}
+
 /* A forked child's flush and clear append nothing to the parent's file:
  * the flush says why; the parent's stream goes on, each zone once. */
 TEST(mixed, a_forked_childs_flush_appends_nothing)

@@ -61,7 +61,7 @@ struct made_zone {
 	unsigned depth;
 	uint64_t parent;  /* its parent's id; 0 at depth 0 */
 	long long faults; /* the pages it faulted in, its children's included */
-	uint64_t begin_lo, begin_hi, end_lo, end_hi; /* ns since the open, brackets */
+	uint64_t begin_lo, begin_hi, end_lo, end_hi; /* CLOCK_MONOTONIC_RAW, brackets */
 	int seen;                                    /* times found in the files */
 };
 
@@ -615,7 +615,9 @@ static void print_unseen(void)
 		struct recorder *r = stress.recorders[k];
 		for (size_t i = 0; i < r->n && shown < 16; i++) {
 			const struct made_zone *z = &r->zone[i];
-			uint64_t from = z->begin_lo - stress.open_hi,
+			/* on stress.started[]'s clock: since open_lo, not widened
+			 * by the open's own time (tens of milliseconds) */
+			uint64_t from = z->begin_lo - stress.open_lo,
 			         to = z->end_hi - stress.open_lo;
 			if (!z->seen && ++shown)
 				printf("in no file: zone %llx (%s, depth %u) of %s thread %u, "

@@ -527,6 +527,14 @@ void upmc_zone_forget(struct upmc_zone_thread *t)
 	t->ends_forgotten = t->pending_ends;
 }
 
+void upmc_zone_unstream_open(struct upmc_zone_thread *t)
+{
+	size_t i;
+
+	for (i = 0; i < t->depth; i++)
+		t->stack[i].streamed = 0;
+}
+
 void upmc_zone_forget_events(struct upmc_zone_thread *t)
 {
 	t->n_zones = t->n_values = t->n_frames = 0;

@@ -304,8 +304,13 @@ UPMC_API void upmc_profile_clear(struct upmc_profile *p)
 	upmc_zone_collector_lock();
 	if (p->at_clear)
 		p->at_clear(p); /* a stream's append of what the clear forgets */
-	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t))
+	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
+		/* With no stream, the begins' events kept for the next one are
+		 * forgotten unwritten: their zones' ends are not written either. */
+		if (!p->at_clear)
+			upmc_zone_unstream_open(t);
 		upmc_zone_forget(t);
+	}
 	memset(&p->gone, 0, sizeof(p->gone));
 	p->gone_notes = 0;
 	upmc_zone_retire_threads(p);

@@ -11,9 +11,10 @@
  *
  * Every append runs under the collector's lock (as any collect does);
  * upmc_profile_stream_flush() appends from the calling thread, and a
- * clear appends what it is about to forget. While a stream runs, every
- * collect keeps events (upmc_zone_collect_locked()), so that a user's
- * collect between two appends loses none to the stream. The file is
+ * clear appends what it is about to forget. While a stream runs, and
+ * once one ended, every collect keeps events (upmc_zone_collect_locked()),
+ * so that a user's collect between two appends, or between one stream's
+ * end and the next one's start, loses none to the streams. The file is
  * opened outside the lock (a FIFO's open waits for a reader), while the
  * stream is reserved but not yet running.
  */
@@ -56,20 +57,22 @@ static int stream_said(const struct zone_stream *s)
 	return s->err ? upmc_fail(s->err, "%s", s->why) : 0;
 }
 
-/* The events stop: what stays collected goes to the other exports. A
- * zone open now had its begin in this file, if anywhere: its end goes into
- * no other. */
-static void stop_events(struct upmc_profile *p)
+/* The stream stops writing events. Kept (keep): collects go on keeping
+ * them for the next stream, so that a zone begun after this end is in its
+ * file even when an export or upmc_profile_zones() collects it before that
+ * stream starts (another thread may, between the end and the start). Not
+ * kept (an error, a forked child): what stays collected goes only to the
+ * other exports. Either way a zone open now had its begin in this file, if
+ * anywhere: its end goes into no other. */
+static void stop_events(struct upmc_profile *p, int keep)
 {
 	struct upmc_zone_thread *t;
-	size_t i;
 
-	p->streaming = 0;
+	p->streaming = keep;
 	for (t = upmc_zone_threads(p); t; t = upmc_zone_thread_next(t)) {
-		t->streaming = 0;
+		t->streaming = keep;
 		t->n_events = t->n_event_values = 0;
-		for (i = 0; i < t->depth; i++)
-			t->stack[i].streamed = 0;
+		upmc_zone_unstream_open(t);
 	}
 }
 
@@ -110,7 +113,7 @@ static int stream_write_collected(struct zone_stream *s)
 		err = stream_write(s);
 	upmc_zone_perfetto_sent(s->w);
 	if (err < 0) {
-		stop_events(s->p); /* the zones of this append stay for the other exports */
+		stop_events(s->p, 0); /* the zones of this append stay for the other exports */
 		return stream_fail(s, err);
 	}
 	for (t = upmc_zone_threads(s->p); t; t = upmc_zone_thread_next(t))
@@ -184,7 +187,7 @@ static int stream_end(struct upmc_profile *p, int final)
 	upmc_zone_collector_lock();
 	if (own_stream(s))
 		stream_append(s, final);
-	stop_events(p);
+	stop_events(p, own_stream(s) && !s->err);
 	p->stream = NULL;
 	p->at_close = NULL;
 	p->at_clear = NULL;
@@ -276,7 +279,8 @@ static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opene
 			err = stream_said(s);
 	}
 	if (err < 0) {
-		stop_events(p);
+		if (opened == 0) /* it ran: its first append failed */
+			stop_events(p, 0);
 		p->stream = NULL;
 		p->at_close = NULL;
 		p->at_clear = NULL;

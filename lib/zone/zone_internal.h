@@ -280,7 +280,9 @@ struct upmc_profile {
 	 * before it goes (a stream forgets its sequence). */
 	void (*at_retire)(struct upmc_profile *p, const struct upmc_zone_thread *t);
 	struct zone_stream *stream;
-	int streaming; /* under the collector's lock: collects keep events */
+	/* Under the collector's lock: collects keep events, while a stream
+	 * runs and, once one ended, for the next (stream.c: stop_events()). */
+	int streaming;
 };
 
 /* Writes the drop period as a lost record (ZONE_LOST_WORDS) and ends it:
@@ -383,6 +385,9 @@ void upmc_zone_forget(struct upmc_zone_thread *t);
 void upmc_zone_free_store(struct upmc_zone_thread *t);
 /* The events a stream has written: forgotten, with the zones and frames. */
 void upmc_zone_forget_events(struct upmc_zone_thread *t);
+/* The zones open now end with no event: their begins' events went into a
+ * file that ended, or were forgotten unwritten. */
+void upmc_zone_unstream_open(struct upmc_zone_thread *t);
 /* names.c: the profile's location for a run-time name and its call site
  * (*loc NULL past UPMC_ZONE_NAMES_MAX names: the zone is refused); 0, or
  * -ENOMEM. */
