@@ -9,7 +9,7 @@
 
 static int check_format(enum upmc_format format, const char *fn)
 {
-	if (format < UPMC_FORMAT_TABLE || format > UPMC_FORMAT_SPEEDSCOPE)
+	if (format < UPMC_FORMAT_TABLE || format > UPMC_FORMAT_PERFETTO_UNCOMPRESSED)
 		return upmc_fail(-EINVAL, "%s: unknown format %d", fn, (int)format);
 	return 0;
 }
@@ -59,7 +59,11 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 		err = upmc_zone_write_chrome(p, out);
 		break;
 	case UPMC_FORMAT_PERFETTO:
-		err = upmc_zone_write_perfetto(p, out);
+		err = upmc_zone_write_perfetto(p, out,
+		                               !(p->profile_flags & UPMC_PROFILE_UNCOMPRESSED));
+		break;
+	case UPMC_FORMAT_PERFETTO_UNCOMPRESSED:
+		err = upmc_zone_write_perfetto(p, out, 0);
 		break;
 	case UPMC_FORMAT_SPEEDSCOPE:
 		err = upmc_zone_write_speedscope(p, out);
