@@ -13,6 +13,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #include "tests/sim/sim_kernel.h"
 
@@ -336,4 +337,38 @@ TEST(compress, the_option_turns_it_off)
 	upmc_profile_close(p);
 	o.profile_flags = 1u << 7;
 	EXPECT(upmc_profile_open(&p, NULL, &o) == -EINVAL);
+}
+
+/* Chrome JSON saved as *.gz is gzip, and inflates to the plain save. */
+TEST(compress, chrome_json_named_gz_is_gzip)
+{
+	char plain[256], packed[300], *inflated;
+	struct upmc_profile *p = record(300);
+	unsigned char *bytes, *gz;
+	size_t plain_len = 0, gz_len = 0;
+	gzFile in;
+	int got;
+
+	ASSERT(p);
+	temp_file(plain, sizeof(plain), "chrome");
+	snprintf(packed, sizeof(packed), "%s.json.gz", plain);
+	ASSERT(upmc_profile_save(p, UPMC_FORMAT_CHROME, plain) == 0);
+	ASSERT_MSG(upmc_profile_save(p, UPMC_FORMAT_CHROME, packed) == 0, "%s", upmc_last_error());
+	bytes = slurp(plain, &plain_len);
+	gz = slurp(packed, &gz_len);
+	ASSERT(bytes && gz && (inflated = malloc(plain_len + 1)));
+	EXPECT(gz_len > 2 && gz[0] == 0x1f && gz[1] == 0x8b); /* gzip's magic */
+	EXPECT_MSG(gz_len * 8 < plain_len, "%zu bytes gzip, %zu plain", gz_len, plain_len);
+	in = gzopen(packed, "rb");
+	ASSERT(in);
+	got = gzread(in, inflated, (unsigned)plain_len + 1);
+	gzclose(in);
+	EXPECT_EQ(got, (int)plain_len);
+	EXPECT(got == (int)plain_len && !memcmp(inflated, bytes, plain_len));
+	free(inflated);
+	free(bytes);
+	free(gz);
+	unlink(plain);
+	unlink(packed);
+	upmc_profile_close(p);
 }

@@ -7,6 +7,8 @@
  * beginning (incremental state cleared, names interned again, clocks and
  * counter values absolute), so that a reader may begin at any chunk, and
  * a stream's file cut after a chunk (a kill) keeps every chunk before.
+ *
+ * And Chrome JSON saved under a name that ends in ".gz", as gzip.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -147,4 +149,45 @@ void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
 	}
 	free(w->deflated.buf);
 	free(w->chunks.buf);
+}
+
+/* ---- a gzip file (Chrome JSON saved as <name>.gz) ---- */
+
+#define GZIP_BUFFER (1u << 16)
+
+/* in, from its start, gzip-compressed onto out (whose errors the caller
+ * checks): 0, or -errno said. */
+int upmc_zone_gzip_copy(FILE *in, FILE *out)
+{
+	unsigned char *from = upmc_zone_realloc(NULL, 2 * GZIP_BUFFER), *to = from + GZIP_BUFFER;
+	int rc = Z_STREAM_ERROR, flush = Z_NO_FLUSH;
+	z_stream z;
+
+	memset(&z, 0, sizeof(z));
+	z.zalloc = chunk_alloc;
+	z.zfree = chunk_release;
+	if (!from || deflateInit2(&z, CHUNK_LEVEL, Z_DEFLATED, 15 + 16 /* gzip */, 8,
+	                          Z_DEFAULT_STRATEGY) != Z_OK) {
+		free(from);
+		return upmc_fail(-ENOMEM, "zlib could not begin a gzip file: out of memory");
+	}
+	rewind(in);
+	while (flush != Z_FINISH && !ferror(in)) {
+		z.avail_in = (uInt)fread(from, 1, GZIP_BUFFER, in);
+		z.next_in = from;
+		flush = feof(in) ? Z_FINISH : Z_NO_FLUSH;
+		do {
+			z.next_out = to;
+			z.avail_out = GZIP_BUFFER;
+			rc = deflate(&z, flush);
+			fwrite(to, 1, GZIP_BUFFER - z.avail_out, out);
+		} while (rc != Z_STREAM_ERROR && z.avail_out == 0);
+	}
+	deflateEnd(&z);
+	free(from);
+	if (ferror(in))
+		return upmc_fail(-EIO, "gzip: reading the export back failed");
+	if (rc != Z_STREAM_END)
+		return upmc_fail(-EIO, "zlib could not gzip the export");
+	return 0;
 }

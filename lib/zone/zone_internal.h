@@ -493,6 +493,9 @@ int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w);
 const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len);
 void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w);
 
+/* chunk.c: in, from its start, gzip-compressed onto out. 0, or -errno. */
+int upmc_zone_gzip_copy(FILE *in, FILE *out);
+
 /* ---- the writers, each in its own file ---- */
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out);
 int upmc_zone_write_speedscope(struct upmc_profile *p, FILE *out);
