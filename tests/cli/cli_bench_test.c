@@ -156,7 +156,11 @@ TEST(cli_bench, text_names_the_targets)
 	EXPECT_CONTAINS(r.out, "zone begin+end, no profile open <= 0.1x raw rdtsc pair: ");
 	EXPECT_CONTAINS(r.out, "collect a zone, 8 threads <= 2.0x zone begin+end, time only: ");
 	EXPECT_CONTAINS(r.out, "collected every 1 ms: dropped <= 0%: ");
-	EXPECT_CONTAINS(r.out, "stream a zone (collect, encode, write), 1 thread: ");
-	EXPECT_CONTAINS(r.out, "Perfetto bytes per zone, time only <= 12: ");
+	EXPECT_CONTAINS(r.out,
+	                "stream a zone (collect, encode, compress, write) <= 2x zone begin+end, "
+	                "time only: ");
+	EXPECT_CONTAINS(r.out, "stream bytes per zone, time only <= 1.5: ");
+	EXPECT_CONTAINS(r.out, "Perfetto bytes per zone, time only <= 1.5: ");
+	EXPECT_CONTAINS(r.out, "Perfetto uncompressed bytes per zone, time only <= 12: ");
 	cli_result_free(&r);
 }
