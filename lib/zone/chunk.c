@@ -13,9 +13,13 @@
 #include <errno.h>
 #include <stdlib.h>
 #include <string.h>
-#include <zlib.h>
 
 #include "perfetto_internal.h"
+
+#ifdef UPMC_HAVE_ZLIB
+#include <zlib.h>
+
+const int upmc_zone_have_zlib = 1;
 
 /* zlib's level 3: a time-only zone in 0.7 bytes (level 1: 1.0, level 6:
  * 0.4) for some 25 ns of a stream's CPU time (level 6: 85 ns), and 4
@@ -192,3 +196,31 @@ int upmc_zone_gzip_copy(FILE *in, FILE *out)
 		return upmc_fail(-EIO, "zlib could not gzip the export");
 	return 0;
 }
+#else /* built without zlib (the single file without UPMC_HAVE_ZLIB): plain packets */
+
+const int upmc_zone_have_zlib = 0;
+
+void upmc_pf_chunk_end(struct upmc_zone_perfetto *w)
+{
+	(void)w;
+}
+
+void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w)
+{
+	(void)w;
+}
+
+void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
+{
+	free(w->deflated.buf);
+	free(w->chunks.buf);
+}
+
+int upmc_zone_gzip_copy(FILE *in, FILE *out)
+{
+	(void)in;
+	(void)out;
+	return upmc_fail(-ENOTSUP, "upmc was built without zlib: no .gz file (build it with "
+	                           "UPMC_HAVE_ZLIB defined and link -lz)");
+}
+#endif

@@ -277,7 +277,7 @@ struct upmc_zone_perfetto *upmc_zone_perfetto_new(const struct upmc_profile *p, 
 		upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
 	} else {
 		w->p = p;
-		w->compress = compress;
+		w->compress = compress && upmc_zone_have_zlib;
 	}
 	return w;
 }

@@ -493,6 +493,9 @@ int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w);
 const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len);
 void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w);
 
+/* chunk.c: whether zlib is built in (UPMC_HAVE_ZLIB): without it Perfetto
+ * is written uncompressed. */
+extern const int upmc_zone_have_zlib;
 /* chunk.c: in, from its start, gzip-compressed onto out. 0, or -errno. */
 int upmc_zone_gzip_copy(FILE *in, FILE *out);
 
