@@ -133,7 +133,8 @@ int main(int argc, char **argv)
 {
 	static const struct upmc_zone_loc loc = {"zone", "main", "gz.c", 1};
 	struct upmc_profile *p;
-	unsigned char head[4] = {0};
+	unsigned char head[8] = {0};
+	int i = 1;
 	FILE *f;
 
 	if (upmc_profile_open(&p, NULL, NULL) < 0)
@@ -148,7 +149,9 @@ int main(int argc, char **argv)
 		return 4;
 	fclose(f);
 	(void)argc;
-	return head[0] == 0x0a && head[2] == 0x92 && head[3] == 0x03 ? 0 : 1;
+	while (i < 4 && head[i] & 0x80) /* the packet's length */
+		i++;
+	return head[0] == 0x0a && head[i + 1] == 0x92 && head[i + 2] == 0x03 ? 0 : 1;
 }
 PROG
 	(cd "$single" &&
