@@ -88,6 +88,7 @@ static struct {
 	struct recorder *recorders[MAX_THREADS];
 	unsigned n_recorders;
 	char files[MAX_FILES][300];
+	uint64_t started[MAX_FILES]; /* ns since the open, each stream's start */
 	unsigned n_files;
 	char why[512];            /* the first failure of a helper thread */
 	_Atomic uint64_t actions; /* exports, walks, clears, flushes, restarts */
@@ -343,6 +344,7 @@ static void stream_to_next_file(void)
 	snprintf(path, sizeof(stress.files[0]), "%s/stress.%d.%u.pftrace",
 	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid(),
 	         stress.n_files);
+	stress.started[stress.n_files] = now_ns() - stress.open_lo;
 	err = upmc_profile_stream(stress.p, path, 5);
 	if (err < 0)
 		fail_once("upmc_profile_stream(%s): %d: %s", path, err);
@@ -595,6 +597,15 @@ static void check_file(struct tally *t, const char *file, int last, uint64_t *la
 	pb_free(tree);
 }
 
+/* Whether a stream started between from and to (ns since the open). */
+static int restarted_within(uint64_t from, uint64_t to)
+{
+	for (unsigned k = 1; k < stress.n_files; k++)
+		if (stress.started[k] >= from && stress.started[k] <= to)
+			return 1;
+	return 0;
+}
+
 /* The zones in no file (open at a stream's end, or lost), to tell which. */
 static void print_unseen(void)
 {
@@ -602,15 +613,19 @@ static void print_unseen(void)
 
 	for (unsigned k = 0; k < stress.n_recorders; k++) {
 		struct recorder *r = stress.recorders[k];
-		for (size_t i = 0; i < r->n && shown < 16; i++)
-			if (!r->zone[i].seen && ++shown)
+		for (size_t i = 0; i < r->n && shown < 16; i++) {
+			const struct made_zone *z = &r->zone[i];
+			uint64_t from = z->begin_lo - stress.open_hi,
+			         to = z->end_hi - stress.open_lo;
+			if (!z->seen && ++shown)
 				printf("in no file: zone %llx (%s, depth %u) of %s thread %u, "
-				       "%llu..%llu ns\n",
-				       (unsigned long long)r->zone[i].id, r->zone[i].name,
-				       r->zone[i].depth, r->steady ? "steady" : "short-lived",
-				       r->no,
-				       (unsigned long long)(r->zone[i].begin_lo - stress.open_hi),
-				       (unsigned long long)(r->zone[i].end_hi - stress.open_lo));
+				       "%llu..%llu ns%s\n",
+				       (unsigned long long)z->id, z->name, z->depth,
+				       r->steady ? "steady" : "short-lived", r->no,
+				       (unsigned long long)from, (unsigned long long)to,
+				       restarted_within(from, to) ? ", across a stream's restart"
+				                                  : "");
+		}
 	}
 }
 

@@ -139,17 +139,15 @@ static int own_stream(const struct zone_stream *s)
 static void stream_thread(struct upmc_os_thread *self, void *arg)
 {
 	struct zone_stream *s = arg;
+	int err = 0;
 
-	while (!__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
+	while (!err && !__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE)) {
 		upmc_os_thread_sleep(self, s->interval_ms);
 		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
 			break;
-		int err;
 		upmc_zone_collector_lock();
 		err = stream_append(s, 0); /* s->err, read under the lock */
 		upmc_zone_collector_unlock();
-		if (err)
-			break;
 	}
 }
 

@@ -299,12 +299,16 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
  * exit, fork, names), collect.c and view.c; threads.c and record.c
  * (recording: the hot path and the blocks) call each other: a thread's
  * first zone joins it, and a joining thread gets its first block; both
- * call collect.c (its allocator and frees) and threads.c calls view.c. write.c (the exports) and
- * stream.c (a stream) call profile.c's collection, view.c and the
- * writers; the writers call view.c. collect.c calls names.c (the names
- * made at run time); names.c and view.c call no other. The close, a clear
- * and a thread's retirement call a stream through the profile's at_close,
- * at_clear and at_retire, which stream.c registers.
+ * call collect.c (its allocator and frees), and threads.c calls view.c.
+ * write.c (the exports) and stream.c (a stream) call profile.c's
+ * collection, view.c and the writers; the writers call view.c. The
+ * Perfetto writer calls down its own files: perfetto.c (the trace) calls
+ * sequence.c (a thread's packet sequence), which calls protobuf.c (the
+ * encoder). collect.c calls names.c (the names made at run time); names.c
+ * and view.c call no other. The close calls a stream's end, a clear its
+ * append and a thread's retirement its forgetting of the thread's
+ * sequence, through the profile's at_close, at_clear and at_retire, which
+ * stream.c registers.
  */
 
 /* ---- record.c: recording ---- */
