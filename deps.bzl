@@ -6,7 +6,7 @@
 
 upmc_dependencies() declares @libpfm, libpfm4 where the C compiler finds
 it (Debian's multiarch directory on x86_64 and arm64 alike, /usr/local,
-...), and, unless the workspace declares them already, local stand-ins for
+...), @zlib the same way (unless the workspace has one), and, unless the workspace declares them already, local stand-ins for
 @rules_cc, @rules_java and @remote_coverage_tools, which Bazel 4 would
 otherwise download: the build stays offline."""
 
@@ -51,8 +51,32 @@ _libpfm = repository_rule(
     local = True,
 )
 
+def _zlib_impl(rctx):
+    cc = rctx.os.environ.get("CC", "cc")
+    lib = _run(rctx, "%s -print-file-name=libz.a" % cc)
+    deps = _run(rctx, "echo '#include <zlib.h>' | %s -M -x c -" % cc)
+    words = deps.replace("\\\n", " ").replace("\n", " ").split(" ")
+    headers = [w for w in words if w.endswith("/zlib.h")]
+    zconf = [w for w in words if w.endswith("/zconf.h")]  # zlib.h includes it
+    if not lib.startswith("/") or not headers or not zconf:
+        fail("zlib not found by '%s' (libz.a: '%s'): install it (Debian and " % (cc, lib) +
+             "Ubuntu: apt-get install zlib1g-dev) or set CC to a compiler that finds it")
+    rctx.symlink(lib, "lib/libz.a")
+    rctx.symlink(headers[0], "include/zlib.h")
+    rctx.symlink(zconf[0], "include/zconf.h")
+    rctx.symlink(_upmc_root(rctx).get_child("third_party").get_child("zlib.BUILD"), "BUILD")
+
+_zlib = repository_rule(
+    implementation = _zlib_impl,
+    attrs = {"_workspace": attr.label(default = Label("//:WORKSPACE"))},
+    environ = ["CC"],
+    local = True,
+)
+
 def upmc_dependencies():
     _libpfm(name = "libpfm")
+    if not native.existing_rule("zlib"):
+        _zlib(name = "zlib")
     for name in ["rules_cc", "rules_java", "remote_coverage_tools"]:
         if not native.existing_rule(name):
             _standin(name = name, dir = name)

@@ -107,21 +107,24 @@ struct bench_sizes {
 	char spec[128]; /* the counters ("" time only) */
 	uint64_t zones;
 	double chrome, perfetto, speedscope; /* bytes per zone */
+	double perfetto_plain, chrome_gz;    /* uncompressed Perfetto; Chrome JSON as .gz */
 	double chrome_nulls;                 /* "null" per zone in the Chrome JSON */
 	char skipped[256];
 };
 
-/* A stream's own work per zone: collect, encode, write (on one thread). */
+/* A stream's own work per zone: collect, encode, compress, write (on one
+ * thread); plain: the same uncompressed (UPMC_PROFILE_UNCOMPRESSED). */
 struct bench_stream {
 	uint64_t zones;
-	double ns;    /* per zone, the least of the rounds */
-	double bytes; /* per zone in the file */
+	double ns;         /* per zone, the least of the rounds */
+	double bytes;      /* per zone in the file */
+	double collect_ns; /* per zone: upmc_profile_collect() of as many zones */
 	char skipped[256];
 };
 
 struct bench_zones {
 	struct bench_flat_out flat_out;
-	struct bench_stream stream;
+	struct bench_stream stream, stream_plain;
 	struct bench_sizes time_only, counters;
 	struct bench_sizes uncounted; /* time only where its counters cannot count */
 };

@@ -154,6 +154,25 @@ static long long export_bytes(struct upmc_profile *p, enum upmc_format format, c
 	return bytes;
 }
 
+/* Chrome JSON saved as .gz (gzip): its bytes; -1 when not saved. */
+static long long chrome_gz_bytes(struct upmc_profile *p)
+{
+	char path[] = "/tmp/upmc-bench-chrome-XXXXXX", gz[64];
+	struct stat sb;
+	long long bytes = -1;
+	int fd = mkstemp(path);
+
+	if (fd < 0)
+		return -1;
+	close(fd);
+	unlink(path);
+	snprintf(gz, sizeof(gz), "%s.json.gz", path);
+	if (upmc_profile_save(p, UPMC_FORMAT_CHROME, gz) == 0 && stat(gz, &sb) == 0)
+		bytes = (long long)sb.st_size;
+	unlink(gz);
+	return bytes;
+}
+
 static int measure_sizes(struct bench_sizes *s, const char *spec, unsigned flags, unsigned frames)
 {
 	struct upmc_profile_options o = {sizeof(o), flags, 0, 0, 0};
@@ -173,6 +192,10 @@ static int measure_sizes(struct bench_sizes *s, const char *spec, unsigned flags
 	if (s->zones) {
 		s->chrome = (double)export_bytes(p, UPMC_FORMAT_CHROME, "null", &nulls) / s->zones;
 		s->perfetto = (double)export_bytes(p, UPMC_FORMAT_PERFETTO, NULL, &none) / s->zones;
+		s->perfetto_plain =
+		        (double)export_bytes(p, UPMC_FORMAT_PERFETTO_UNCOMPRESSED, NULL, &none) /
+		        s->zones;
+		s->chrome_gz = (double)chrome_gz_bytes(p) / s->zones;
 		s->speedscope =
 		        (double)export_bytes(p, UPMC_FORMAT_SPEEDSCOPE, NULL, &none) / s->zones;
 		s->chrome_nulls = (double)nulls / s->zones;
@@ -188,10 +211,11 @@ static int measure_sizes(struct bench_sizes *s, const char *spec, unsigned flags
 /* Each round records SIZE_FRAMES frames, then appends them with
  * upmc_profile_stream_flush() on this thread, timed by its CPU clock (the
  * write's time in the kernel included). The stream's own thread waits
- * for a minute, which the rounds do not take. */
-static void measure_stream(struct bench_stream *s)
+ * for a minute, which the rounds do not take. profile_flags:
+ * UPMC_PROFILE_UNCOMPRESSED or 0. */
+static void measure_stream(struct bench_stream *s, unsigned profile_flags)
 {
-	struct upmc_profile_options o = {sizeof(o), 0, 0, 0, 0};
+	struct upmc_profile_options o = {sizeof(o), 0, profile_flags, 0, 0};
 	char path[] = "/tmp/upmc-bench-stream-XXXXXX";
 	struct upmc_profile *p = NULL;
 	struct stat sb;
@@ -221,6 +245,16 @@ static void measure_stream(struct bench_stream *s)
 			s->ns = ns;
 	}
 	upmc_profile_stream_end(p);
+	/* where the time goes: the collect's share, of as many zones */
+	for (k = 0; k < STREAM_ROUNDS; k++) {
+		game_frames(SIZE_FRAMES);
+		t0 = clock_ns(CLOCK_THREAD_CPUTIME_ID);
+		upmc_profile_collect(p);
+		ns = (double)(clock_ns(CLOCK_THREAD_CPUTIME_ID) - t0) / (SIZE_FRAMES * 5);
+		if (k == 0 || ns < s->collect_ns)
+			s->collect_ns = ns;
+		upmc_profile_clear(p);
+	}
 	s->zones = (uint64_t)STREAM_ROUNDS * SIZE_FRAMES * 5;
 	if (stat(path, &sb) == 0)
 		s->bytes = (double)sb.st_size / (double)s->zones;
@@ -242,7 +276,8 @@ static void measure_counter_sizes(struct bench_sizes *s)
 void bench_measure_zones(struct bench_zones *z)
 {
 	measure_flat_out(&z->flat_out);
-	measure_stream(&z->stream);
+	measure_stream(&z->stream, 0);
+	measure_stream(&z->stream_plain, UPMC_PROFILE_UNCOMPRESSED);
 	measure_sizes(&z->time_only, NULL, 0, SIZE_FRAMES);
 	measure_counter_sizes(&z->counters);
 	/* counters that did not count (a machine without them, time only) */

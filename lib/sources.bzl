@@ -44,6 +44,7 @@ MEASURE_HDRS = ["measure.h"]
 # Zones: recording, collection, the view the writers read, the writers.
 ZONE_SRCS = [
     "chrome.c",
+    "chunk.c",
     "collect.c",
     "names.c",
     "perfetto.c",

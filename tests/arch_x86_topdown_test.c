@@ -498,7 +498,7 @@ static int occurrences_in_perfetto(struct upmc_profile *p, const char *s)
 
 	if (!f)
 		return -1;
-	if (upmc_profile_write(p, UPMC_FORMAT_PERFETTO, f) < 0)
+	if (upmc_profile_write(p, UPMC_FORMAT_PERFETTO_UNCOMPRESSED, f) < 0)
 		n = -1;
 	fclose(f);
 	for (at = bytes, left = size; n >= 0 && (at = memmem(at, left, s, strlen(s)));

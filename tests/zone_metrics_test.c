@@ -154,8 +154,9 @@ TEST(zone_metrics, time_only_keeps_time_and_says_why_once)
 	EXPECT_EQ(occurrences(chrome, "\"IPC\""), 2); /* metrics, metrics_not_computed */
 	EXPECT_EQ(occurrences(chrome, "\"ph\":\"X\""), 3);
 	/* Perfetto: the process track's instant says it, no slice */
-	EXPECT_EQ(occurrences_in_bytes(p, UPMC_FORMAT_PERFETTO, stat_why), 1);
-	EXPECT_EQ(occurrences_in_bytes(p, UPMC_FORMAT_PERFETTO, "IPC not computed"), 1);
+	EXPECT_EQ(occurrences_in_bytes(p, UPMC_FORMAT_PERFETTO_UNCOMPRESSED, stat_why), 1);
+	EXPECT_EQ(occurrences_in_bytes(p, UPMC_FORMAT_PERFETTO_UNCOMPRESSED, "IPC not computed"),
+	          1);
 	free(json);
 	free(table);
 	free(chrome);

@@ -97,14 +97,17 @@ static void frame(void)
 	upmc_frame_mark();
 }
 
-/* A small stream's file, whole: `frames` frames in `appends` appends. */
-static int small_stream(const char *path, int frames, int appends)
+/* A small stream's file, whole: `frames` frames in `appends` appends;
+ * profile_flags UPMC_PROFILE_UNCOMPRESSED: each a packet at a time, else
+ * each a compressed chunk. */
+static int small_stream(const char *path, int frames, int appends, unsigned profile_flags)
 {
+	struct upmc_profile_options o = {sizeof(o), 0, profile_flags, 0, 0};
 	struct upmc_profile *p = NULL;
 	int k;
 
 	sim_reset(48);
-	if (upmc_profile_open(&p, "instructions,cycles", NULL) < 0 ||
+	if (upmc_profile_open(&p, "instructions,cycles", &o) < 0 ||
 	    upmc_profile_stream(p, path, AN_HOUR) < 0)
 		return -1;
 	for (k = 0; k < frames; k++) {
@@ -147,7 +150,7 @@ static int batch_decode(const char *batch_path, const struct batch *b, char *why
 {
 	int unknown = 0, n = 0, bad = 0;
 	struct pb_node *tree = pb_decode_batch(batch_path, &unknown, why, size);
-	size_t i, k;
+	size_t i;
 
 	if (tree && unknown) {
 		snprintf(why, size, "%d unknown fields", unknown);
@@ -157,9 +160,8 @@ static int batch_decode(const char *batch_path, const struct batch *b, char *why
 	for (i = 0; tree && !bad && i < tree->n; i++) {
 		const struct pb_node *trace = tree->kid[i];
 		struct pb_trace tr;
-		uint64_t packets = 0;
-		for (k = 0; k < trace->n; k++)
-			packets += !strcmp(trace->kid[k]->key, "packet");
+		/* the file's packets, chunks whole (the decode inflated them) */
+		uint64_t packets = i < PB_MAX_BATCH ? pb_outer_packets[i] : 0;
 		if (n >= b->n || packets != b->packets[n]) {
 			snprintf(why, size, "trace %d: %llu packets decoded", n,
 			         (unsigned long long)packets);
@@ -188,7 +190,8 @@ TEST(repair, a_whole_trace_stays_as_it_was)
 	size_t n_before, n_after;
 
 	temp_path(path, sizeof(path), "whole");
-	ASSERT_MSG(small_stream(path, 6, 3) == 0, "%s", upmc_last_error());
+	ASSERT_MSG(small_stream(path, 6, 3, UPMC_PROFILE_UNCOMPRESSED) == 0, "%s",
+	           upmc_last_error());
 	before = slurp(path, &n_before);
 	ASSERT(before);
 	ASSERT_MSG(upmc_trace_repair(path, &info) == 0, "%s", upmc_last_error());
@@ -211,7 +214,7 @@ TEST(repair, a_whole_trace_stays_as_it_was)
  * processor's reading of it resolves (interned names, the clock, counters:
  * no packet needs one after it).
  */
-TEST(repair, a_cut_at_any_byte_keeps_the_packets_before_it)
+static void cut_at_every_byte(const char *name, int frames, int appends, unsigned profile_flags)
 {
 	char path[256], part[300], batch_path[300], why[512];
 	unsigned char *whole;
@@ -220,13 +223,14 @@ TEST(repair, a_cut_at_any_byte_keeps_the_packets_before_it)
 	int boundaries = 0, have_protoc = pb_have_protoc();
 	static struct batch b;
 
-	temp_path(path, sizeof(path), "cuts");
+	temp_path(path, sizeof(path), name);
 	snprintf(part, sizeof(part), "%s.cut", path);
 	snprintf(batch_path, sizeof(batch_path), "%s.batch", path);
 	b.f = fopen(batch_path, "wb");
 	b.n = 0;
 	ASSERT(b.f);
-	ASSERT_MSG(small_stream(path, 4, 2) == 0, "%s", upmc_last_error());
+	ASSERT_MSG(small_stream(path, frames, appends, profile_flags) == 0, "%s",
+	           upmc_last_error());
 	whole = slurp(path, &len);
 	ASSERT(whole && len > 0 && spill(part, "", 0) == 0);
 	for (cut = 0; cut <= len; cut++) {
@@ -267,6 +271,18 @@ TEST(repair, a_cut_at_any_byte_keeps_the_packets_before_it)
 	unlink(path);
 }
 
+TEST(repair, a_cut_at_any_byte_keeps_the_packets_before_it)
+{
+	cut_at_every_byte("cuts", 4, 2, UPMC_PROFILE_UNCOMPRESSED);
+}
+
+/* The same where each append is a compressed chunk: a cut keeps the
+ * chunks before it, and each inflates and decodes on its own terms. */
+TEST(repair, a_cut_at_any_byte_keeps_the_chunks_before_it)
+{
+	cut_at_every_byte("chunks", 24, 12, 0);
+}
+
 /* Writes bytes to path, repairs it, and expects -EINVAL, a sentence that
  * names the file, and the file as it was. */
 static void expect_refused(const char *path, const void *bytes, size_t len, const char *what)
@@ -300,7 +316,8 @@ TEST(repair, what_is_not_a_trace_cut_short_stays_as_it_was)
 	snprintf(other, sizeof(other), "%s.json", path);
 	expect_refused(other, json, strlen(json), "JSON");
 	expect_refused(other, text, strlen(text), "text");
-	ASSERT_MSG(small_stream(path, 2, 1) == 0, "%s", upmc_last_error());
+	ASSERT_MSG(small_stream(path, 2, 1, UPMC_PROFILE_UNCOMPRESSED) == 0, "%s",
+	           upmc_last_error());
 	trace = slurp(path, &len);
 	ASSERT(trace);
 	tail = malloc(len + 64);
@@ -342,7 +359,8 @@ TEST(repair, errors_are_said)
 	EXPECT_CONTAINS(upmc_last_error(), "cannot read");
 	rmdir(dir);
 	/* a cut trace the caller may read but not write (root may write it) */
-	ASSERT_MSG(small_stream(path, 2, 1) == 0, "%s", upmc_last_error());
+	ASSERT_MSG(small_stream(path, 2, 1, UPMC_PROFILE_UNCOMPRESSED) == 0, "%s",
+	           upmc_last_error());
 	trace = slurp(path, &len);
 	ASSERT(trace && spill(path, trace, len - 1) == 0);
 	free(trace);
@@ -373,9 +391,10 @@ static void stream_until_killed(const char *path, int report)
 	struct upmc_profile_options small = {sizeof(small), 0, 0, 256 * 1024, 0};
 	struct upmc_profile *p = NULL;
 	char text[UPMC_ZONE_TEXT_MAX];
+	uint64_t noise = 0x9e3779b97f4a7c15ull;
 	int k, appends;
+	size_t i;
 
-	memset(text, 'z', sizeof(text));
 	if (upmc_profile_open(&p, NULL, &small) < 0 || upmc_profile_stream(p, path, AN_HOUR) < 0)
 		_exit(2);
 	for (appends = 1;; appends++) {
@@ -383,6 +402,11 @@ static void stream_until_killed(const char *path, int report)
 		if (appends >= WARM_APPENDS && write(report, &size, sizeof(size)) != sizeof(size))
 			_exit(3);
 		for (k = 0; k < ZONES_AN_APPEND; k++) {
+			/* texts that do not compress: appends as large compressed */
+			for (i = 0; i < sizeof(text); i++) {
+				noise ^= noise << 13, noise ^= noise >> 7, noise ^= noise << 17;
+				text[i] = (char)('a' + noise % 26);
+			}
 			upmc_zone_begin(&physics_loc);
 			upmc_zone_text(text, sizeof(text));
 			upmc_zone_end();
@@ -544,6 +568,9 @@ static void kill_round(const char *path, unsigned *seed, struct kill_tally *t)
 		        decoded[i] == b.packets[i],
 		        "trace %d of the batch: protoc decoded %llu packets, the repair kept %llu",
 		        i, (unsigned long long)decoded[i], (unsigned long long)b.packets[i]);
+	/* every chunk of every file inflated, and the events read */
+	ASSERT_MSG(batch_decode(batch_path, &b, why, sizeof(why)) == 0, "%s", why);
+	ASSERT(pb_chunks_inflated > 0);
 	unlink(batch_path);
 	t->rounds_whole++;
 }

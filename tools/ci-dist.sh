@@ -122,6 +122,45 @@ PROG
 		grep -q 'built without libpfm4' "$single/pfm-without.txt"
 }
 
+# With zlib, a Perfetto trace is one compressed chunk (a packet whose only
+# field is compressed_packets: bytes 0x92 0x03 after its length); without,
+# plain packets.
+single_file_zlib() {
+	cat >"$single/gz.c" <<'PROG'
+#include <stdio.h>
+#include "upmc.h"
+int main(int argc, char **argv)
+{
+	static const struct upmc_zone_loc loc = {"zone", "main", "gz.c", 1};
+	struct upmc_profile *p;
+	unsigned char head[8] = {0};
+	int i = 1;
+	FILE *f;
+
+	if (upmc_profile_open(&p, NULL, NULL) < 0)
+		return 2;
+	upmc_zone_begin(&loc);
+	upmc_zone_end();
+	if (upmc_profile_save(p, UPMC_FORMAT_PERFETTO, argv[1]) < 0)
+		return 3;
+	upmc_profile_close(p);
+	f = fopen(argv[1], "rb");
+	if (!f || fread(head, 1, sizeof(head), f) != sizeof(head))
+		return 4;
+	fclose(f);
+	(void)argc;
+	while (i < 4 && head[i] & 0x80) /* the packet's length */
+		i++;
+	return head[0] == 0x0a && head[i + 1] == 0x92 && head[i + 2] == 0x03 ? 0 : 1;
+}
+PROG
+	(cd "$single" &&
+		gcc -std=c11 -O2 -Wall -Wextra -Werror -DUPMC_HAVE_ZLIB=1 -c upmc.c -o upmc-z.o &&
+		gcc gz.c upmc-z.o -lz -pthread -o gz-with && gcc gz.c upmc-gcc.o -pthread -o gz-without) &&
+		"$single/gz-with" "$single/with.pftrace" &&
+		! "$single/gz-without" "$single/without.pftrace"
+}
+
 # Windows: MinGW gcc, run under Wine (sets there are time only). macOS:
 # zig cc for both CPUs, linked (it cannot run here). The toolchains are
 # those tools/ci-platforms.sh installs; without them these checks skip.
@@ -154,6 +193,7 @@ if check single-file-generate amalgamation; then
 		done
 	done
 	check single-file-libpfm single_file_libpfm
+	check single-file-zlib single_file_zlib
 	if command -v x86_64-w64-mingw32-gcc >/dev/null && command -v wine >/dev/null; then
 		check single-file-windows single_file_windows
 	else

@@ -54,8 +54,13 @@ echo "peak RSS: $((peak / 1024)) MiB, bound $((bound / 1024)) MiB ($made threads
 
 trace=$out/jobs.pftrace
 echo "trace: $(stat -c %s "$trace") bytes"
+# The stream's compressed chunks inflated by Python's zlib, for protoc.
+python3 tools/perfetto-inflate.py <"$trace" >"$out/inflated.pftrace" 2>"$out/inflate.err" ||
+	fail "the trace does not inflate: $(head -c 300 "$out/inflate.err")"
+grep -q ' [1-9][0-9]* chunks inflated' "$out/inflate.err" || fail "no compressed chunk in the trace"
+cat "$out/inflate.err"
 protoc --decode=perfetto.protos.Trace --proto_path=tests/perfetto trace_subset.proto \
-	<"$trace" 2>"$out/protoc.err" | awk '
+	<"$out/inflated.pftrace" 2>"$out/protoc.err" | awk '
 	/^    type: TYPE_SLICE_BEGIN$/ { begins++ }
 	/^    type: TYPE_SLICE_END$/ { ends++ }
 	END { printf "%d %d\n", begins, ends }' >"$out/decoded.txt"

@@ -2,7 +2,7 @@
 # Installs what building and testing upmc needs on Debian 12, from Debian's
 # repositories only. Run as root; safe to run again.
 set -eu
-packages="bazel-bootstrap libpfm4-dev googletest gcc g++ clang
+packages="bazel-bootstrap libpfm4-dev zlib1g-dev googletest gcc g++ clang
 gcc-aarch64-linux-gnu libc6-dev-arm64-cross binutils-aarch64-linux-gnu protobuf-compiler
 linux-perf"
 missing=""

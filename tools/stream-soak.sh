@@ -41,8 +41,13 @@ echo "trace: $(stat -c %s "$trace") bytes"
 # protoc's text: each packet's track_event at two spaces. A frame mark is
 # an instant on the thread's own track (the sequence's default: no
 # track_uuid); the drop counts' instant names the process track.
+# The stream's compressed chunks inflated by Python's zlib, for protoc.
+python3 tools/perfetto-inflate.py <"$trace" >"$out/inflated.pftrace" 2>"$out/inflate.err" ||
+	fail "the trace does not inflate: $(head -c 300 "$out/inflate.err")"
+grep -q ' [1-9][0-9]* chunks inflated' "$out/inflate.err" || fail "no compressed chunk in the trace"
+cat "$out/inflate.err"
 protoc --decode=perfetto.protos.Trace --proto_path=tests/perfetto trace_subset.proto \
-	<"$trace" 2>"$out/protoc.err" | awk '
+	<"$out/inflated.pftrace" 2>"$out/protoc.err" | awk '
 	/^  track_event \{$/ { ev = 1; instant = 0; own = 1; next }
 	ev && /^    type: TYPE_SLICE_BEGIN$/ { begins++ }
 	ev && /^    type: TYPE_SLICE_END$/ { ends++ }

@@ -244,6 +244,10 @@ static void drop_counts(struct upmc_zone_perfetto *w, uint64_t ticks)
 	struct upmc_profile_stats st;
 	struct pb *b = &w->packet;
 
+	if (!w->process_done) { /* a chunk began since: the track again */
+		process_track(w);
+		w->process_done = 1;
+	}
 	upmc_zone_totals(w->p, &st);
 	upmc_pb_uint(b, PACKET_SEQUENCE_ID, PROCESS_SEQUENCE);
 	upmc_pb_uint(b, PACKET_TIMESTAMP, upmc_zone_ns(w->p, ticks));
@@ -265,14 +269,16 @@ static void drop_counts(struct upmc_zone_perfetto *w, uint64_t ticks)
 
 /* ---- a writer's life ---- */
 
-struct upmc_zone_perfetto *upmc_zone_perfetto_new(const struct upmc_profile *p)
+struct upmc_zone_perfetto *upmc_zone_perfetto_new(const struct upmc_profile *p, int compress)
 {
 	struct upmc_zone_perfetto *w = calloc(1, sizeof(*w));
 
-	if (!w)
+	if (!w) {
 		upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
-	else
+	} else {
 		w->p = p;
+		w->compress = compress && upmc_zone_have_zlib;
+	}
 	return w;
 }
 
@@ -291,6 +297,7 @@ void upmc_zone_perfetto_free(struct upmc_zone_perfetto *w)
 	if (!w)
 		return;
 	upmc_pf_sequences_free(w);
+	upmc_pf_chunk_free(w);
 	free(w->packet.buf);
 	free(w->interned.buf);
 	free(w->out.buf);
@@ -305,19 +312,24 @@ void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_z
 /* The bytes built, to write, then forgotten by upmc_zone_perfetto_sent(). */
 const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len)
 {
-	*len = w->out.len;
-	return w->out.buf;
+	const struct pb *b = w->compress ? &w->chunks : &w->out;
+
+	*len = b->len;
+	return b->buf;
 }
 
 void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w)
 {
 	w->out.len = 0;
+	w->chunks.len = 0;
 }
 
 static int result(struct upmc_zone_perfetto *w)
 {
-	if (w->out.failed || w->packet.failed || w->interned.failed)
+	if (w->out.failed || w->packet.failed || w->interned.failed || w->chunks.failed)
 		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
+	if (w->zlib_err)
+		return upmc_fail(w->zlib_err, "%s", w->zlib_why);
 	return 0;
 }
 
@@ -358,6 +370,8 @@ int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w)
 		}
 	}
 	drop_counts(w, latest(w->p));
+	if (w->compress)
+		upmc_pf_chunk_end(w); /* each append ends with a whole chunk */
 	return result(w);
 }
 
@@ -389,15 +403,18 @@ static int slice_packet(void *arg, const struct zone_done *z, int begin, unsigne
 	return result(s->w);
 }
 
-int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out)
+int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
 {
-	struct upmc_zone_perfetto *w = upmc_zone_perfetto_new(p);
+	struct upmc_zone_perfetto *w = upmc_zone_perfetto_new(p, compress);
+	const uint8_t *bytes;
+	size_t len;
 	struct upmc_zone_thread *t;
 	int err = 0;
 
 	if (!w)
 		return -ENOMEM;
 	process_track(w);
+	w->process_done = 1;
 	for (t = upmc_zone_threads(p); t && err == 0; t = upmc_zone_thread_next(t)) {
 		struct slices s = {w, t, 0};
 		if (upmc_pf_sequence(w, t) == NULL)
@@ -408,10 +425,13 @@ int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out)
 	}
 	if (err == 0) {
 		drop_counts(w, latest(p));
+		if (compress)
+			upmc_pf_chunk_end(w);
 		err = result(w);
 	}
+	bytes = upmc_zone_perfetto_bytes(w, &len);
 	if (err == 0)
-		fwrite(w->out.buf, 1, w->out.len, out);
+		fwrite(bytes, 1, len, out);
 	upmc_zone_perfetto_free(w);
 	return err;
 }

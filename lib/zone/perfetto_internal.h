@@ -15,6 +15,7 @@ enum {
 	PACKET_TRACK_EVENT = 11,
 	PACKET_INTERNED_DATA = 12,
 	PACKET_SEQUENCE_FLAGS = 13,
+	PACKET_COMPRESSED_PACKETS = 50,
 	PACKET_DEFAULTS = 59,
 	PACKET_TRACK_DESCRIPTOR = 60,
 	CLOCK_SNAPSHOT_CLOCKS = 1,
@@ -144,6 +145,14 @@ struct upmc_zone_perfetto {
 	struct track_name *names;
 	size_t n_names, name_slots;
 	int process_done;
+	/* Compressed: the packets go out in chunks, each a TracePacket whose
+	 * compressed_packets (field 50) is a zlib stream of them (chunk.c). */
+	int compress;
+	struct pb chunks;   /* the chunks of this save or append */
+	struct pb deflated; /* one chunk's zlib stream, being made */
+	void *zlib;         /* the z_stream, made at the first chunk */
+	int zlib_err;       /* a zlib failure: -errno, its sentence in zlib_why */
+	char zlib_why[160];
 };
 
 /* The packet built so far goes out as one Trace.packet; the next begins. */
@@ -175,5 +184,23 @@ void upmc_pf_rename(struct upmc_zone_perfetto *w, const struct upmc_zone_thread 
 void upmc_pf_sequence_forget(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
 /* Every sequence's memory given back. */
 void upmc_pf_sequences_free(struct upmc_zone_perfetto *w);
+/* Every sequence starts again at its next packet (state cleared, names
+ * interned again, clock and counters absolute): a chunk's boundary. */
+void upmc_pf_sequences_restart(struct upmc_zone_perfetto *w);
+
+/* ---- chunk.c: compressed chunks ---- */
+
+/* Uncompressed bytes a chunk holds at most (give or take a packet). */
+#define PF_CHUNK_BYTES (1u << 20)
+
+/* The packets built so far (w->out) deflated into one chunk appended to
+ * w->chunks, and every sequence restarted: a reader may begin at any
+ * chunk. Nothing when there are none; on a zlib failure w->zlib_err. */
+void upmc_pf_chunk_end(struct upmc_zone_perfetto *w);
+/* A chunk ends here when w->out has grown past PF_CHUNK_BYTES. Called
+ * between two events, before a sequence's packets begin. */
+void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w);
+/* The zlib stream's memory given back. */
+void upmc_pf_chunk_free(struct upmc_zone_perfetto *w);
 
 #endif /* UPMC_PERFETTO_INTERNAL_H */

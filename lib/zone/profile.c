@@ -63,10 +63,11 @@ static int read_profile_options(const struct upmc_profile_options *opts, struct 
 		err = upmc_check_open_flags(opts->flags, "upmc_profile_options.flags");
 	if (err < 0)
 		return err;
-	if (opts->profile_flags & ~UPMC_PROFILE_SERIALIZED)
+	if (opts->profile_flags & ~(UPMC_PROFILE_SERIALIZED | UPMC_PROFILE_UNCOMPRESSED))
 		return upmc_fail(-EINVAL,
 		                 "upmc_profile_options.profile_flags has unknown bits 0x%x",
-		                 opts->profile_flags & ~UPMC_PROFILE_SERIALIZED);
+		                 opts->profile_flags &
+		                         ~(UPMC_PROFILE_SERIALIZED | UPMC_PROFILE_UNCOMPRESSED));
 	err = read_sizes(opts, p);
 	if (err < 0)
 		return err;

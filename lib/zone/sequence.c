@@ -330,8 +330,13 @@ void upmc_pf_rename(struct upmc_zone_perfetto *w, const struct upmc_zone_thread 
 	struct sequence *s = sequence_find(w, t);
 	char was[sizeof(s->label)];
 
-	if (!s || !s->started || !strcmp(s->base, t->name))
+	if (!s || !strcmp(s->base, t->name))
 		return;
+	if (!s->started) { /* restarted by a chunk: its tracks again, renamed */
+		if (!upmc_pf_sequence(w, t))
+			w->out.failed = 1;
+		return;
+	}
 	memcpy(was, s->label, sizeof(was));
 	if (name_track(w, t, s) < 0)
 		w->out.failed = 1;
@@ -372,7 +377,10 @@ static int thread_tracks(struct upmc_zone_perfetto *w, const struct upmc_zone_th
 /* The sequence of t, started (its first packets written) at its first use. */
 struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t)
 {
-	struct sequence *s = sequence_make(w, t);
+	struct sequence *s;
+
+	upmc_pf_chunk_maybe(w);
+	s = sequence_make(w, t);
 
 	if (!s)
 		return NULL;
@@ -448,6 +456,24 @@ void upmc_pf_annotation_head(struct upmc_zone_perfetto *w, struct sequence *s, c
 	}
 	upmc_pb_begin(&w->packet, EVENT_DEBUG_ANNOTATIONS);
 	upmc_pb_uint(&w->packet, ANNOTATION_NAME_IID, iid);
+}
+
+void upmc_pf_sequences_restart(struct upmc_zone_perfetto *w)
+{
+	size_t i;
+
+	for (i = 0; i < w->seq_slots; i++) {
+		struct sequence *s = w->seq[i].s;
+		if (!w->seq[i].owner)
+			continue;
+		s->started = 0;
+		s->last_ns = 0;
+		memset(s->last_value, 0, sizeof(s->last_value));
+		if (s->interned.slots)
+			memset(s->interned.slot, 0, s->interned.slots * sizeof(*s->interned.slot));
+		s->interned.n = 0;
+		memset(s->interned.next_iid, 0, sizeof(s->interned.next_iid));
+	}
 }
 
 void upmc_pf_sequences_free(struct upmc_zone_perfetto *w)

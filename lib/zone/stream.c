@@ -234,7 +234,7 @@ static int stream_reserve(struct upmc_profile *p, unsigned interval_ms, struct z
 		                 "upmc_profile_stream: a stream runs already: end it first");
 	s = calloc(1, sizeof(*s));
 	if (s)
-		s->w = upmc_zone_perfetto_new(p);
+		s->w = upmc_zone_perfetto_new(p, !(p->profile_flags & UPMC_PROFILE_UNCOMPRESSED));
 	if (!s || !s->w) {
 		free(s);
 		return upmc_fail(-ENOMEM, "upmc_profile_stream: out of memory");

@@ -9,7 +9,7 @@
 
 static int check_format(enum upmc_format format, const char *fn)
 {
-	if (format < UPMC_FORMAT_TABLE || format > UPMC_FORMAT_SPEEDSCOPE)
+	if (format < UPMC_FORMAT_TABLE || format > UPMC_FORMAT_PERFETTO_UNCOMPRESSED)
 		return upmc_fail(-EINVAL, "%s: unknown format %d", fn, (int)format);
 	return 0;
 }
@@ -59,7 +59,11 @@ UPMC_API int upmc_profile_write(struct upmc_profile *p, enum upmc_format format,
 		err = upmc_zone_write_chrome(p, out);
 		break;
 	case UPMC_FORMAT_PERFETTO:
-		err = upmc_zone_write_perfetto(p, out);
+		err = upmc_zone_write_perfetto(p, out,
+		                               !(p->profile_flags & UPMC_PROFILE_UNCOMPRESSED));
+		break;
+	case UPMC_FORMAT_PERFETTO_UNCOMPRESSED:
+		err = upmc_zone_write_perfetto(p, out, 0);
 		break;
 	case UPMC_FORMAT_SPEEDSCOPE:
 		err = upmc_zone_write_speedscope(p, out);
@@ -111,12 +115,39 @@ static int save_failed(int err, const char *path)
 	return upmc_fail(err, "upmc_profile_save: '%s' is as it was, not replaced: %s", path, why);
 }
 
-/* The export into f, opened at name, then closed: 0 when both went well,
- * else the first error. */
-static int write_and_close(struct upmc_profile *p, enum upmc_format format, FILE *f,
-                           const char *name)
+/* Whether a save to path is gzip-compressed: Chrome JSON named *.gz. */
+static int gzipped(enum upmc_format format, const char *path)
 {
-	int err = upmc_profile_write(p, format, f);
+	size_t n = strlen(path);
+
+	return format == UPMC_FORMAT_CHROME && n > 3 && !strcmp(path + n - 3, ".gz");
+}
+
+/* The export into a temporary file, then gzip-compressed into f. */
+static int write_gzipped(struct upmc_profile *p, enum upmc_format format, FILE *f)
+{
+	FILE *plain = tmpfile();
+	int err;
+
+	if (!plain)
+		return upmc_fail(errno ? -errno : -EIO,
+		                 "upmc_profile_save: no temporary file to gzip from: %s",
+		                 strerror(errno ? errno : EIO));
+	err = upmc_profile_write(p, format, plain);
+	if (err == 0)
+		err = upmc_zone_gzip_copy(plain, f);
+	fclose(plain);
+	if (err == 0)
+		err = check_stream(f, 0, "upmc_profile_save");
+	return err;
+}
+
+/* The export into f, opened at name, then closed: 0 when both went well,
+ * else the first error. gzip: compressed. */
+static int write_and_close(struct upmc_profile *p, enum upmc_format format, FILE *f,
+                           const char *name, int gzip)
+{
+	int err = gzip ? write_gzipped(p, format, f) : upmc_profile_write(p, format, f);
 
 	errno = 0;
 	if (fclose(f) != 0 && err == 0)
@@ -133,7 +164,7 @@ static int save_in_place(struct upmc_profile *p, enum upmc_format format, const 
 	if (!f)
 		return upmc_fail(-errno, "upmc_profile_save: cannot open '%s': %s", path,
 		                 strerror(errno));
-	return write_and_close(p, format, f, path);
+	return write_and_close(p, format, f, path, gzipped(format, path));
 }
 
 /*
@@ -149,8 +180,8 @@ static int save_in_place(struct upmc_profile *p, enum upmc_format format, const 
  */
 UPMC_API int upmc_profile_save(struct upmc_profile *p, enum upmc_format format, const char *path)
 {
-	char *tmp;
-	FILE *f;
+	char *tmp = NULL;
+	FILE *f = NULL;
 	int err;
 
 	if (!p || !path)
@@ -164,7 +195,7 @@ UPMC_API int upmc_profile_save(struct upmc_profile *p, enum upmc_format format, 
 		err = create_beside(path, &tmp, &f);
 	if (err < 0)
 		return err;
-	err = write_and_close(p, format, f, tmp);
+	err = write_and_close(p, format, f, tmp, gzipped(format, path));
 	if (err == 0)
 		err = upmc_os_replace_file(tmp, path);
 	if (err < 0) {

@@ -491,7 +491,8 @@ int upmc_zone_walk(struct upmc_zone_thread *t,
 
 /* ---- perfetto.c: a writer's state, kept by a stream across appends ---- */
 struct upmc_zone_perfetto;
-struct upmc_zone_perfetto *upmc_zone_perfetto_new(const struct upmc_profile *p);
+/* compress: the packets in zlib-compressed chunks (chunk.c). */
+struct upmc_zone_perfetto *upmc_zone_perfetto_new(const struct upmc_profile *p, int compress);
 void upmc_zone_perfetto_free(struct upmc_zone_perfetto *w);
 /* Forgets what the writer keeps of a thread retired (its sequence). */
 void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
@@ -501,10 +502,16 @@ int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w);
 const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len);
 void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w);
 
+/* chunk.c: whether zlib is built in (UPMC_HAVE_ZLIB): without it Perfetto
+ * is written uncompressed. */
+extern const int upmc_zone_have_zlib;
+/* chunk.c: in, from its start, gzip-compressed onto out. 0, or -errno. */
+int upmc_zone_gzip_copy(FILE *in, FILE *out);
+
 /* ---- the writers, each in its own file ---- */
 int upmc_zone_write_chrome(struct upmc_profile *p, FILE *out);
 int upmc_zone_write_speedscope(struct upmc_profile *p, FILE *out);
-int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out);
+int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress);
 int upmc_zone_write_table(struct upmc_profile *p, FILE *out);
 int upmc_zone_write_json(struct upmc_profile *p, FILE *out);
 

@@ -7,6 +7,7 @@ import math
 import os
 import threading
 import time
+import zlib
 
 import pytest
 
@@ -88,6 +89,42 @@ def test_zones_of_threads(no_fd_leak):
     assert sum(z.name == "leaf" for z in zones) == 3
 
 
+def varint(data, at):
+    value = shift = 0
+    while True:
+        byte = data[at]
+        value |= (byte & 0x7F) << shift
+        at += 1
+        if byte < 0x80:
+            return value, at
+        shift += 7
+
+
+def inflated(trace):
+    """A Perfetto trace with each compressed chunk (a TracePacket holding
+    compressed_packets, field 50) replaced by the packets it inflates to."""
+    out, at = b"", 0
+    while at < len(trace):
+        assert trace[at] == 0x0A  # Trace.packet
+        n, body = varint(trace, at + 1)
+        packet, at = trace[body:body + n], body + n
+        if packet[:2] == b"\x92\x03":
+            size, start = varint(packet, 2)
+            assert start + size == len(packet)
+            out += zlib.decompress(packet[start:])
+        else:
+            out += trace[start_of(trace, at, n):at]
+    return out
+
+
+def start_of(trace, end, n):
+    """Where the packet of n bytes that ends at end begins (its tag)."""
+    at = end - n - 1
+    while trace[at] != 0x0A or varint(trace, at + 1) != (n, end - n):
+        at -= 1
+    return at
+
+
 def test_exports_by_the_librarys_writers(tmp_path, no_fd_leak):
     with upmc.Profile() as p:
         for _ in range(2):
@@ -95,6 +132,7 @@ def test_exports_by_the_librarys_writers(tmp_path, no_fd_leak):
         p.save(tmp_path / "trace.json", "chrome")
         speedscope = json.loads(p.export("speedscope"))
         perfetto = p.export("perfetto")
+        plain = p.export("perfetto-uncompressed")
         table = p.table()
         aggregates = json.loads(p.export("json"))
     chrome = json.loads((tmp_path / "trace.json").read_text())
@@ -102,7 +140,8 @@ def test_exports_by_the_librarys_writers(tmp_path, no_fd_leak):
     assert sorted(e["name"] for e in spans) == ["frame"] * 2 + ["leaf"] * 4
     assert "speedscope" in speedscope["$schema"]
     assert {"frame", "leaf"} <= {f["name"] for f in speedscope["shared"]["frames"]}
-    assert b"frame" in perfetto and b"leaf" in perfetto
+    assert b"frame" in plain and b"leaf" in plain
+    assert inflated(perfetto) == plain  # one chunk: the very same packets
     assert "frame" in table and "leaf" in table
     assert aggregates  # the same aggregates as the table, as JSON
     # A decorated function's location is its definition; a with block's

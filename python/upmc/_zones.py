@@ -15,7 +15,8 @@ from ._counters import _text, c_string, flags_of
 from ._lib import NOT_COUNTED, closed, fail, lib, nogil, unchecked
 
 ZONE_NAME_MAX = 127
-FORMATS = {"table": 1, "json": 2, "chrome": 3, "perfetto": 4, "speedscope": 5}
+FORMATS = {"table": 1, "json": 2, "chrome": 3, "perfetto": 4, "speedscope": 5,
+           "perfetto-uncompressed": 6}
 SERIALIZED = 1  # UPMC_PROFILE_SERIALIZED
 MAX_METRICS = 16  # UPMC_MAX_METRICS
 
@@ -357,8 +358,10 @@ class Profile:
     def save(self, path, format):
         """Writes the collected zones to path (str, bytes or os.PathLike:
         os.fsencode's bytes name the file) with the library's writer for
-        format: "chrome" (Chrome trace JSON), "perfetto" (protobuf),
-        "speedscope", "table" or "json" (aggregates per zone name)."""
+        format: "chrome" (Chrome trace JSON; gzip when path ends in .gz),
+        "perfetto" (protobuf in zlib-compressed chunks),
+        "perfetto-uncompressed" (plain packets), "speedscope", "table" or
+        "json" (aggregates per zone name)."""
         if format not in FORMATS:
             raise ValueError("format %r unknown; the formats are %s"
                              % (format, ", ".join(FORMATS)))

@@ -3,10 +3,12 @@
 #define _GNU_SOURCE
 #include "tests/perfetto/decode.h"
 
+#include <stdint.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
+#include <zlib.h>
 
 #define PROTO_DIR "tests/perfetto"
 
@@ -124,6 +126,182 @@ void pb_trace_path(char *path, size_t size)
 	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp", (int)getpid());
 }
 
+/* ---- compressed chunks inflated before protoc reads them ---- */
+
+size_t pb_chunks_inflated;
+unsigned long long pb_outer_packets[PB_MAX_BATCH];
+
+struct bytes {
+	uint8_t *p;
+	size_t len, cap;
+};
+
+static int bytes_put(struct bytes *b, const void *data, size_t n)
+{
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 4096;
+		uint8_t *bigger;
+		while (cap < b->len + n)
+			cap *= 2;
+		bigger = realloc(b->p, cap);
+		if (!bigger)
+			return -1;
+		b->p = bigger;
+		b->cap = cap;
+	}
+	memcpy(b->p + b->len, data, n);
+	b->len += n;
+	return 0;
+}
+
+static int bytes_varint(struct bytes *b, uint64_t v)
+{
+	uint8_t out[10];
+	size_t n = 0;
+
+	for (; v > 0x7f; v >>= 7)
+		out[n++] = (uint8_t)(v | 0x80);
+	out[n++] = (uint8_t)v;
+	return bytes_put(b, out, n);
+}
+
+/* A varint at *at, below end; *at moves past it. -1 when cut. */
+static int read_varint(const uint8_t *buf, size_t end, size_t *at, uint64_t *v)
+{
+	unsigned shift = 0;
+
+	*v = 0;
+	while (*at < end && shift < 64) {
+		uint8_t byte = buf[(*at)++];
+		*v |= (uint64_t)(byte & 0x7f) << shift;
+		if (!(byte & 0x80))
+			return 0;
+		shift += 7;
+	}
+	return -1;
+}
+
+/* A zlib stream, inflated whole onto out: 0, or -1 with why. */
+static int inflate_onto(struct bytes *out, const uint8_t *in, size_t len, char *why, size_t size)
+{
+	z_stream z;
+	uint8_t buf[1 << 16];
+	int rc;
+
+	memset(&z, 0, sizeof(z));
+	if (inflateInit(&z) != Z_OK) {
+		snprintf(why, size, "inflateInit failed");
+		return -1;
+	}
+	z.next_in = (uint8_t *)in;
+	z.avail_in = (uInt)len;
+	do {
+		z.next_out = buf;
+		z.avail_out = sizeof(buf);
+		rc = inflate(&z, Z_NO_FLUSH);
+		if ((rc != Z_OK && rc != Z_STREAM_END) ||
+		    bytes_put(out, buf, sizeof(buf) - z.avail_out) < 0) {
+			snprintf(why, size, "a chunk does not inflate: %s (%d)",
+			         z.msg ? z.msg : "out of memory", rc);
+			inflateEnd(&z);
+			return -1;
+		}
+	} while (rc != Z_STREAM_END && (z.avail_in || !z.avail_out));
+	inflateEnd(&z);
+	if (rc != Z_STREAM_END) {
+		snprintf(why, size, "a chunk's zlib stream is cut short");
+		return -1;
+	}
+	return 0;
+}
+
+/* A Trace's bytes with each chunk (a packet holding only
+ * compressed_packets) replaced by the packets it inflates to; *outer
+ * counts the packets before. Bytes that do not parse are kept as they
+ * are, for protoc to refuse. */
+static int expand_trace(struct bytes *out, const uint8_t *in, size_t len, unsigned long long *outer,
+                        char *why, size_t size)
+{
+	size_t at = 0;
+
+	*outer = 0;
+	while (at < len) {
+		size_t start = at, body, inner;
+		uint64_t tag, n, zlen;
+		if (read_varint(in, len, &at, &tag) < 0 || tag != 0x0a ||
+		    read_varint(in, len, &at, &n) < 0 || n > len - at)
+			return bytes_put(out, in + start, len - start);
+		body = at;
+		at += n;
+		++*outer;
+		inner = body;
+		if (n > 2 && in[body] == 0x92 && in[body + 1] == 0x03) {
+			inner += 2;
+			if (read_varint(in, at, &inner, &zlen) == 0 && inner + zlen == at) {
+				pb_chunks_inflated++;
+				if (inflate_onto(out, in + inner, zlen, why, size) < 0)
+					return -1;
+				continue;
+			}
+		}
+		if (bytes_put(out, in + start, at - start) < 0)
+			return -1;
+	}
+	return 0;
+}
+
+/* The file at path, its chunks inflated in place: a trace, or a batch
+ * of them (trace_batch.proto). 0, or -1 with why. */
+static int inflate_file(const char *path, int batch, char *why, size_t size)
+{
+	struct bytes in = {0}, out = {0}, one = {0};
+	uint8_t buf[1 << 16];
+	size_t got, at = 0, k = 0;
+	unsigned long long outer = 0;
+	FILE *f = fopen(path, "rb");
+	int err = 0;
+
+	pb_chunks_inflated = 0;
+	while (f && (got = fread(buf, 1, sizeof(buf), f)) > 0 && err == 0)
+		err = bytes_put(&in, buf, got);
+	if (f)
+		fclose(f);
+	if (!batch) {
+		err = err ? err : expand_trace(&out, in.p, in.len, &outer, why, size);
+		pb_outer_packets[0] = outer;
+	}
+	while (batch && err == 0 && at < in.len) {
+		uint64_t tag, n;
+		size_t start = at;
+		if (read_varint(in.p, in.len, &at, &tag) < 0 || tag != 0x0a ||
+		    read_varint(in.p, in.len, &at, &n) < 0 || n > in.len - at) {
+			err = bytes_put(&out, in.p + start, in.len - start);
+			break;
+		}
+		one.len = 0;
+		err = expand_trace(&one, in.p + at, n, &outer, why, size);
+		if (k < PB_MAX_BATCH)
+			pb_outer_packets[k++] = outer;
+		if (err == 0)
+			err = bytes_put(&out, "\x0a", 1) | bytes_varint(&out, one.len) |
+			      bytes_put(&out, one.p, one.len);
+		at += n;
+	}
+	f = err == 0 ? fopen(path, "wb") : NULL;
+	if (f && fwrite(out.p, 1, out.len, f) != out.len)
+		err = -1;
+	if (f && fclose(f) != 0)
+		err = -1;
+	if (err == 0 && !f)
+		err = -1;
+	if (err < 0 && !why[0])
+		snprintf(why, size, "cannot inflate %s", path);
+	free(in.p);
+	free(out.p);
+	free(one.p);
+	return err;
+}
+
 static struct pb_node *decode_as(const char *path, const char *message, const char *proto,
                                  int *unknown, char *why, size_t size)
 {
@@ -133,6 +311,11 @@ static struct pb_node *decode_as(const char *path, const char *message, const ch
 	FILE *f;
 	int status;
 
+	why[0] = '\0';
+	if (inflate_file(path, !strcmp(proto, "trace_batch.proto"), why, size) < 0) {
+		unlink(path);
+		return NULL;
+	}
 	snprintf(cmd, sizeof(cmd),
 	         "protoc --decode=%s --proto_path=" PROTO_DIR " " PROTO_DIR "/%s < %s 2>&1",
 	         message, proto, path);
@@ -289,12 +472,28 @@ static void take_clock(struct pb_sequence *s, const struct pb_node *snapshot)
 	}
 }
 
+/* Whether the last track of d's uuid is d as it was described. */
+static int same_track(const struct pb_trace *t, const struct pb_node *d)
+{
+	const struct pb_node *thread = pb_get(d, "thread");
+	const char *name = thread ? pb_str(thread, "thread_name") : pb_str(d, "name");
+	size_t i;
+
+	for (i = t->n_tracks; i-- > 0;)
+		if (t->track[i].uuid == pb_num(d, "uuid"))
+			return !strcmp(t->track[i].name, name) &&
+			       (!thread || t->track[i].tid == pb_num(thread, "tid"));
+	return 0;
+}
+
 static void take_track(struct pb_trace *t, const struct pb_node *d)
 {
 	struct pb_track *k = &t->track[t->n_tracks];
 	const struct pb_node *thread = pb_get(d, "thread"), *counter = pb_get(d, "counter");
 
 	if (t->n_tracks == sizeof(t->track) / sizeof(t->track[0]))
+		return;
+	if (same_track(t, d)) /* described again where a chunk begins */
 		return;
 	memset(k, 0, sizeof(*k));
 	k->uuid = pb_num(d, "uuid");
@@ -477,9 +676,11 @@ int pb_interpret(const struct pb_node *root, struct pb_trace *out, char *why, si
 			break;
 		}
 		if (!strcmp(pb_str(packet, "sequence_flags"), "1")) {
+			/* the incremental state: interned data and counter values */
 			free(s->interned);
 			s->interned = NULL;
 			s->n_interned = 0;
+			memset(s->last_value, 0, sizeof(s->last_value));
 		}
 		if ((x = pb_get(packet, "trace_packet_defaults")))
 			take_defaults(s, x);

@@ -27,6 +27,14 @@ struct pb_node *pb_decode_file(const char *path, int *unknown, char *why, size_t
  * trace is whole; the root's "trace" children are the traces. */
 struct pb_node *pb_decode_batch(const char *path, int *unknown, char *why, size_t size);
 void pb_free(struct pb_node *n);
+
+/* Both decodes inflate the trace's compressed chunks (a TracePacket with
+ * compressed_packets alone) into their packets first: how many the last
+ * one inflated, and each trace's packets before (a batch's first
+ * PB_MAX_BATCH; a file's is [0]). */
+#define PB_MAX_BATCH 4096
+extern size_t pb_chunks_inflated;
+extern unsigned long long pb_outer_packets[PB_MAX_BATCH];
 int pb_have_protoc(void);
 
 /* The first child named key; its number (~0 when none); its string ("" when none). */

@@ -46,7 +46,9 @@ C_NOTE = """ *
  * with -ladvapi32 too. Linux: libpfm4 is optional: with -DUPMC_HAVE_LIBPFM=1
  * (and -lpfm at the link) vendor event names such as INST_RETIRED.ANY
  * work; without, they are refused with that advice, and everything else
- * works.
+ * works. zlib is optional too: with -DUPMC_HAVE_ZLIB=1 (and -lz) Perfetto
+ * traces are compressed and Chrome JSON saved as *.gz is gzip; without,
+ * Perfetto traces are written uncompressed and a *.gz save is refused.
 """
 
 C_PRELUDE = """#ifndef _GNU_SOURCE

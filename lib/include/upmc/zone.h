@@ -83,6 +83,10 @@ struct upmc_zone_loc {
 
 /* upmc_profile_options.profile_flags */
 #define UPMC_PROFILE_SERIALIZED (1u << 0) /* fenced timestamps, as regions take them */
+/* Perfetto files (UPMC_FORMAT_PERFETTO) and streams written as plain
+ * packets, for tools that do not inflate; by default they are zlib-
+ * compressed chunks (TracePacket.compressed_packets), a few times smaller. */
+#define UPMC_PROFILE_UNCOMPRESSED (1u << 1)
 
 struct upmc_profile_options {
 	size_t size;            /* sizeof(struct upmc_profile_options) */
@@ -323,11 +327,12 @@ UPMC_API int upmc_profile_zones(struct upmc_profile *profile,
 
 /* Export formats. */
 enum upmc_format {
-	UPMC_FORMAT_TABLE = 1,      /* the aggregate table, per zone name */
-	UPMC_FORMAT_JSON = 2,       /* the same aggregates as JSON */
-	UPMC_FORMAT_CHROME = 3,     /* Chrome trace event JSON */
-	UPMC_FORMAT_PERFETTO = 4,   /* Perfetto protobuf (.pftrace) */
-	UPMC_FORMAT_SPEEDSCOPE = 5, /* speedscope JSON */
+	UPMC_FORMAT_TABLE = 1,                 /* the aggregate table, per zone name */
+	UPMC_FORMAT_JSON = 2,                  /* the same aggregates as JSON */
+	UPMC_FORMAT_CHROME = 3,                /* Chrome trace event JSON */
+	UPMC_FORMAT_PERFETTO = 4,              /* Perfetto protobuf (.pftrace), compressed chunks */
+	UPMC_FORMAT_SPEEDSCOPE = 5,            /* speedscope JSON */
+	UPMC_FORMAT_PERFETTO_UNCOMPRESSED = 6, /* Perfetto protobuf, plain packets */
 };
 
 /* Writes the collected zones (collects first). Returns 0, or -errno: a
