@@ -673,3 +673,181 @@ TEST(mixed, renames_reach_the_file_and_names_stay_unique)
 	EXPECT_EQ(found_renamed, 1);
 	unlink(path);
 }
+
+/* ---- a thread gone with its zone's end not yet appended ---- */
+
+static pthread_mutex_t stage_lock = PTHREAD_MUTEX_INITIALIZER;
+static pthread_cond_t stage_cond = PTHREAD_COND_INITIALIZER;
+static int stage;
+
+static void set_stage(int to)
+{
+	pthread_mutex_lock(&stage_lock);
+	stage = to;
+	pthread_cond_broadcast(&stage_cond);
+	pthread_mutex_unlock(&stage_lock);
+}
+
+static void wait_stage(int want)
+{
+	pthread_mutex_lock(&stage_lock);
+	while (stage != want)
+		pthread_cond_wait(&stage_cond, &stage_lock);
+	pthread_mutex_unlock(&stage_lock);
+}
+
+/* A zone begun and appended; then values fill the buffer, so that its
+ * end is dropped; then the thread exits. */
+static void *fill_then_exit(void *arg)
+{
+	int i;
+
+	(void)arg;
+	open_zone(&outer_loc);
+	set_stage(1);
+	wait_stage(2);
+	for (i = 0; i < 100000; i++)
+		upmc_zone_value((uint64_t)i);
+	upmc_zone_end(); /* dropped: the buffer is full */
+	return NULL;
+}
+
+/* The dropped zone's end, collected but not yet appended when its thread
+ * is seen gone, is appended before the thread's state goes: the file has
+ * no begin without its end. */
+TEST(mixed, a_thread_gone_before_its_dropped_end_is_appended_keeps_it)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, 0, 4096, 4096};
+	struct upmc_profile_stats st;
+	char path[256], why[512];
+	struct upmc_profile *p = NULL;
+	struct verdict v;
+	pthread_t th;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(path, sizeof(path), "retire");
+	sim_reset(48);
+	n_made = depth = stage = 0;
+	ASSERT(upmc_profile_open(&p, NULL, &o) == 0);
+	ASSERT(upmc_profile_stream(p, path, AN_HOUR) == 0);
+	ASSERT(pthread_create(&th, NULL, fill_then_exit, NULL) == 0);
+	wait_stage(1);
+	ASSERT(upmc_profile_stream_flush(p) == 0); /* the begin */
+	set_stage(2);
+	pthread_join(th, NULL);
+	ASSERT(upmc_profile_stream_flush(p) == 0); /* the end, dropped */
+	ASSERT(upmc_profile_stream_flush(p) == 0); /* the thread retires */
+	ASSERT(upmc_profile_stats(p, &st) == 0);
+	EXPECT_MSG(st.dropped > 0, "the buffer of %zu bytes dropped nothing", o.max_bytes);
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	ASSERT_MSG(check_file(path, &v, why, sizeof(why)) == 0, "%s", why);
+	EXPECT_EQ(v.open, 0);
+	EXPECT_EQ(v.unbalanced, 0);
+	EXPECT_EQ(v.twice, 0);
+	unlink(path);
+}
+
+/* ---- an end while the stream starts ---- */
+
+struct race {
+	struct upmc_profile *p;
+	int stop;
+	long ended;
+};
+
+static void *end_again_and_again(void *arg)
+{
+	struct race *r = arg;
+
+	while (!__atomic_load_n(&r->stop, __ATOMIC_ACQUIRE))
+		if (upmc_profile_stream_end(r->p) == 0)
+			r->ended++;
+	return NULL;
+}
+
+/* upmc_profile_stream_end() from another thread while a stream starts:
+ * it finds no stream (-ENOENT) until the stream's thread is there to
+ * stop, then ends it whole; the stream's own end finds none after it (run
+ * in a child: a crash or a wait is told by its status). */
+TEST(mixed, an_end_while_the_stream_starts_waits_for_its_thread)
+{
+	int status;
+	pid_t child = fork();
+
+	ASSERT(child >= 0);
+	if (child == 0) {
+		struct race r = {NULL, 0, 0};
+		long started = 0, ended = 0;
+		pthread_t th;
+		int k, err;
+		alarm(60);
+		r.p = open_sim();
+		if (!r.p || pthread_create(&th, NULL, end_again_and_again, &r) != 0)
+			_exit(2);
+		for (k = 0; k < 2000; k++) {
+			err = upmc_profile_stream(r.p, "/dev/null", AN_HOUR);
+			if (err != 0 && err != -EBUSY)
+				_exit(3);
+			started += err == 0;
+			ended += upmc_profile_stream_end(r.p) == 0;
+		}
+		__atomic_store_n(&r.stop, 1, __ATOMIC_RELEASE);
+		pthread_join(th, NULL);
+		if (started != ended + r.ended)
+			_exit(4);
+		upmc_profile_close(r.p);
+		_exit(0);
+	}
+	ASSERT(waitpid(child, &status, 0) == child);
+	EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d (signal %d)", status,
+	           WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+}
+
+/* ---- names ---- */
+
+static void *named_worker(void *arg)
+{
+	upmc_thread_name((const char *)arg);
+	nested_pair();
+	return NULL;
+}
+
+/* Threads named "job #<n>" as the library would name a later "job": the
+ * later ones are named past them, and no two tracks bear one name. */
+TEST(mixed, a_thread_named_as_a_suffix_keeps_names_unique)
+{
+	static const char *const names[] = {"job", "job #4", "job #5", "job #6", "job", "job"};
+	char path[256];
+	struct upmc_profile *p;
+	struct verdict v;
+	pthread_t th;
+	size_t k;
+	int i, j;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	temp_path(path, sizeof(path), "suffix");
+	p = open_spec(NULL);
+	ASSERT(p);
+	upmc_thread_name("main");
+	ASSERT(upmc_profile_stream(p, path, AN_HOUR) == 0);
+	nested_pair();
+	for (k = 0; k < sizeof(names) / sizeof(names[0]); k++) {
+		ASSERT(pthread_create(&th, NULL, named_worker, (void *)names[k]) == 0);
+		pthread_join(th, NULL);
+		ASSERT(upmc_profile_stream_flush(p) == 0);
+		ASSERT(upmc_profile_stream_flush(p) == 0); /* the exited thread is retired */
+	}
+	ASSERT(upmc_profile_stream_end(p) == 0);
+	upmc_profile_close(p);
+	CHECK_FILE(path, &v);
+	EXPECT_EQ(v.right, n_made);
+	EXPECT_EQ(v.n_names, 7);
+	for (i = 0; i < v.n_names; i++)
+		for (j = 0; j < i; j++)
+			EXPECT_MSG(strcmp(v.names[j], v.names[i]), "two tracks named %s",
+			           v.names[i]);
+	unlink(path);
+}

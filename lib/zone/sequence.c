@@ -201,22 +201,23 @@ static int claim_name(struct upmc_zone_perfetto *w, const char *name, unsigned i
 	return w->names[h].owner == (uint64_t)index + 1;
 }
 
-/* The track's name: the thread's, or "<name> #<index + 1>" where another
- * track of the file bore that name (the thread's index is the profile's
- * own for it). 0, or -ENOMEM. */
+/* The track's name: the thread's, or "<name> #<n>" where another track of
+ * the file bore that name, n from the thread's index + 1 (the profile's
+ * own for it) up to the first that no other track bears: a thread may be
+ * named "<name> #<n>" itself. 0, or -ENOMEM. */
 static int name_track(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                       struct sequence *s)
 {
 	int mine = claim_name(w, t->name, t->index);
+	unsigned n = t->index + 1;
 
-	if (mine < 0)
-		return mine;
 	memcpy(s->base, t->name, sizeof(s->base));
-	if (mine)
-		upmc_format(s->label, sizeof(s->label), "%s", t->name);
-	else
-		upmc_format(s->label, sizeof(s->label), "%s #%u", t->name, t->index + 1);
-	return mine ? 0 : claim_name(w, s->label, t->index) < 0 ? -ENOMEM : 0;
+	upmc_format(s->label, sizeof(s->label), "%s", t->name);
+	while (mine == 0) { /* the label fits any n: no two of them are one */
+		upmc_format(s->label, sizeof(s->label), "%s #%u", t->name, n++);
+		mine = claim_name(w, s->label, t->index);
+	}
+	return mine < 0 ? -ENOMEM : 0;
 }
 
 /* The thread's track, named s->label. */

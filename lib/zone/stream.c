@@ -162,23 +162,14 @@ static void stream_free(struct zone_stream *s)
 	free(s);
 }
 
-/* The end: the thread stopped, a last append (final: the recording
- * threads are quiescent), the file closed. In a forked child the file is
- * the parent's, and the child has no stream thread: it only lets go. */
-static int stream_end(struct upmc_profile *p, int final)
+/* The end of the stream s, claimed (ending set): the thread stopped, a
+ * last append (final: the recording threads are quiescent), the file
+ * closed. In a forked child the file is the parent's, and the child has
+ * no stream thread: it only lets go. */
+static int stream_finish(struct upmc_profile *p, struct zone_stream *s, int final)
 {
-	struct zone_stream *s;
-	int err = 0;
+	int err;
 
-	upmc_zone_collector_lock();
-	s = p->stream;
-	if (s && (s->ending || s->opening))
-		s = NULL;
-	if (s)
-		s->ending = 1;
-	upmc_zone_collector_unlock();
-	if (!s)
-		return upmc_fail(-ENOENT, "upmc_profile_stream_end: no stream runs");
 	if (own_stream(s)) {
 		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 		upmc_os_thread_wake(s->thread);
@@ -198,18 +189,36 @@ static int stream_end(struct upmc_profile *p, int final)
 	return err;
 }
 
+/* The end, from whoever claims it first: not while the stream starts. */
+static int stream_end(struct upmc_profile *p, int final)
+{
+	struct zone_stream *s;
+
+	upmc_zone_collector_lock();
+	s = p->stream;
+	if (s && (s->ending || s->opening))
+		s = NULL;
+	if (s)
+		s->ending = 1;
+	upmc_zone_collector_unlock();
+	if (!s)
+		return upmc_fail(-ENOENT, "upmc_profile_stream_end: no stream runs");
+	return stream_finish(p, s, final);
+}
+
 static void stream_at_close(struct upmc_profile *p)
 {
 	stream_end(p, 1);
 }
 
 /* Before a clear forgets what was collected: appended, so that the file
- * has every zone and no end without its begin. Not in a forked child. */
+ * has every zone and no end without its begin (set once the file took its
+ * first append, its thread still starting or not). Not in a forked child. */
 static void stream_at_clear(struct upmc_profile *p)
 {
 	struct zone_stream *s = p->stream;
 
-	if (s && !s->opening && own_stream(s))
+	if (s && own_stream(s))
 		stream_write_collected(s);
 }
 
@@ -264,12 +273,13 @@ static int stream_open_file(struct zone_stream *s, const char *path)
 }
 
 /* The reserved stream runs (opened: 0), its first append written (the file
- * is a trace from the start), or is given up. The collector's lock held. */
+ * is a trace from the start), or is given up. The collector's lock held.
+ * It stays opening, to the other calls no stream, until its thread is
+ * there to stop (stream_thread_start()). */
 static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opened)
 {
 	int err = opened;
 
-	s->opening = 0;
 	if (err == 0) {
 		p->streaming = 1;
 		p->at_close = stream_at_close;
@@ -288,6 +298,26 @@ static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opene
 		stream_free(s);
 	}
 	return err;
+}
+
+/* The started stream's thread; then the stream is open to the other calls
+ * (an end before it would find no thread to stop). Without it, ended. */
+static int stream_thread_start(struct upmc_profile *p, struct zone_stream *s)
+{
+	int err = upmc_os_thread_start(&s->thread, stream_thread, s);
+
+	upmc_zone_collector_lock();
+	s->opening = 0;
+	if (err < 0) {
+		s->ending = 1; /* claimed here: no other call ends it */
+		s->pid = 0;    /* no thread to stop */
+	}
+	upmc_zone_collector_unlock();
+	if (err < 0) {
+		stream_finish(p, s, 0);
+		return err;
+	}
+	return 0;
 }
 
 UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsigned interval_ms)
@@ -311,13 +341,7 @@ UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsig
 	upmc_zone_collector_unlock();
 	if (err < 0)
 		return err;
-	err = upmc_os_thread_start(&s->thread, stream_thread, s);
-	if (err < 0) {
-		s->pid = 0; /* no thread to stop */
-		stream_end(p, 0);
-		return err;
-	}
-	return 0;
+	return stream_thread_start(p, s);
 }
 
 UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)

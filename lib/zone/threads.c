@@ -329,11 +329,12 @@ static void zone_thread_exit(void *arg)
 		/* Pairs with the collector's acquire load before it reads t->next. */
 		__atomic_store_n(&t->finished, 1, __ATOMIC_RELEASE);
 	}
+	/* Before the unlock: from there a collector may retire and free t. */
+	upmc_zone_self = (struct upmc_zone_thread *)&exited_thread; /* never written */
 	zone_unlock();
 	if (state == ZONE_PARKED)
 		free_thread(t);
 	upmc_close(set);
-	upmc_zone_self = (struct upmc_zone_thread *)&exited_thread; /* never written */
 }
 
 /* ---- fork() ---- */

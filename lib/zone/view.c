@@ -283,8 +283,10 @@ static void thread_totals(const struct upmc_zone_thread *t, struct upmc_profile_
 		s->open += t->stack[i].loc != NULL;
 }
 
-/* Exited, read to the end, and nothing of it left to export or count:
- * zones, frames, drops, refusals, open zones or dropped notes. */
+/* Exited, read to the end, and nothing of it left to export, count or
+ * stream: zones, frames, drops, refusals, open zones, dropped notes, or
+ * events a stream has not appended yet (a dropped zone's end among them:
+ * the thread retires at the collect after the append that wrote it). */
 int upmc_zone_retired(const struct upmc_zone_thread *t)
 {
 	struct upmc_profile_stats s;
@@ -293,7 +295,7 @@ int upmc_zone_retired(const struct upmc_zone_thread *t)
 		return 0;
 	memset(&s, 0, sizeof(s));
 	thread_totals(t, &s);
-	return !s.zones && !s.frames && !s.open;
+	return !s.zones && !s.frames && !s.open && !t->n_events;
 }
 
 void upmc_zone_keep_counts(struct upmc_profile *p, const struct upmc_zone_thread *t)

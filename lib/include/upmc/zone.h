@@ -230,8 +230,10 @@ struct upmc_trace_repair_info {
  * in part). The file is cut after its last whole packet, so that it
  * decodes with every append done before the kill. Call it on a file that
  * no stream writes any more. info may be NULL. Returns 0 (mended, or whole
- * already), -EINVAL for a file that is not a trace cut short (bytes
- * before its end that begin no packet: it is left as it was), or the
+ * already; an empty file, a stream killed before its first append, is
+ * whole with 0 packets), -EINVAL for a file that is not a trace cut short
+ * (bytes before its end that begin no packet, or bytes and no whole
+ * packet: it is left as it was), or the
  * -errno of opening, reading or cutting it, with a sentence.
  */
 UPMC_API int upmc_trace_repair(const char *path, struct upmc_trace_repair_info *info);
