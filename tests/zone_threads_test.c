@@ -13,7 +13,6 @@
 #include <errno.h>
 #include <signal.h>
 #include <sys/mman.h>
-#include <sys/resource.h>
 #include <sys/wait.h>
 #include <time.h>
 #include <unistd.h>
@@ -123,56 +122,6 @@ TEST(zone, each_thread_counts_its_own_page_faults)
 	upmc_profile_close(p);
 	EXPECT_EQ(open_fd_count(), fds);
 	EXPECT_EQ(perf_mapping_count(), maps);
-}
-
-/* The page faults of a thread's first zone (its set opens, its buffer is
- * made), and of the zones after it. */
-struct first_faults {
-	long first, next;
-};
-
-static long thread_faults(void)
-{
-	struct rusage ru;
-
-	return getrusage(RUSAGE_THREAD, &ru) == 0 ? ru.ru_minflt : -1;
-}
-
-static void *first_zones(void *arg)
-{
-	struct first_faults *f = arg;
-	long before = thread_faults();
-	int k;
-
-	upmc_zone_begin(&idle_loc);
-	upmc_zone_end();
-	f->first = thread_faults() - before;
-	before = thread_faults();
-	for (k = 0; k < 1000; k++) {
-		upmc_zone_begin(&idle_loc);
-		upmc_zone_end();
-	}
-	f->next = thread_faults() - before;
-	return NULL;
-}
-
-/* A thread's buffer is not touched whole when it joins: its pages come as
- * records fill them (a 16 MiB buffer was 4096 faults in the first zone). */
-TEST(zone, a_threads_first_zone_faults_in_no_whole_buffer)
-{
-	struct upmc_profile_options o = {sizeof(o), 0, 0, 16 << 20, 0};
-	struct first_faults f = {-1, -1};
-	struct upmc_profile *p;
-	pthread_t th;
-
-	ASSERT_MSG(upmc_profile_open(&p, "page-faults", &o) == 0, "%s", upmc_last_error());
-	ASSERT(pthread_create(&th, NULL, first_zones, &f) == 0);
-	pthread_join(th, NULL);
-	printf("a thread's first zone: %ld page faults; its next 1000 zones: %ld\n", f.first,
-	       f.next);
-	EXPECT_MSG(f.first >= 0 && f.first < 1024, "%ld faults", f.first);
-	EXPECT_MSG(f.next >= 0 && f.next < 1024, "%ld faults", f.next);
-	upmc_profile_close(p);
 }
 
 TEST(zone, a_machine_without_counters_says_so)
