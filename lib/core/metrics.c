@@ -61,8 +61,8 @@ int upmc_metric_for_this_arch(const struct upmc_metric_def *def)
 {
 	const char *kind = upmc_os_core_kind();
 
-	if (!*kind && strcmp(UPMC_ARCH_NAME, "generic"))
-		kind = UPMC_ARCH_NAME; /* no core PMU: the CPU the library runs on */
+	if (!*kind) /* no core PMU: the CPU the library runs on, where known */
+		kind = strcmp(UPMC_ARCH_NAME, "generic") ? UPMC_ARCH_NAME : "";
 	return !def->arch || !*kind || !strcmp(def->arch, kind);
 }
 
