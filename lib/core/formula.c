@@ -148,8 +148,8 @@ double upmc_metric_evaluate(const struct upmc_metric *m, const double *in)
 		stack[n++] = s->kind == '+'   ? a + b
 		             : s->kind == '-' ? a - b
 		             : s->kind == '*' ? a * b
-		             : s->kind == 'M' ? fmax(a, b)
-		             : s->kind == 'm' ? fmin(a, b)
+		             : s->kind == 'M' ? (a > b ? a : b) /* perf's max(): no libm */
+		             : s->kind == 'm' ? (a < b ? a : b)
 		                              : a / b;
 	}
 	return n == 1 ? stack[0] : NAN;
