@@ -362,12 +362,11 @@ int upmc_os_smt_active(void)
 
 int upmc_os_no_core_pmu(char *why, size_t size)
 {
-	struct upmc_linux_probe probe;
+	const struct upmc_linux_machine *m = upmc_linux_machine();
 
-	upmc_linux_probe(&probe);
-	if (probe.n_core)
+	if (m->n_core)
 		return 0;
-	if (probe.hypervisor)
+	if (m->hypervisor)
 		upmc_format(why, size,
 		            "no CPU PMU is visible, typical of a virtual machine without a virtual "
 		            "PMU: turn it on in the hypervisor, or use bare metal");
