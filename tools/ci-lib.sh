@@ -29,3 +29,23 @@ check() {
 			sed 's/^/    /' >&2
 	fi
 }
+
+# in_parallel FUNCTION ARG...: FUNCTION ARG for each ARG, as many at a time
+# as there are CPUs (the compiles of a build); fails when one does.
+in_parallel() {
+	local fn=$1 arg running=0 failed=0 jobs
+	shift
+	jobs=$(nproc)
+	for arg in "$@"; do
+		"$fn" "$arg" &
+		if ((++running >= jobs)); then
+			wait -n || failed=1
+			running=$((running - 1))
+		fi
+	done
+	while ((running > 0)); do
+		wait -n || failed=1
+		running=$((running - 1))
+	done
+	return "$failed"
+}

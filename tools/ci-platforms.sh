@@ -27,36 +27,40 @@ win_flags=(-std=c11 -Wall -Wextra -Werror -Werror=implicit-function-declaration
 win_srcs=(lib/{core,measure,zone}/*.c os/windows/*.c os/portable/*.c tests/windows/windows_test.c)
 clang_mingw=(clang --target=x86_64-w64-mingw32 --sysroot=/usr/x86_64-w64-mingw32)
 
+gcc_object() {
+	x86_64-w64-mingw32-gcc "${win_flags[@]}" -Iarch/x86 -O2 -c "$1" \
+		-o "$out/gcc/$(basename "$1" .c).o"
+}
+
 build_gcc() {
-	local obj=$out/gcc src
+	local obj=$out/gcc
 	mkdir -p "$obj"
-	for src in "${win_srcs[@]}"; do
-		x86_64-w64-mingw32-gcc "${win_flags[@]}" -Iarch/x86 -O2 -c "$src" \
-			-o "$obj/$(basename "$src" .c).o" || return 1
-	done
+	in_parallel gcc_object "${win_srcs[@]}" || return 1
 	x86_64-w64-mingw32-gcc -o "$out/windows_test-gcc.exe" "$obj"/*.o -ladvapi32
 }
 
+clang_object() {
+	"${clang_mingw[@]}" "${win_flags[@]}" -Iarch/x86 -O2 -c "$1" \
+		-o "$out/clang/$(basename "$1" .c).o"
+}
+
 build_clang() {
-	local obj=$out/clang src
+	local obj=$out/clang
 	mkdir -p "$obj"
-	for src in "${win_srcs[@]}"; do
-		"${clang_mingw[@]}" "${win_flags[@]}" -Iarch/x86 -O2 -c "$src" \
-			-o "$obj/$(basename "$src" .c).o" || return 1
-	done
+	in_parallel clang_object "${win_srcs[@]}" || return 1
 	"${clang_mingw[@]}" -L/usr/lib/gcc/x86_64-w64-mingw32/12-win32 \
 		-o "$out/windows_test-clang.exe" "$obj"/*.o -ladvapi32
 }
 
 # The ARM64 branches (CNTVCT timestamps): compiled only, there is no ARM64
 # mingw runtime to link against.
+arm64_object() {
+	clang --target=aarch64-w64-mingw32 --sysroot=/usr/x86_64-w64-mingw32 \
+		"${win_flags[@]}" -Iarch/arm64 -c "$1" -o "$out/arm64-$(basename "$1" .c).o"
+}
+
 compile_arm64() {
-	local src
-	for src in "${win_srcs[@]}"; do
-		clang --target=aarch64-w64-mingw32 --sysroot=/usr/x86_64-w64-mingw32 \
-			"${win_flags[@]}" -Iarch/arm64 -c "$src" -o "$out/arm64-$(basename "$src" .c).o" ||
-			return 1
-	done
+	in_parallel arm64_object "${win_srcs[@]}"
 }
 
 # Runs a .exe under Wine: exit 0 and a last line "N passed, 0 failed".
@@ -112,18 +116,22 @@ run_i686_linux() {
 sim_tests=(tests/core_read_test.c tests/measure_region_test.c tests/measure_failed_read_test.c
 	tests/core_fork_pages_test.c tests/core_owner_test.c)
 
+i686_sim_cc=(i686-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror -O2 -I. -Ilib/include -Iarch/x86)
+i686_sim_lib_object() {
+	"${i686_sim_cc[@]}" -include tests/sim/sim_seam.h -c "$1" \
+		-o "$out/i686-sim/lib-$(basename "$1" .c).o"
+}
+
+i686_sim_object() {
+	"${i686_sim_cc[@]}" -c "$1" -o "$out/i686-sim/$(basename "$1" .c).o"
+}
+
 build_i686_sim() {
-	local cc=(i686-linux-gnu-gcc -std=c11 -Wall -Wextra -Werror -O2 -I. -Ilib/include -Iarch/x86)
-	local obj=$out/i686-sim src
+	local obj=$out/i686-sim
 	mkdir -p "$obj"
-	for src in lib/{core,measure,zone}/*.c; do
-		"${cc[@]}" -include tests/sim/sim_seam.h -c "$src" -o "$obj/lib-$(basename "$src" .c).o" ||
-			return 1
-	done
-	for src in os/portable/{no_events,file,thread}.c tests/sim/*.c tests/shim_plain.c \
-		tests/linux_util.c "${sim_tests[@]}"; do
-		"${cc[@]}" -c "$src" -o "$obj/$(basename "$src" .c).o" || return 1
-	done
+	in_parallel i686_sim_lib_object lib/{core,measure,zone}/*.c || return 1
+	in_parallel i686_sim_object os/portable/{no_events,file,thread}.c tests/sim/*.c \
+		tests/shim_plain.c tests/linux_util.c "${sim_tests[@]}" || return 1
 	i686-linux-gnu-gcc -static -o "$out/sim_tests-i686" "$obj"/*.o -lpthread -lm
 }
 
@@ -131,13 +139,15 @@ run_i686_sim() {
 	i686 "$out/sim_tests-i686" sim.ten_million_reads_against_a_kernel_writer
 }
 
+i686_windows_object() {
+	i686-w64-mingw32-gcc "${win_flags[@]}" -Iarch/x86 -O2 -c "$1" \
+		-o "$out/i686-mingw/$(basename "$1" .c).o"
+}
+
 build_i686_windows() {
-	local obj=$out/i686-mingw src
+	local obj=$out/i686-mingw
 	mkdir -p "$obj"
-	for src in "${win_srcs[@]}"; do
-		i686-w64-mingw32-gcc "${win_flags[@]}" -Iarch/x86 -O2 -c "$src" \
-			-o "$obj/$(basename "$src" .c).o" || return 1
-	done
+	in_parallel i686_windows_object "${win_srcs[@]}" || return 1
 	i686-w64-mingw32-gcc -o "$out/windows_test-i686.exe" "$obj"/*.o -ladvapi32
 }
 
