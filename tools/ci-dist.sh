@@ -84,13 +84,14 @@ amalgamation() {
 	bazel build //:amalgamation && cp bazel-bin/upmc.c bazel-bin/upmc.h "$consumer/consumer.c" "$single/"
 }
 
-# single_file CC CXX STD: upmc.c as C11 (-Werror), the program as STD, run.
+# single_file CC CXX STD: upmc.c as C11 (-Werror; once for each CC), the
+# program as STD, run.
 single_file() {
 	local cc=$1 cxx=$2 std=$3 exe=$single/consumer-$1-$3 compiler
 	compiler=$cc
 	[ "${std#c++}" != "$std" ] && compiler="$cxx -x c++"
 	(cd "$single" &&
-		"$cc" -std=c11 -O2 -Wall -Wextra -Werror -c upmc.c -o "upmc-$cc.o" &&
+		{ [ -f "upmc-$cc.o" ] || "$cc" -std=c11 -O2 -Wall -Wextra -Werror -c upmc.c -o "upmc-$cc.o"; } &&
 		$compiler -std="$std" -O2 -Wall -Wextra -Werror -DUPMC_SINGLE_FILE -c consumer.c \
 			-o "consumer-$cc-$std.o" &&
 		"$cxx" -o "$exe" "consumer-$cc-$std.o" "upmc-$cc.o" -pthread) && "$exe"
@@ -211,14 +212,16 @@ fi
 # built with gcc and clang, as C11 and C++17, at -O0, -O2 and -O3, with
 # -Wall -Wextra -Werror -pedantic, plain, with -DUPMC_DEBUG and with
 # -DUPMC_NO_ZONES; against the installed headers (linked to libupmc.so)
-# and against the single file (upmc.c built the same way); each run.
+# and against the single file (upmc.c built the same way, once for each
+# compiler and -O level: its flags are the same for every variant and
+# standard); each run.
 macros=$out/every-macro
 mkdir -p "$macros"
 cp tests/headers/every_macro.c "$macros/"
 
 # every_macro FROM CC CXX STD: FROM is "installed" or "single".
 every_macro() {
-	local from=$1 cc=$2 cxx=$3 std=$4 opt variant exe compiler flags
+	local from=$1 cc=$2 cxx=$3 std=$4 opt variant exe compiler flags upmc_o
 	compiler=$cc
 	[ "${std#c++}" != "$std" ] && compiler="$cxx -x c++"
 	for opt in -O0 -O2 -O3; do
@@ -232,11 +235,12 @@ every_macro() {
 					"$cxx" "$exe.o" -o "$exe" $(pkg-config --libs upmc) \
 						-Wl,-rpath,"$(pkg-config --variable=libdir upmc)" || return 1
 			else
-				"$cc" -std=c11 $opt -Wall -Wextra -Werror -pedantic -c "$single/upmc.c" \
-					-o "$exe-upmc.o" &&
+				upmc_o=$macros/upmc-$cc$opt.o
+				{ [ -f "$upmc_o" ] || "$cc" -std=c11 $opt -Wall -Wextra -Werror -pedantic \
+					-c "$single/upmc.c" -o "$upmc_o"; } &&
 					$compiler $flags -DUPMC_SINGLE_FILE -I"$single" \
 						-c "$macros/every_macro.c" -o "$exe.o" &&
-					"$cxx" "$exe.o" "$exe-upmc.o" -o "$exe" -pthread || return 1
+					"$cxx" "$exe.o" "$upmc_o" -o "$exe" -pthread || return 1
 			fi
 			"$exe" >"$exe.txt" || { cat "$exe.txt"; return 1; }
 		done
