@@ -47,18 +47,51 @@ fetch_arm64_debs() {
 		(cd "$cache/debs" && "${apt[@]}" -q download busybox-static >&2)
 }
 
+# objects SOURCE...: their objects' paths (a source's path in the
+# repository, "/" as "-", in $work/obj).
+objects() {
+	local src
+	for src in "$@"; do
+		src=${src#"$repo"/}
+		echo "$work/obj/${src//\//-}.o"
+	done
+}
+
+# compile SOURCE...: each into its object with build()'s ${cc[@]}, as many
+# at a time as there are CPUs; fails when one does.
+compile() {
+	local src running=0 failed=0 jobs
+	jobs=$(nproc)
+	for src in "$@"; do
+		"${cc[@]}" -c "$src" -o "$(objects "$src")" &
+		if ((++running >= jobs)); then
+			wait -n || failed=1
+			running=$((running - 1))
+		fi
+	done
+	while ((running > 0)); do
+		wait -n || failed=1
+		running=$((running - 1))
+	done
+	return "$failed"
+}
+
 build() {
 	local cc=(aarch64-linux-gnu-gcc -O2 -static -std=c11 -Wall -Wextra -Werror
 		-fvisibility=hidden -I"$repo" -I"$repo/lib/include" -I"$repo/arch/arm64"
 		-I"$repo/arch/x86" -I"$repo/arch/generic")
-	mkdir -p "$work/rootfs/dev"
-	"${cc[@]}" -o "$work/rootfs/hwcheck" "$repo/tests/hw/hwcheck.c" \
-		"$repo/tests/seccomp_trap.c" "$repo"/lib/{core,measure,zone}/*.c "$repo"/os/linux/*.c \
-		"$repo"/os/portable/{file,thread}.c -lpthread
-	"${cc[@]}" -o "$work/rootfs/upmc" "$repo"/cli/*.c "$repo"/bench/cases.c \
-		"$repo"/bench/json.c "$repo"/bench/overhead.c "$repo"/bench/report.c "$repo"/bench/zones.c \
-		"$repo"/lib/{core,measure,zone}/*.c \
-		"$repo"/os/portable/{file,thread}.c "$repo"/os/linux/*.c -lpthread -lm
+	local lib=("$repo"/lib/{core,measure,zone}/*.c "$repo"/os/linux/*.c
+		"$repo"/os/portable/{file,thread}.c)
+	local check=("$repo/tests/hw/hwcheck.c" "$repo/tests/seccomp_trap.c")
+	local cli=("$repo"/cli/*.c "$repo"/bench/{cases,json,overhead,report,zones}.c)
+	mkdir -p "$work/rootfs/dev" "$work/obj"
+	# Each source compiled once (the library's objects go into both
+	# programs), as many at a time as there are CPUs; hwcheck.c, the
+	# longest, first.
+	compile "${check[@]}" "${lib[@]}" "${cli[@]}" &&
+		"${cc[@]}" -o "$work/rootfs/hwcheck" $(objects "${check[@]}" "${lib[@]}") -lpthread &&
+		"${cc[@]}" -o "$work/rootfs/upmc" $(objects "${cli[@]}" "${lib[@]}") -lpthread -lm ||
+		return 1
 	dpkg -x "$(ls "$cache/debs/${kernel}"_*.deb)" "$work/kernel"
 	dpkg -x "$(ls "$cache"/debs/busybox-static_*.deb)" "$work/busybox"
 	mkdir -p "$work/rootfs/bin"
