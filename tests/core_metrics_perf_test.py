@@ -63,6 +63,15 @@ def perf_metrics(cpuid):
     return perf_expr.read_perf_list(out)
 
 
+def tsc_hz(model_name):
+    """#SYSTEM_TSC_FREQ as perf's arch_get_tsc_freq() finds it in a model
+    name (tools/perf/arch/x86/util/tsc.c, cpuinfo_tsc_freq(): the GHz after
+    " @ ", times 10^9, in whole Hz): what a fixture's CPU, whose CPUID leaf
+    0x15 no one can ask, says on both sides."""
+    m = re.search(r" @ ([0-9.]+)GHz", model_name)
+    return float(int(float(m.group(1)) * 1000000000)) if m else None
+
+
 def fixture_name(c):
     return "%s-%s-smt%d" % (c.cpuid, c.unit or "cpu", c.smt)
 
@@ -79,8 +88,10 @@ def write_fixture(work, c):
     os.makedirs(os.path.join(dst, "proc"), exist_ok=True)
     with open(os.path.join(dst, "proc", "cpuinfo"), "w") as f:
         f.write("processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %d\n"
-                "stepping\t: %d\nflags\t\t: fpu tsc rdtscp lm constant_tsc %s\n"
-                % (vendor, family, int(model, 16), int(stepping, 16),
+                "model name\t: %s\nstepping\t: %d\n"
+                "flags\t\t: fpu tsc rdtscp lm constant_tsc %s\n"
+                % (vendor, family, int(model, 16), table.model_name(c.cpuid),
+                   int(stepping, 16),
                    "perfctr_core" if vendor == "AuthenticAMD" else "arch_perfmon"))
     smt = os.path.join(dst, "sys", "devices", "system", "cpu", "smt")
     os.makedirs(smt, exist_ok=True)
@@ -143,6 +154,8 @@ class PerfSide:
         self.literals = {"#SMT_on": float(c.smt), "#smt_on": float(c.smt),
                          # a thread's counts, as `perf stat -- command` takes them
                          "#core_wide": 0.0}
+        if c.cpuid.startswith("GenuineIntel-"):  # arch_get_tsc_freq() is Intel's alone
+            self.literals["#SYSTEM_TSC_FREQ"] = tsc_hz(table.model_name(c.cpuid))
 
     def tree(self, name):
         if name not in self.trees:
@@ -221,6 +234,29 @@ def compare(c, perf, metric, vectors, values):
         elif not example:
             example = "upmc %.17g, perf %.17g" % (ours, theirs)
     return agreed, example
+
+
+# DIFF reasons whose relation to perf's value is exact, as docs/metrics.md
+# states it: perf's value from upmc's and the vector's counts. The test
+# checks it on every vector of such a pair.
+RELATIONS = {
+    # perf 6.1 divides GHz by duration_time, the run's seconds
+    "frequency-per-second": lambda ours, counts: ours / counts["duration_time"],
+}
+
+
+def relation_fails(c, perf, metric, vectors, values, reason):
+    """Where a DIFF's stated relation to perf's value does not hold: a
+    sentence, or "" (also where the reason states none)."""
+    if reason not in RELATIONS:
+        return ""
+    pname = table.perf_name(metric, c.cpuid)
+    for v, ours in zip(vectors, values):
+        theirs = perf.value(pname, v)
+        if not agree(RELATIONS[reason](ours, v), theirs):
+            return ("%s %s: the relation of DIFF '%s' does not hold (upmc %.17g, perf %.17g)"
+                    % (c.label, metric, reason, ours, theirs))
+    return ""
 
 
 def read_diffs(path):
@@ -311,6 +347,9 @@ def check_cpu(work, rows, c, perf, diffs, reasons, want_diffs, failures, seen):
         elif diffs[key] not in reasons:
             failures.append("%s %s: reason '%s' is not stated in docs/metrics.md"
                             % (c.label, metric, diffs[key]))
+        else:
+            failures += filter(None, [relation_fails(c, perf, metric, vectors, ours,
+                                                     diffs[key])])
     return len(metrics), agreed_n, diff_n, only
 
 
