@@ -11,7 +11,9 @@ vectors; they agree to 1e-9 relative, or the pair is a DIFF of
 tests/oracle/diffs.txt whose reason docs/metrics.md states. The test fails
 on a metric upmc computes that the table does not map (to perf's name, or
 to "perf has none"), on a disagreement not listed, on a DIFF that agrees
-now (stale), and on a reason docs/metrics.md does not state.
+now (stale), and on a reason docs/metrics.md does not state. Each raw
+code upmc counts on a CPU id must also be the encoding of its event in
+perf's event tables for that id (tests/oracle/event_codes.py).
 
     python3 tests/core_metrics_perf_test.py [--diffs]
 
@@ -30,6 +32,7 @@ import tempfile
 import zlib
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "oracle"))
+import event_codes as codes_of_perf  # noqa: E402
 import oracle_table as table  # noqa: E402
 import perf_expr  # noqa: E402
 
@@ -63,6 +66,15 @@ def perf_metrics(cpuid):
     return perf_expr.read_perf_list(out)
 
 
+def tsc_hz(model_name):
+    """#SYSTEM_TSC_FREQ as perf's arch_get_tsc_freq() finds it in a model
+    name (tools/perf/arch/x86/util/tsc.c, cpuinfo_tsc_freq(): the GHz after
+    " @ ", times 10^9, in whole Hz): what a fixture's CPU, whose CPUID leaf
+    0x15 no one can ask, says on both sides."""
+    m = re.search(r" @ ([0-9.]+)GHz", model_name)
+    return float(int(float(m.group(1)) * 1000000000)) if m else None
+
+
 def fixture_name(c):
     return "%s-%s-smt%d" % (c.cpuid, c.unit or "cpu", c.smt)
 
@@ -79,8 +91,10 @@ def write_fixture(work, c):
     os.makedirs(os.path.join(dst, "proc"), exist_ok=True)
     with open(os.path.join(dst, "proc", "cpuinfo"), "w") as f:
         f.write("processor\t: 0\nvendor_id\t: %s\ncpu family\t: %s\nmodel\t\t: %d\n"
-                "stepping\t: %d\nflags\t\t: fpu tsc rdtscp lm constant_tsc %s\n"
-                % (vendor, family, int(model, 16), int(stepping, 16),
+                "model name\t: %s\nstepping\t: %d\n"
+                "flags\t\t: fpu tsc rdtscp lm constant_tsc %s\n"
+                % (vendor, family, int(model, 16), table.model_name(c.cpuid),
+                   int(stepping, 16),
                    "perfctr_core" if vendor == "AuthenticAMD" else "arch_perfmon"))
     smt = os.path.join(dst, "sys", "devices", "system", "cpu", "smt")
     os.makedirs(smt, exist_ok=True)
@@ -143,6 +157,8 @@ class PerfSide:
         self.literals = {"#SMT_on": float(c.smt), "#smt_on": float(c.smt),
                          # a thread's counts, as `perf stat -- command` takes them
                          "#core_wide": 0.0}
+        if c.cpuid.startswith("GenuineIntel-"):  # arch_get_tsc_freq() is Intel's alone
+            self.literals["#SYSTEM_TSC_FREQ"] = tsc_hz(table.model_name(c.cpuid))
 
     def tree(self, name):
         if name not in self.trees:
@@ -223,6 +239,29 @@ def compare(c, perf, metric, vectors, values):
     return agreed, example
 
 
+# DIFF reasons whose relation to perf's value is exact, as docs/metrics.md
+# states it: perf's value from upmc's and the vector's counts. The test
+# checks it on every vector of such a pair.
+RELATIONS = {
+    # perf 6.1 divides GHz by duration_time, the run's seconds
+    "frequency-per-second": lambda ours, counts: ours / counts["duration_time"],
+}
+
+
+def relation_fails(c, perf, metric, vectors, values, reason):
+    """Where a DIFF's stated relation to perf's value does not hold: a
+    sentence, or "" (also where the reason states none)."""
+    if reason not in RELATIONS:
+        return ""
+    pname = table.perf_name(metric, c.cpuid)
+    for v, ours in zip(vectors, values):
+        theirs = perf.value(pname, v)
+        if not agree(RELATIONS[reason](ours, v), theirs):
+            return ("%s %s: the relation of DIFF '%s' does not hold (upmc %.17g, perf %.17g)"
+                    % (c.label, metric, reason, ours, theirs))
+    return ""
+
+
 def read_diffs(path):
     """{(label, metric): reason key} of tests/oracle/diffs.txt."""
     diffs = {}
@@ -261,9 +300,11 @@ def oracle_rows(version, why):
 
 def compared_metrics(proc, rows, c, perf, failures):
     """The metrics upmc computes on c that the oracle defines there:
-    (metric, formula, counters); and those it does not define."""
-    out, only = [], []
+    (metric, formula, counters); those it does not define; and the raw
+    codes all of them count."""
+    out, only, raw = [], [], set()
     for metric, (formula, counters) in upmc_metrics(proc, rows).items():
+        raw |= {n for n in counters if codes_of_perf.is_raw(n)}
         try:
             pname = table.perf_name(metric, c.cpuid)
         except KeyError:
@@ -276,7 +317,7 @@ def compared_metrics(proc, rows, c, perf, failures):
             only.append(metric)  # this CPU's table has none: not compared
             continue
         out.append((metric, formula, counters))
-    return out, only
+    return out, only, raw
 
 
 def check_cpu(work, rows, c, perf, diffs, reasons, want_diffs, failures, seen):
@@ -284,7 +325,7 @@ def check_cpu(work, rows, c, perf, diffs, reasons, want_diffs, failures, seen):
     agreed_n = diff_n = 0
     write_fixture(work, c)
     proc = helper(work, c, "run")
-    metrics, only = compared_metrics(proc, rows, c, perf, failures)
+    metrics, only, raw = compared_metrics(proc, rows, c, perf, failures)
     drawn = [draw(c, perf, m, counters) for m, _, counters in metrics]
     values = upmc_values(proc, c, [line for _, lines in drawn for line in lines], len(metrics))
     for (metric, formula, counters), (vectors, _), ours in zip(metrics, drawn, values):
@@ -311,7 +352,10 @@ def check_cpu(work, rows, c, perf, diffs, reasons, want_diffs, failures, seen):
         elif diffs[key] not in reasons:
             failures.append("%s %s: reason '%s' is not stated in docs/metrics.md"
                             % (c.label, metric, diffs[key]))
-    return len(metrics), agreed_n, diff_n, only
+        else:
+            failures += filter(None, [relation_fails(c, perf, metric, vectors, ours,
+                                                     diffs[key])])
+    return len(metrics), agreed_n, diff_n, only, raw
 
 
 # perf's syntax as its parser reads it: (expression, counts, literals, value).
@@ -345,12 +389,76 @@ def grammar_failures():
     return out
 
 
+def format_dir(c):
+    """The sysfs format of c's fixture's first core PMU: how its terms
+    make a config."""
+    devices = os.path.join(ROOT, "tests", "fixtures", c.base, "sys", "bus", "event_source",
+                           "devices")
+    pmu = next(p for p in ("cpu", "cpu_core") if os.path.isdir(os.path.join(devices, p)))
+    return os.path.join(devices, pmu, "format")
+
+
+def perf_encodings(work, c, source, cache):
+    """{unit: {EVENT: terms}} of perf's tables for c, and where each is
+    from: perf itself for its own rows, KERNEL_EVENTS for the others."""
+    if not source.startswith("perf"):
+        return codes_of_perf.kernel_events(c.cpuid)
+    if c.cpuid not in cache:
+        sysfs = os.path.join(work, "perf-sysfs")
+        if not os.path.isdir(sysfs):
+            codes_of_perf.write_sysfs(sysfs, format_dir(c))
+        cache[c.cpuid] = codes_of_perf.perf_events(c.cpuid, sysfs)
+    return cache[c.cpuid], {}
+
+
+def check_codes(work, c, source, raw, cache, failures):
+    """Each raw code upmc counts on c against the encoding of its event in
+    perf's tables for c: the codes table's row, (checked, agreed, what)."""
+    events, cited = perf_encodings(work, c, source, cache)
+    if not events:
+        why = next((w for p, w in codes_of_perf.NOT_TABULATED.items()
+                    if c.cpuid.startswith(p)), None)
+        if why is None:
+            failures.append("%s: upmc counts %s, and the oracle has no event table for %s "
+                            "(tests/oracle/event_codes.py)" % (c.label, " ".join(sorted(raw)),
+                                                              c.cpuid))
+        return 0, 0, "not checked: " + (why or "no event table")
+    layout = codes_of_perf.read_format(format_dir(c))
+    agreed, what = 0, []
+    for code in sorted(raw):
+        name = table.event_key(code, c.cpuid)
+        terms, spelled = codes_of_perf.terms_of(name, events, c.unit or "cpu_core",
+                                                table.PERF_SYNONYM)
+        if terms is None:
+            failures.append("%s: upmc counts %s as %s, which perf's event tables for %s do not "
+                            "have" % (c.label, code, name, c.cpuid))
+            continue
+        want = codes_of_perf.config_of(terms, layout)
+        if want == int(code[1:], 16):
+            agreed += 1
+            unit, spelling = spelled.split(" ", 1)
+            what.append("%s=%s%s" % (code, spelling,
+                                     " (%s)" % unit if c.unit and unit != c.unit else ""))
+        else:
+            failures.append("%s: upmc counts %s as %s, which perf's tables encode as %s (%s, "
+                            "r%x)%s" % (c.label, code, name, spelled, terms, want,
+                                        "; " + cited[name] if name in cited else ""))
+    return len(raw), agreed, " ".join(what)
+
+
+def print_codes(rows):
+    print("upmc's raw event codes against the encodings of perf's event tables for each CPU")
+    print("%-22s %-32s %7s %6s  %s" % ("CPU id", "", "checked", "agreed", "code=perf's event"))
+    for cpuid, label, checked, agreed, what in rows:
+        print("%-22s %-32s %7d %6d  %s" % (cpuid, label, checked, agreed, what))
+
+
 def main():
     want_diffs = "--diffs" in sys.argv
     version, why = perf_version()
     diffs = read_diffs(os.path.join(HERE, "oracle", "diffs.txt"))
     reasons = documented_reasons(os.path.join(ROOT, "docs", "metrics.md"))
-    failures, rows, seen = grammar_failures(), [], set()
+    failures, rows, seen, code_rows, events_cache = grammar_failures(), [], set(), [], {}
     work = tempfile.mkdtemp(prefix="perf-oracle-", dir=os.environ.get("TEST_TMPDIR"))
     oracle = oracle_rows(version, why)
     write_fixture(work, oracle[0][0])
@@ -362,7 +470,10 @@ def main():
             continue
         counts = check_cpu(work, rows_of_catalogue, c, perf, diffs, reasons, want_diffs,
                            failures, seen)
-        rows.append((c.cpuid, c.label) + counts)
+        rows.append((c.cpuid, c.label) + counts[:4])
+        if counts[4]:
+            code_rows.append((c.cpuid, c.label) + check_codes(work, c, source, counts[4],
+                                                              events_cache, failures))
     if version == PERF_VERSION:
         ids = {c.cpuid for c, source, _ in oracle if source.startswith("perf")}
         if len(ids) < MIN_PERF_IDS:
@@ -379,6 +490,8 @@ def main():
         print("%-22s %-32s %8d %6d %4d  %s" % (cpuid, label, compared, agreed_n, diff_n,
                                               " ".join(only)))
     print("%d rows, %d CPU ids" % (len(rows), len({r[0] for r in rows})))
+    print()
+    print_codes(code_rows)
     shutil.rmtree(work, ignore_errors=True)
     for f in failures:
         print("FAIL " + f)

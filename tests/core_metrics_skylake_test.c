@@ -117,3 +117,23 @@ TEST(metrics_skylake, smt_on_takes_the_per_thread_form)
 	EXPECT_MSG(v[0] == 1500 / slots, "retiring %.17g, want %.17g", v[0], 1500 / slots);
 	upmc_close(set);
 }
+
+/* A kernel without smt/active (before Linux 4.19): the SMT state from the
+ * CPUs' topology, as perf's smt_on() falls back to it. cpu0 and cpu28
+ * share a core, so SMT is on and the per-thread form is taken. */
+TEST(metrics_skylake, smt_state_from_the_topology_without_smt_active)
+{
+	struct upmc_set *set;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("intel-skylake-x-siblings");
+	ASSERT_MSG(upmc_open(&set, "retiring", NULL) == 0, "%s", upmc_last_error());
+	EXPECT(counter_named(set, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE") >= 0);
+	EXPECT(counter_named(set, "CPU_CLK_UNHALTED:REF_XCLK") >= 0);
+	upmc_close(set);
+	/* no topology and no smt/active: not known, the SMT-off form */
+	fake_boot("intel-skylake-x");
+	ASSERT_MSG(upmc_open(&set, "retiring", NULL) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(counter_named(set, "CPU_CLK_UNHALTED:REF_XCLK"), -1);
+	upmc_close(set);
+}

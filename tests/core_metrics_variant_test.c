@@ -78,3 +78,47 @@ TEST(metric_variant, reasons_name_the_real_lack)
 	EXPECT_MSG(strlen(why) < 300, "%s", why); /* whole, not cut */
 	upmc_close(set);
 }
+
+/* What a CPU that no topdown variant is for is told: the open's error for
+ * TopdownL1 and for a TopdownL2 metric, each checked for want and for
+ * words no true sentence there holds. */
+static void told(const char *fixture, const char *item, const char *want)
+{
+	struct upmc_set *set;
+	const char *why;
+
+	fake_boot(fixture);
+	EXPECT(upmc_open(&set, item, NULL) < 0);
+	why = upmc_last_error();
+	EXPECT_MSG(strstr(why, want) != NULL, "%s: %s", fixture, why);
+	EXPECT_MSG(!strstr(why, "does not expose PERF_METRICS"), "%s: %s", fixture, why);
+	EXPECT_MSG(!strstr(why, "after Zen 5"), "%s: %s", fixture, why);
+	EXPECT_MSG(!strstr(why, "did you mean"), "%s: %s", fixture, why);
+}
+
+/* x86 CPUs of other vendors (Zhaoxin, VIA say CentaurHauls): no Intel
+ * fallback's "its PMU does not expose PERF_METRICS". */
+TEST(metric_variant, other_x86_vendors_are_told_upmc_knows_none_of_their_topdown)
+{
+	told("x86-zhaoxin", "TopdownL1",
+	     "x86 CPUs of vendors other than Intel, AMD and Hygon have no TopdownL1");
+	told("x86-zhaoxin", "heavy-operations",
+	     "x86 CPUs of vendors other than Intel, AMD and Hygon have no TopdownL2");
+	told("x86-hygon", "TopdownL1", "Hygon CPUs have no TopdownL1");
+}
+
+/* Intel's E-core-only parts before Gracemont (Elkhart Lake's Tremont):
+ * no PERF_METRICS to expose, and not the 4-slot big cores. */
+TEST(metric_variant, atoms_before_gracemont_are_told_upmc_has_no_formula_for_them)
+{
+	told("intel-elkhart-lake", "TopdownL1", "Tremont");
+	told("intel-elkhart-lake", "TopdownL1", "have no TopdownL1");
+	told("intel-elkhart-lake", "heavy-operations", "have no TopdownL2");
+}
+
+/* AMD before Zen (Bulldozer's family 0x15): not a CPU after Zen 5. */
+TEST(metric_variant, amd_before_zen_is_not_after_zen5)
+{
+	told("amd-bulldozer", "TopdownL1", "AMD before Zen");
+	told("amd-bulldozer", "TopdownL1", "have no TopdownL1");
+}

@@ -33,7 +33,9 @@ struct upmc_metric_def {
 	 */
 	const char *cpu_ids;
 	/* When at run time it applies: "smt-on", "smt-off" (the kernel's SMT
-	 * state), "slots=5" (#slots); NULL: always. */
+	 * state), "slots=5" (#slots), "vendor=GenuineIntel" (the CPU id's
+	 * vendor, or an id the OS does not give), "vendor!=A B" (a known id
+	 * of none of these vendors); NULL: always. */
 	const char *when;
 	/* What the CPU lacks when its events do not resolve, in a sentence
 	 * (a PMU without PERF_METRICS); NULL: the resolver's own words. */

@@ -118,6 +118,25 @@ static int ids_match(const char *ids, const char *id)
 	return 0;
 }
 
+/* Whether this CPU's vendor (its id's part before the first '-') is one
+ * of vendors (space-separated): 1 yes, 0 no, -1 when the id is not known. */
+static int vendor_in(const char *vendors)
+{
+	char id[64];
+	size_t len, vendor_len;
+
+	upmc_os_cpu_id(id, sizeof(id));
+	if (!id[0])
+		return -1;
+	vendor_len = strcspn(id, "-");
+	for (; *vendors; vendors += len, vendors += strspn(vendors, " ")) {
+		len = strcspn(vendors, " ");
+		if (len == vendor_len && !strncmp(vendors, id, len))
+			return 1;
+	}
+	return 0;
+}
+
 /* Whether def's run-time condition holds on this machine. */
 static int when_holds(const struct upmc_metric_def *def)
 {
@@ -125,6 +144,10 @@ static int when_holds(const struct upmc_metric_def *def)
 
 	if (!def->when)
 		return 1;
+	if (!strncmp(def->when, "vendor=", 7)) /* or not known */
+		return vendor_in(def->when + 7) != 0;
+	if (!strncmp(def->when, "vendor!=", 8)) /* and known */
+		return vendor_in(def->when + 8) == 0;
 	if (!strcmp(def->when, "smt-on"))
 		return upmc_os_smt_active() == 1;
 	if (!strcmp(def->when, "smt-off"))
@@ -145,7 +168,8 @@ static int variant_of(const struct upmc_metric_def *v, const char *name, const c
 /*
  * The variant of name this CPU takes, as perf's mapfile picks a CPU's
  * metrics: the first row for this CPU's id (and run-time state), else the
- * first for any CPU of its arch; NULL when none is.
+ * first for any CPU of its arch (of its vendor, where the row says), or
+ * the first that says such CPUs have none; NULL when none is.
  */
 static const struct upmc_metric_def *for_this_cpu(const char *name, const char *group)
 {
@@ -157,8 +181,7 @@ static const struct upmc_metric_def *for_this_cpu(const char *name, const char *
 		for (i = 0; i < upmc_metric_rows(); i++) {
 			const struct upmc_metric_def *v = upmc_metric_row(i);
 			if (variant_of(v, name, group) && upmc_metric_for_this_arch(v) &&
-			    (pass ? !v->cpu_ids && !upmc_metric_is_none(v)
-			          : v->cpu_ids && ids_match(v->cpu_ids, id)) &&
+			    (pass ? !v->cpu_ids : v->cpu_ids && ids_match(v->cpu_ids, id)) &&
 			    when_holds(v))
 				return v;
 		}

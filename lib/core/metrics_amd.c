@@ -19,9 +19,13 @@
 	"AuthenticAMD-25-1?- AuthenticAMD-25-3?- AuthenticAMD-25-6?- AuthenticAMD-25-7?- " \
 	"AuthenticAMD-25-8?- AuthenticAMD-25-9?- AuthenticAMD-25-A?- AuthenticAMD-25-B?- " \
 	"AuthenticAMD-25-C?- AuthenticAMD-25-D?- AuthenticAMD-25-E?- AuthenticAMD-25-F?-"
-#define ZEN3_ID                                                                     \
-	"AuthenticAMD-23- HygonGenuine-24- AuthenticAMD-25-?- AuthenticAMD-25-2?- " \
-	"AuthenticAMD-25-4?- AuthenticAMD-25-5?-"
+#define ZEN3_ID                                                                        \
+	"AuthenticAMD-23- AuthenticAMD-25-?- AuthenticAMD-25-2?- AuthenticAMD-25-4?- " \
+	"AuthenticAMD-25-5?-"
+/* Families before Zen's 0x17 (ids in decimal): to K8's 0x0f, K10's 0x10,
+ * 0x11, 0x12, Bobcat's 0x14, Bulldozer to Excavator's 0x15, Jaguar's 0x16. */
+#define BEFORE_ZEN_ID \
+	"AuthenticAMD-?- AuthenticAMD-1?- AuthenticAMD-20- AuthenticAMD-21- AuthenticAMD-22-"
 
 /* Zen 5 dispatches 8 ops a cycle. libpfm4 4.13 does not know it, so its
  * events are raw codes (AMD's event[7:0] | umask << 8 | event[11:8] <<
@@ -101,6 +105,20 @@ const struct upmc_metric_def upmc_metrics_amd[] = {
         {"smt-contention", "TopdownL1", ZEN5_SMT "," ZEN5_CYCLES, ZEN5_SMT " / " ZEN5_SLOTS,
          "SMT contention", 1, "dispatch slots the other thread of the core took", ZEN5_CPUS,
          AMD_PIPELINE_ZEN5, "x86", ZEN5_ID, NULL, NULL},
+        /* AMD before Zen: no metric, said. */
+        {"TopdownL1", "TopdownL1", "", "", "", 0,
+         "their PMUs count no dispatch slots, and the kernel's perf has no metrics for them "
+         "(its mapfile.csv names AMD's families 0x17 to 0x1a alone: Zen to Zen 5)",
+         "AMD before Zen (families 0x0f to 0x16: K8, K10, Bobcat, Bulldozer to Excavator, "
+         "Jaguar)",
+         "the kernel's tools/perf/pmu-events/arch/x86/mapfile.csv", "x86", BEFORE_ZEN_ID, NULL,
+         NULL},
+        /* Hygon (Dhyana, family 0x18, and later): no metric, said. */
+        {"TopdownL1", "TopdownL1", "", "", "", 0,
+         "upmc knows no dispatch-slot events of theirs, and the kernel's perf has no metrics "
+         "for them (its mapfile.csv names no Hygon CPU)",
+         "Hygon CPUs", "the kernel's tools/perf/pmu-events/arch/x86/mapfile.csv", "x86",
+         "HygonGenuine-", NULL, NULL},
         /* Later AMD CPUs (Zen 6: family 0x1a's other models; later
          * families): no metric known, said. */
         {"TopdownL1", "TopdownL1", "", "", "", 0,
@@ -108,6 +126,6 @@ const struct upmc_metric_def upmc_metrics_amd[] = {
          "so it has no "
          "TopdownL1 for them",
          "AMD CPUs after Zen 5", "the kernel's tools/perf/pmu-events/arch/x86/mapfile.csv", "x86",
-         "AuthenticAMD- HygonGenuine-", NULL, NULL},
+         "AuthenticAMD-", NULL, NULL},
 };
 const unsigned upmc_metrics_amd_n = sizeof(upmc_metrics_amd) / sizeof(upmc_metrics_amd[0]);

@@ -12,6 +12,12 @@
 #define NO_PERF_METRICS                                                                      \
 	"its PMU does not expose PERF_METRICS (a virtual PMU without it, or a kernel older " \
 	"than the CPU)"
+/* What an Intel CPU of a model the catalogue does not list lacks when the
+ * kernel lists no slots: the CPU may have no PERF_METRICS at all. */
+#define NO_SLOTS                                                                               \
+	"its PMU lists no slots: the CPU has no PERF_METRICS (a model before Ice Lake, or an " \
+	"Atom, that the catalogue does not list), or a virtual PMU or a kernel older than "    \
+	"the CPU hides it"
 #define NO_TMA4_EVENTS                                                                     \
 	"libpfm4 does not name its events here (upmc built without libpfm4, or a libpfm4 " \
 	"that does not know the CPU)"
@@ -69,6 +75,8 @@
  * not listed above): the fields as fractions of slots, as the kernel's
  * tools/perf/Documentation/topdown.txt reads them. */
 #define PLAIN_CPUS "Intel with PERF_METRICS, other models"
+/* The vendor they are for: another's CPU takes the rows that say so. */
+#define INTEL_ONLY "vendor=GenuineIntel"
 #define PLAIN_SOURCE                                                                       \
 	"the kernel's tools/perf/Documentation/topdown.txt (slots and the topdown metric " \
 	"events)"
@@ -103,6 +111,31 @@
 #define SMT_SLOTS      "( 4 * " SMT_CLKS " )"
 #define SMT_CLK_EVENTS "cycles,CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE,CPU_CLK_UNHALTED:REF_XCLK"
 #define SMT_REC        "4 * ( INT_MISC:RECOVERY_CYCLES_ANY / 2 )"
+
+/* Intel's Atom cores before Gracemont, and Xeon Phi, as perf's mapfile.csv
+ * names them: bonnell (1C, 26, 27, 35, 36), silvermont (37, 4A, 4C, 4D,
+ * 5A, 5D), goldmont (5C, 5F), goldmontplus (7A), snowridgex (86),
+ * elkhartlake (96, 9C), knightslanding (57, 85). */
+#define ATOM_IDS                                                                       \
+	"GenuineIntel-6-1C- GenuineIntel-6-26- GenuineIntel-6-27- GenuineIntel-6-35- " \
+	"GenuineIntel-6-36- GenuineIntel-6-37- GenuineIntel-6-4A- GenuineIntel-6-4C- " \
+	"GenuineIntel-6-4D- GenuineIntel-6-5A- GenuineIntel-6-5D- GenuineIntel-6-5C- " \
+	"GenuineIntel-6-5F- GenuineIntel-6-7A- GenuineIntel-6-86- GenuineIntel-6-96- " \
+	"GenuineIntel-6-9C- GenuineIntel-6-57- GenuineIntel-6-85-"
+#define ATOM_CPUS                                                                         \
+	"Intel's Atoms before Gracemont (Bonnell to Tremont: Elkhart Lake, Jasper Lake, " \
+	"Snow Ridge) and Xeon Phi"
+#define MAPFILE "the kernel's tools/perf/pmu-events/arch/x86/mapfile.csv"
+/* x86 CPUs of other vendors: Zhaoxin and VIA (CentaurHauls), ... */
+#define OTHER_CPUS "x86 CPUs of vendors other than Intel, AMD and Hygon"
+#define OTHER_DESC                                                                         \
+	"upmc knows the topdown events of Intel's and AMD's CPUs alone, and the kernel's " \
+	"perf has no metrics for theirs (its mapfile.csv names Intel and AMD CPUs alone)"
+#define OTHER_VENDORS "vendor!=GenuineIntel AuthenticAMD HygonGenuine"
+#define NONE(group, desc, cpus, ids, when)                                               \
+	{                                                                                \
+		group, group, "", "", "", 0, desc, cpus, MAPFILE, "x86", ids, when, NULL \
+	}
 
 #define ROW(name, group, events, formula, unit, desc, cpus, source, ids, when, lacks)              \
 	{                                                                                          \
@@ -189,6 +222,13 @@
 	"spr-metrics.json, events from its memory.json and pipeline.json"
 
 const struct upmc_metric_def upmc_metrics_intel[] = {
+        /* Intel's Atoms before Gracemont and Xeon Phi: no formula, said. */
+        NONE("TopdownL1",
+             "upmc has no formula for their cores, which have no PERF_METRICS and not the big "
+             "cores' 4-slot events (Tremont's TOPDOWN_* events are not in its catalogue)",
+             ATOM_CPUS, ATOM_IDS, NULL),
+        NONE("TopdownL2", "upmc has no level 2 formula for their cores, which have no PERF_METRICS",
+             ATOM_CPUS, ATOM_IDS, NULL),
         /* Ice Lake to Rocket Lake: perf's level 1 over PERF_METRICS. */
         ROW("retiring", "TopdownL1", INTEL_L1, SHARE("topdown-retiring"), "retiring", RET_DESC,
             ICL_CPUS, ICL_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
@@ -277,44 +317,47 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
         /* Other Intel CPUs with PERF_METRICS: the fields over slots. */
         ROW("retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", RET_DESC,
-            PLAIN_CPUS, PLAIN_SOURCE, NULL, NULL, NO_PERF_METRICS),
+            PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
         ROW("bad-speculation", "TopdownL1", INTEL_L1, "topdown-bad-spec / slots", "bad speculation",
-            BAD_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, NULL, NO_PERF_METRICS),
+            BAD_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
         ROW("frontend-bound", "TopdownL1", INTEL_L1, "topdown-fe-bound / slots", "frontend bound",
-            FE_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, NULL, NO_PERF_METRICS),
+            FE_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
         ROW("backend-bound", "TopdownL1", INTEL_L1, "topdown-be-bound / slots", "backend bound",
-            BE_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, NULL, NO_PERF_METRICS),
+            BE_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
         ROW("heavy-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
             "topdown-heavy-ops / slots", "heavy operations",
             "slots that retired operations of two or more uops, or microcode", PLAIN_L2_CPUS,
-            PLAIN_L2_SOURCE, NULL, NULL, NULL),
+            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("light-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
             "( topdown-retiring - topdown-heavy-ops ) / slots", "light operations",
-            "slots that retired operations of one uop", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, NULL,
-            NULL),
+            "slots that retired operations of one uop", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL,
+            INTEL_ONLY, NULL),
         ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
             "topdown-br-mispredict / slots", "branch mispredicts",
-            "slots wasted on mispredicted branches", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, NULL,
-            NULL),
+            "slots wasted on mispredicted branches", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL,
+            INTEL_ONLY, NULL),
         ROW("machine-clears", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
             "( topdown-bad-spec - topdown-br-mispredict ) / slots", "machine clears",
             "slots wasted on machine clears (memory ordering, self-modifying code)", PLAIN_L2_CPUS,
-            PLAIN_L2_SOURCE, NULL, NULL, NULL),
+            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("fetch-latency", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
             "topdown-fetch-lat / slots", "fetch latency",
             "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
-            PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, NULL, NULL),
+            PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
             "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth",
             "slots the front end left empty for want of decode bandwidth", PLAIN_L2_CPUS,
-            PLAIN_L2_SOURCE, NULL, NULL, NULL),
+            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", "topdown-mem-bound / slots",
             "memory bound", "slots stalled on the memory subsystem", PLAIN_L2_CPUS, PLAIN_L2_SOURCE,
-            NULL, NULL, NULL),
+            NULL, INTEL_ONLY, NULL),
         ROW("core-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound",
             "( topdown-be-bound - topdown-mem-bound ) / slots", "core bound",
             "slots stalled on the core's execution units, not on memory", PLAIN_L2_CPUS,
-            PLAIN_L2_SOURCE, NULL, NULL, NULL),
+            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
+        /* x86 CPUs of other vendors: none, said. */
+        NONE("TopdownL1", OTHER_DESC, OTHER_CPUS, NULL, OTHER_VENDORS),
+        NONE("TopdownL2", OTHER_DESC, OTHER_CPUS, NULL, OTHER_VENDORS),
         /* Intel: misses per kilo-instruction of retired loads, perf's. */
         INTEL_MPKI("L1MPKI", "r8d1", "L1 data cache"),
         INTEL_MPKI("L2MPKI", "r10d1", "L2 cache"),

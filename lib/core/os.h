@@ -94,8 +94,9 @@ const char *upmc_os_core_kind(void);
  * OS does not say. */
 void upmc_os_cpu_id(char *buf, size_t size);
 
-/* Whether the kernel runs the CPU's SMT siblings (Linux:
- * /sys/devices/system/cpu/smt/active): 1 on, 0 off, -1 not known. */
+/* Whether the kernel runs the CPU's SMT siblings, as perf's #SMT_on finds
+ * it (Linux: /sys/devices/system/cpu/smt/active, else the CPUs' topology):
+ * 1 on, 0 off, -1 not known. */
 int upmc_os_smt_active(void);
 
 /* 1, with why in a sentence, when no core PMU is visible (a virtual

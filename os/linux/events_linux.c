@@ -353,11 +353,7 @@ void upmc_os_cpu_id(char *buf, size_t size)
 
 int upmc_os_smt_active(void)
 {
-	char line[16];
-
-	if (upmc_linux_read_line("/sys/devices/system/cpu/smt/active", line, sizeof(line)) < 0)
-		return -1;
-	return line[0] == '1';
+	return upmc_linux_smt_active();
 }
 
 int upmc_os_no_core_pmu(char *why, size_t size)

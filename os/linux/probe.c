@@ -190,10 +190,16 @@ static void read_cpuinfo(struct upmc_linux_machine *m)
 struct machine_entry {
 	struct machine_entry *next;
 	struct upmc_linux_machine facts;
+	/* Whether SMT is on (upmc_linux_smt_active()), read when first asked:
+	 * SMT_UNREAD until then. */
+	_Atomic int smt;
 	char root[]; /* $UPMC_FS_ROOT, "" when unset */
 };
 
 static struct machine_entry *_Atomic machines;
+
+/* An entry's SMT state before anyone asked for it. */
+#define SMT_UNREAD (-2)
 
 /* An Arm CPU's id as perf's get_cpuid_str() gives it: the first CPU's
  * MIDR_EL1 from sysfs ("0x00000000410fd490"), where there is one. */
@@ -218,27 +224,109 @@ static void read_machine(struct upmc_linux_machine *m)
 	m->user_access_sysctl = upmc_linux_read_int("/proc/sys/kernel/perf_user_access", &v) == 0;
 }
 
-const struct upmc_linux_machine *upmc_linux_machine(void)
+/* The entry of the fixture root in force, made and read at the first
+ * call for it; NULL when out of memory. */
+static struct machine_entry *machine_entry(void)
 {
-	static struct upmc_linux_machine uncached;
 	const char *root = getenv("UPMC_FS_ROOT");
 	struct machine_entry *e, *head = atomic_load(&machines);
 
 	root = root ? root : "";
 	for (e = head; e; e = e->next)
 		if (!strcmp(e->root, root))
-			return &e->facts;
+			return e;
 	e = malloc(sizeof(*e) + strlen(root) + 1);
-	if (!e) { /* out of memory: read each time, into one place */
-		read_machine(&uncached);
-		return &uncached;
-	}
+	if (!e)
+		return NULL;
 	strcpy(e->root, root);
 	read_machine(&e->facts);
+	atomic_init(&e->smt, SMT_UNREAD);
 	do
 		e->next = head;
 	while (!atomic_compare_exchange_weak(&machines, &head, e));
-	return &e->facts;
+	return e;
+}
+
+const struct upmc_linux_machine *upmc_linux_machine(void)
+{
+	static struct upmc_linux_machine uncached;
+	struct machine_entry *e = machine_entry();
+
+	if (e)
+		return &e->facts;
+	read_machine(&uncached); /* out of memory: read each time, into one place */
+	return &uncached;
+}
+
+/* Whether a CPU list of sysfs ("0-1", "0,28", "3") names more than one CPU. */
+static int more_than_one_cpu(const char *list)
+{
+	return strchr(list, ',') || strchr(list, '-');
+}
+
+/*
+ * Whether any online CPU shares its core with another, from each CPU's
+ * topology/core_cpus_list (thread_siblings_list before Linux 5.3; an
+ * offline CPU has neither): 1 yes, 0 no, -1 when no CPU says.
+ */
+static int any_core_shared(void)
+{
+	char dir[512], path[512], line[256];
+	struct dirent *e;
+	int found = -1;
+	DIR *d;
+
+	upmc_linux_root_path(dir, sizeof(dir), "/sys/devices/system/cpu");
+	d = opendir(dir);
+	if (!d)
+		return -1;
+	while (found < 1 && (e = readdir(d))) {
+		if (strncmp(e->d_name, "cpu", 3) || e->d_name[3] < '0' || e->d_name[3] > '9')
+			continue;
+		upmc_format(path, sizeof(path),
+		            "/sys/devices/system/cpu/%s/topology/core_cpus_list", e->d_name);
+		if (upmc_linux_read_line(path, line, sizeof(line)) < 0) {
+			upmc_format(path, sizeof(path),
+			            "/sys/devices/system/cpu/%s/topology/thread_siblings_list",
+			            e->d_name);
+			if (upmc_linux_read_line(path, line, sizeof(line)) < 0)
+				continue;
+		}
+		found = more_than_one_cpu(line);
+	}
+	closedir(d);
+	return found;
+}
+
+/*
+ * The kernel's SMT state as perf 6.1's smt_on() (tools/perf/util/smt.c)
+ * takes it: /sys/devices/system/cpu/smt/active where the kernel has it
+ * (Linux 4.19 on x86), else whether the topology puts two online CPUs in
+ * one core (cpu_topology__smt_on() of tools/perf/util/cputopo.c; perf
+ * before 6.1 read the same from each CPU's thread_siblings mask).
+ */
+static int read_smt(void)
+{
+	char line[16];
+
+	if (upmc_linux_read_line("/sys/devices/system/cpu/smt/active", line, sizeof(line)) == 0)
+		return line[0] == '1';
+	return any_core_shared();
+}
+
+int upmc_linux_smt_active(void)
+{
+	struct machine_entry *e = machine_entry();
+	int smt;
+
+	if (!e)
+		return read_smt();
+	smt = atomic_load(&e->smt);
+	if (smt == SMT_UNREAD) {
+		smt = read_smt();
+		atomic_store(&e->smt, smt); /* two threads store the same answer */
+	}
+	return smt;
 }
 
 /* What an administrator can change at run time: read on each call. */

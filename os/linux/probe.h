@@ -44,6 +44,12 @@ struct upmc_linux_machine {
  * read at the first call for that root, kept for the process. */
 const struct upmc_linux_machine *upmc_linux_machine(void);
 
+/* Whether the kernel runs the CPU's SMT siblings, as perf's #SMT_on: 1 on,
+ * 0 off, -1 not known. A fact of the machine under $UPMC_FS_ROOT, read at
+ * the first call for that root (not before: opening a set does not ask),
+ * kept for the process, as perf keeps it. */
+int upmc_linux_smt_active(void);
+
 struct upmc_linux_probe {
 	/* The settings, which an administrator may change at any time: read
 	 * by upmc_linux_probe(), not by upmc_linux_probe_pmus(). */

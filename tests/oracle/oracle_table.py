@@ -120,6 +120,16 @@ PERF_NAME = {
 }
 
 
+def model_name(cpuid):
+    """/proc/cpuinfo's model name of a fixture CPU. An Intel one ends with
+    the nominal frequency, which is the TSC's (#SYSTEM_TSC_FREQ, as perf's
+    tools/perf/arch/x86/util/tsc.c reads it where CPUID leaf 0x15 does not
+    say); an AMD one, as AMD's do, names none."""
+    if cpuid.startswith("GenuineIntel-"):
+        return "Intel(R) Xeon(R) CPU @ 2.10GHz"
+    return "AMD Ryzen Processor"
+
+
 def perf_name(metric, cpuid):
     """perf's name of upmc's metric on cpuid; None where perf has none;
     KeyError where the table has no row for it."""
@@ -137,6 +147,9 @@ UPMC_EVENT = {
         "cycles": "CPU_CLK_UNHALTED.THREAD",
         # fixed counter 3 (the kernel's "slots" event)
         "slots": "TOPDOWN.SLOTS",
+        # fixed counter 2: CPU_CLK_UNHALTED.REF_TSC (intel_perfmon_event_map's
+        # ref-cycles)
+        "ref-cycles": "CPU_CLK_UNHALTED.REF_TSC",
         # raw codes (lib/core/metrics_intel.c names each): INT_MISC is
         # event 0x0d on Ice Lake to Rocket Lake (UOP_DROPPING umask 0x10,
         # CLEARS_COUNT umask 0x01 with edge and cmask 1, perf's
@@ -282,5 +295,8 @@ KERNEL_CPUS = [
              "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
              "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
          "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
+         # GHz: perf 6.1's (sapphirerapids) divides this by duration_time
+         "cpu_operating_frequency":
+             "CPU_CLK_UNHALTED.THREAD / CPU_CLK_UNHALTED.REF_TSC * #SYSTEM_TSC_FREQ / 1e9",
      }),
 ]

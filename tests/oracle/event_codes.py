@@ -1,0 +1,136 @@
+# SPDX-License-Identifier: MIT
+"""The raw event codes of the catalogue (r10ad, r100d, ...) against the
+encodings of perf's own event tables for each CPU id of the oracle
+(tests/core_metrics_perf_test.py; docs/metrics.md, "The perf oracle").
+
+perf's side: for a CPU id perf 6.1 knows, perf itself, `PERF_CPUID=<id>
+perf list --details` over a sysfs of hybrid core PMUs (cpu_core and
+cpu_atom, each with its CPUs: perf then lists the events of every unit of
+the id's tables, an event without a unit under both) that SYSFS_PATH
+points perf at; it prints each event's terms ("cpu_core/event=0xad,
+period=0xf4243,umask=0x10/"). For a CPU id perf 6.1 does not know,
+KERNEL_EVENTS below: the terms of the kernel's current event JSON, each
+citing its file and commit. A code is the event's config as the PMU's
+sysfs format (the row's fixture) lays the terms out."""
+import os
+import re
+import subprocess
+
+# One event's terms in perf list's output, after its name's line.
+TERMS = re.compile(r"^\s+(cpu|cpu_core|cpu_atom)/([^/]*)/\s*$")
+NAME = re.compile(r"^  ([a-z0-9_.]+)\s*$")
+# perf's terms that are not the event's config (its sample period).
+NOT_CONFIG = {"period"}
+
+# Events of CPUs perf 6.1 does not know: (id prefix, unit) -> perf name ->
+# (terms, where they are). The units are those of the kernel's JSON
+# ("cpu" where it names none).
+KERNEL = "tools/perf/pmu-events/arch/x86/"
+KERNEL_EVENTS = {
+    ("GenuineIntel-6-CF-", "cpu"): {
+        "INT_MISC.UOP_DROPPING": (
+            "event=0xad,umask=0x10", KERNEL + "emeraldrapids/pipeline.json at 576d7fed09c7"),
+    },
+}
+
+# Rows whose codes this check has no encodings of, and why (printed).
+NOT_TABULATED = {
+    "GenuineIntel-6-AA-": "the kernel's meteorlake/pipeline.json is not tabulated yet",
+    "AuthenticAMD-26-": "AMD's raw codes (event[11:8] in config[35:32]) are not tabulated yet",
+}
+
+
+def is_raw(name):
+    """A raw code of the catalogue: r and hex digits."""
+    return re.match(r"^r[0-9a-f]+$", name) is not None
+
+
+def write_sysfs(root, format_dir):
+    """A sysfs under root with cpu_core and cpu_atom, for SYSFS_PATH."""
+    for pmu, cpus, kind in (("cpu_core", "0-7", 8), ("cpu_atom", "8-15", 10)):
+        d = os.path.join(root, "bus", "event_source", "devices", pmu)
+        os.makedirs(os.path.join(d, "format"), exist_ok=True)
+        with open(os.path.join(d, "type"), "w") as f:
+            f.write("%d\n" % kind)
+        with open(os.path.join(d, "cpus"), "w") as f:
+            f.write(cpus + "\n")
+        for name in os.listdir(format_dir):
+            with open(os.path.join(format_dir, name)) as src, \
+                    open(os.path.join(d, "format", name), "w") as dst:
+                dst.write(src.read())
+
+
+def perf_events(cpuid, sysfs):
+    """{unit: {EVENT.NAME: terms}} of perf's tables for cpuid."""
+    env = dict(os.environ, PERF_CPUID=cpuid, SYSFS_PATH=sysfs)
+    out = subprocess.run(["perf", "list", "--details"], env=env, capture_output=True,
+                         text=True, timeout=120, check=True).stdout
+    events, name = {}, None
+    for line in out.splitlines():
+        m = NAME.match(line)
+        if m:
+            name = m.group(1).upper()
+            continue
+        m = TERMS.match(line)
+        if m and name:
+            events.setdefault(m.group(1), {})[name] = m.group(2)
+            name = None
+    return events
+
+
+def kernel_events(cpuid):
+    """{unit: {EVENT.NAME: terms}} of KERNEL_EVENTS for cpuid, and their
+    files by name."""
+    events, cited = {}, {}
+    for (prefix, unit), table in KERNEL_EVENTS.items():
+        if cpuid.startswith(prefix):
+            for name, (terms, where) in table.items():
+                events.setdefault(unit, {})[name] = terms
+                cited[name] = where
+    return events, cited
+
+
+def read_format(format_dir):
+    """{term: [(first bit, last bit) of config]} of a PMU's sysfs format."""
+    out = {}
+    for name in os.listdir(format_dir):
+        with open(os.path.join(format_dir, name)) as f:
+            field, _, bits = f.read().strip().partition(":")
+        if field == "config":
+            out[name] = [tuple(int(b) for b in (r.split("-") * 2)[:2]) for r in bits.split(",")]
+    return out
+
+
+def config_of(terms, layout):
+    """The config terms ("event=0xad,umask=0x10", "edge" for edge=1) make
+    under a format layout; a ValueError names a term it has no bits for."""
+    config = 0
+    for term in filter(None, terms.split(",")):
+        key, _, value = term.partition("=")
+        if key in NOT_CONFIG:
+            continue
+        if key not in layout:
+            raise ValueError("term '%s' is not in the PMU's format" % key)
+        value = int(value, 0) if value else 1
+        for first, last in layout[key]:
+            width = last - first + 1
+            config |= (value & ((1 << width) - 1)) << first
+            value >>= width
+    return config
+
+
+def terms_of(name, events, unit, synonyms):
+    """perf's terms of event name (upmc's perf name of a code), under unit
+    or else any unit: the name itself, or a perf spelling that
+    PERF_SYNONYM maps to it ("cpu@EVENT,cmask=1,edge@": EVENT's terms and
+    those); None when perf's tables have neither."""
+    spellings = [name] + [s for s, target in synonyms.items() if target == name]
+    for units in ([unit], sorted(events)):
+        for spelling in spellings:
+            m = re.match(r"^(?:cpu|cpu_core|cpu_atom)@([^,@]+),?([^@]*)@$", spelling)
+            base, extra = (m.group(1), m.group(2)) if m else (spelling, "")
+            for u in units:
+                if base in events.get(u, {}):
+                    return ",".join(filter(None, [events[u][base], extra])), "%s %s" % (
+                        u, spelling)
+    return None, None
