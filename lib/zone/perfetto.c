@@ -427,10 +427,46 @@ void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_z
 	upmc_pf_sequence_forget(w, t);
 }
 
-/* The bytes built, to write, then forgotten by upmc_zone_perfetto_sent(). */
+void upmc_zone_perfetto_take(struct upmc_zone_perfetto *w)
+{
+	struct pb taken = w->taken;
+	size_t *cuts = w->cuts, cuts_cap = w->cuts_cap;
+
+	w->taken = w->out; /* the compressor's buffer, written and emptied, becomes out */
+	w->out = taken;
+	w->out.len = 0;
+	w->cuts = w->taken_cuts;
+	w->cuts_cap = w->taken_cuts_cap;
+	w->taken_cuts = cuts;
+	w->taken_cuts_cap = cuts_cap;
+	w->n_taken_cuts = w->n_cuts;
+	w->n_cuts = 0;
+}
+
+int upmc_zone_perfetto_encoded(const struct upmc_zone_perfetto *w)
+{
+	return w->out.len > 0;
+}
+
+void upmc_zone_perfetto_discard(struct upmc_zone_perfetto *w)
+{
+	w->out.len = 0;
+	w->n_cuts = 0;
+}
+
+int upmc_zone_perfetto_compress(struct upmc_zone_perfetto *w)
+{
+	if (w->compress && upmc_pf_deflate_taken(w) < 0) {
+		if (w->zlib_err)
+			return upmc_fail(w->zlib_err, "%s", w->zlib_why);
+		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
+	}
+	return 0;
+}
+
 const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len)
 {
-	const struct pb *b = w->compress ? &w->chunks : &w->out;
+	const struct pb *b = w->compress ? &w->chunks : &w->taken;
 
 	*len = b->len;
 	return b->buf;
@@ -438,16 +474,16 @@ const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *le
 
 void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w)
 {
-	w->out.len = 0;
+	w->taken.len = 0;
+	w->n_taken_cuts = 0;
 	w->chunks.len = 0;
 }
 
+/* The encoder's failures (the compressor's are upmc_zone_perfetto_compress()'s). */
 static int result(struct upmc_zone_perfetto *w)
 {
-	if (w->out.failed || w->packet.failed || w->interned.failed || w->chunks.failed)
+	if (w->out.failed || w->packet.failed || w->interned.failed)
 		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
-	if (w->zlib_err)
-		return upmc_fail(w->zlib_err, "%s", w->zlib_why);
 	return 0;
 }
 
@@ -531,6 +567,7 @@ int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
 
 	if (!w)
 		return -ENOMEM;
+	w->save = 1;
 	process_track(w);
 	w->process_done = 1;
 	for (t = upmc_zone_threads(p); t && err == 0; t = upmc_zone_thread_next(t)) {
@@ -543,10 +580,14 @@ int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
 	}
 	if (err == 0) {
 		drop_counts(w, latest(p));
-		if (compress)
-			upmc_pf_chunk_end(w);
+		if (w->compress)
+			upmc_pf_chunk_end(w); /* deflated as it ends: a save's */
+		else
+			upmc_zone_perfetto_take(w);
 		err = result(w);
 	}
+	if (err == 0)
+		err = upmc_zone_perfetto_compress(w);
 	bytes = upmc_zone_perfetto_bytes(w, &len);
 	if (err == 0)
 		fwrite(bytes, 1, len, out);

@@ -177,9 +177,19 @@ struct upmc_zone_perfetto {
 	size_t n_names, name_slots;
 	int process_done;
 	/* Compressed: the packets go out in chunks, each a TracePacket whose
-	 * compressed_packets (field 50) is a zlib stream of them (chunk.c). */
+	 * compressed_packets (field 50) is a zlib stream of them (chunk.c).
+	 * The encoder cuts out into chunks (cuts: where each ends); the
+	 * compressor deflates them later, from taken, so that a stream
+	 * encodes under the collector's lock and compresses outside it. */
 	int compress;
-	struct pb chunks;   /* the chunks of this save or append */
+	int save;     /* a save: each chunk deflated once cut (memory stays bounded) */
+	size_t *cuts; /* where each whole chunk of out ends */
+	size_t n_cuts, cuts_cap;
+	/* The compressor's, a stream's under its own lock: */
+	struct pb taken; /* the packets taken from out, to deflate or write */
+	size_t *taken_cuts;
+	size_t n_taken_cuts, taken_cuts_cap;
+	struct pb chunks;   /* the chunks made of them */
 	struct pb deflated; /* one chunk's zlib stream, being made */
 	void *zlib;         /* the z_stream, made at the first chunk */
 	int zlib_err;       /* a zlib failure: -errno, its sentence in zlib_why */
@@ -229,13 +239,16 @@ void upmc_pf_sequences_restart(struct upmc_zone_perfetto *w);
 /* Uncompressed bytes a chunk holds at most (give or take a packet). */
 #define PF_CHUNK_BYTES (1u << 20)
 
-/* The packets built so far (w->out) deflated into one chunk appended to
- * w->chunks, and every sequence restarted: a reader may begin at any
- * chunk. Nothing when there are none; on a zlib failure w->zlib_err. */
+/* The packets built since the last cut (in w->out) end a chunk, and every
+ * sequence restarts: a reader may begin at any chunk. Nothing when there
+ * are none. A save's chunk is deflated now (appended to w->chunks). */
 void upmc_pf_chunk_end(struct upmc_zone_perfetto *w);
-/* A chunk ends here when w->out has grown past PF_CHUNK_BYTES. Called
+/* A chunk ends here when it has grown past PF_CHUNK_BYTES. Called
  * between two events, before a sequence's packets begin. */
 void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w);
+/* The chunks taken (w->taken, cut at w->taken_cuts) deflated onto
+ * w->chunks; 0, or -1 on a zlib failure (w->zlib_err). */
+int upmc_pf_deflate_taken(struct upmc_zone_perfetto *w);
 /* The zlib stream's memory given back. */
 void upmc_pf_chunk_free(struct upmc_zone_perfetto *w);
 
