@@ -112,18 +112,21 @@ static void counter_values(struct upmc_zone_perfetto *w, struct sequence *s,
 
 /* ---- a zone's packets, the hot part ---- */
 
-/* The longest track event the direct path writes: its type, its name and
- * location, and a value per counter. */
-#define DIRECT_EVENT_MAX (2 + 11 + 12 + 11 * UPMC_MAX_COUNTERS)
+/* The most counters a zone's packet has on the direct path: its track
+ * event then stays under 128 bytes (a length of one byte). */
+#define DIRECT_COUNTERS   8
+#define DIRECT_PACKET_MAX (3 + 19 + 2 + 11 + 12 + 11 * DIRECT_COUNTERS)
 
 /* Whether the values v of t's counters go out as the direct path writes
- * them: none (no counter track), or every one counted. */
+ * them: none (no counter track), or every one counted, and few. */
 static int all_counted(const struct upmc_zone_thread *t, const uint64_t *v)
 {
 	unsigned i;
 
 	if (!upmc_pf_has_counter_tracks(t))
 		return 1;
+	if (t->k > DIRECT_COUNTERS)
+		return 0;
 	for (i = 0; i < t->k; i++)
 		if (v[i] == UPMC_NOT_COUNTED)
 			return 0;
@@ -149,29 +152,43 @@ static uint8_t *direct_counters(uint8_t *e, struct sequence *s, const struct upm
  * A zone's packet that interns nothing, written straight into the trace's
  * bytes: the same bytes as the packet built field by field and copied
  * (upmc_pf_event_head(), a track event, upmc_pf_end_packet()), in a
- * fraction of the time: a stream encodes two of them a zone, and its cost
- * is a zone's recording's order.
+ * fraction of the time: a stream encodes two of them a zone. Opened: its
+ * head written, the lengths left a byte each; the track event's fields go
+ * at the pointer returned (NULL without memory); then closed.
  */
-static void direct_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                          uint64_t delta, const uint8_t *event, size_t len)
+static uint8_t *direct_open(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                            uint64_t delta)
 {
-	uint8_t head[32], *h = head, *o;
+	uint8_t *o = upmc_pb_room(&w->out, DIRECT_PACKET_MAX);
 
-	h = upmc_pb_put_tag(h, PACKET_TIMESTAMP, 0);
-	h = upmc_pb_put_varint(h, delta);
-	h = upmc_pb_put_tag(h, PACKET_SEQUENCE_ID, 0);
-	h = upmc_pb_put_varint(h, upmc_pf_sequence_of(t));
-	h = upmc_pb_put_tag(h, PACKET_TRACK_EVENT, 2);
-	h = upmc_pb_put_varint(h, len);
-	o = upmc_pb_room(&w->out, 11 + (size_t)(h - head) + len);
 	if (!o)
-		return; /* w->out.failed */
-	o = upmc_pb_put_tag(o, TRACE_PACKET, 2);
-	o = upmc_pb_put_varint(o, (size_t)(h - head) + len);
-	memcpy(o, head, (size_t)(h - head));
-	o += h - head;
-	memcpy(o, event, len);
-	upmc_pb_wrote(&w->out, o + len);
+		return NULL; /* w->out.failed */
+	o = upmc_pb_put_tag(o, TRACE_PACKET, 2) + 1;
+	o = upmc_pb_put_tag(o, PACKET_TIMESTAMP, 0);
+	o = upmc_pb_put_varint(o, delta);
+	o = upmc_pb_put_tag(o, PACKET_SEQUENCE_ID, 0);
+	o = upmc_pb_put_varint(o, upmc_pf_sequence_of(t));
+	o = upmc_pb_put_tag(o, PACKET_TRACK_EVENT, 2);
+	return o + 1;
+}
+
+/* The packet's lengths put in: the track event's (under 128 bytes), and
+ * the packet's, moved a byte on where it takes two. */
+static void direct_close(struct upmc_zone_perfetto *w, uint8_t *event, uint8_t *end)
+{
+	uint8_t *start = w->out.buf + w->out.len;
+	size_t packet = (size_t)(end - start) - 2;
+
+	event[-1] = (uint8_t)(end - event);
+	if (packet < 0x80) {
+		start[1] = (uint8_t)packet;
+	} else {
+		memmove(start + 3, start + 2, packet);
+		start[1] = (uint8_t)(packet | 0x80);
+		start[2] = (uint8_t)(packet >> 7);
+		end++;
+	}
+	upmc_pb_wrote(&w->out, end);
 }
 
 static void slice_begin(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
@@ -189,7 +206,9 @@ static void slice_begin(struct upmc_zone_perfetto *w, const struct upmc_zone_thr
 	if (loc->file)
 		where = upmc_pf_location_iid(w, s, loc);
 	if (!w->interned.len && all_counted(t, v)) {
-		uint8_t event[DIRECT_EVENT_MAX], *e = event;
+		uint8_t *event = direct_open(w, t, delta), *e = event;
+		if (!e)
+			return;
 		e = upmc_pb_put_tag(e, EVENT_TYPE, 0);
 		*e++ = SLICE_BEGIN;
 		e = upmc_pb_put_tag(e, EVENT_NAME_IID, 0);
@@ -198,8 +217,7 @@ static void slice_begin(struct upmc_zone_perfetto *w, const struct upmc_zone_thr
 			e = upmc_pb_put_tag(e, EVENT_SOURCE_LOCATION_IID, 0);
 			e = upmc_pb_put_varint(e, where);
 		}
-		e = direct_counters(e, s, t, v);
-		direct_packet(w, t, delta, event, (size_t)(e - event));
+		direct_close(w, event, direct_counters(e, s, t, v));
 		return;
 	}
 	upmc_pf_event_head(w, t, delta);
@@ -242,12 +260,14 @@ static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_threa
 	}
 	delta = upmc_pf_event_delta(w, s, ticks);
 	if (plain_end(w, t, z)) {
-		uint8_t event[DIRECT_EVENT_MAX], *e = event;
+		uint8_t *event = direct_open(w, t, delta), *e = event;
+		if (!e)
+			return;
 		e = upmc_pb_put_tag(e, EVENT_TYPE, 0);
 		*e++ = SLICE_END;
 		if (z)
 			e = direct_counters(e, s, t, t->values + z->v + t->w);
-		direct_packet(w, t, delta, event, (size_t)(e - event));
+		direct_close(w, event, e);
 		return;
 	}
 	upmc_pf_event_head(w, t, delta);
@@ -276,7 +296,7 @@ static void frame_instant(struct upmc_zone_perfetto *w, const struct upmc_zone_t
                           const struct zone_frame *f)
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
-	uint8_t event[DIRECT_EVENT_MAX], *e = event;
+	uint8_t *event, *e;
 	uint64_t name, delta;
 	char label[256];
 
@@ -299,11 +319,14 @@ static void frame_instant(struct upmc_zone_perfetto *w, const struct upmc_zone_t
 		upmc_pf_end_packet(w);
 		return;
 	}
-	e = upmc_pb_put_tag(e, EVENT_TYPE, 0);
+	event = direct_open(w, t, delta);
+	if (!event)
+		return;
+	e = upmc_pb_put_tag(event, EVENT_TYPE, 0);
 	*e++ = INSTANT;
 	e = upmc_pb_put_tag(e, EVENT_NAME_IID, 0);
 	e = upmc_pb_put_varint(e, name);
-	direct_packet(w, t, delta, event, (size_t)(e - event));
+	direct_close(w, event, e);
 }
 
 /* ---- the process track ---- */
