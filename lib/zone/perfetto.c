@@ -442,6 +442,7 @@ void upmc_zone_perfetto_free(struct upmc_zone_perfetto *w)
 	free(w->packet.buf);
 	free(w->interned.buf);
 	free(w->out.buf);
+	free(w->taken.buf);
 	free(w);
 }
 
