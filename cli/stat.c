@@ -263,6 +263,8 @@ static void print_report(struct stat_run *run, const struct stat_args *a, struct
 
 	if (a->interval_ms) {
 		stat_print_interval_end(out->f, run);
+		stat_print_zones(out->f,
+		                 run); /* the whole run's (JSON: none, its lines are intervals) */
 		free(blocks);
 		return;
 	}

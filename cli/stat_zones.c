@@ -551,7 +551,8 @@ static void text_zones(FILE *out, const struct stat_run *run)
 		        " the program opened its own profile: its counters are those it chose, not "
 		        "-e's\n");
 	if (r->note[0])
-		fprintf(out, " counted time only in zones: %s\n", r->note);
+		fprintf(out, " in zones, the events that cannot be counted read not counted: %s\n",
+		        r->note);
 	if (r->dropped || r->unbalanced || r->refused || r->open)
 		fprintf(out,
 		        " %" PRIu64 " zones dropped, %" PRIu64 " unbalanced ends, %" PRIu64

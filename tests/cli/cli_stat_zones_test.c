@@ -362,3 +362,22 @@ TEST(stat_zones, a_set_user_id_program_ignores_the_request)
 	EXPECT_EQ(file_size(out), 0);
 	EXPECT_MSG(err[0] == 0, "%s", err);
 }
+
+/* Processes the command execs inherit the request: each reports its
+ * zones, added up by name. */
+TEST(stat_zones, execd_children_are_merged_by_name)
+{
+	struct cli_result r;
+	struct csv_zone z;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-x", ",", "-e", EVENTS, "--", "sh", "-c",
+	        "tests/cli/zone_workload zones; tests/cli/zone_workload zones; exit 0");
+	EXPECT_EQ(r.status, 0);
+	ASSERT(csv_zone(r.err, "outer", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 20);
+	ASSERT(csv_zone(r.err, "inner", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 60);
+	ASSERT(csv_zone(r.err, "work", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 20);
+	cli_result_free(&r);
+}
