@@ -225,7 +225,7 @@ static void say_loaded(void)
 }
 
 /* At load: a getenv, no allocation, nothing opened. */
-static void __attribute__((constructor)) read_request(void)
+__attribute__((constructor)) static void read_request(void)
 {
 	const char *value = upmc_os_trusted_env(REQUEST_VARIABLE);
 	char why[160];

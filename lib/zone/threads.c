@@ -50,7 +50,8 @@ static uint64_t zone_opens; /* profiles opened: the next one's serial, less 1 */
 /* Called by a zone while no profile is open, once set: `upmc stat
  * --zones`'s request (request.c), which opens one. While it is set,
  * upmc_zones_recording is 1 so that the first zone comes out of line. */
-static void (*zone_first_zone)(void);
+typedef void zone_first_fn(void);
+static zone_first_fn *zone_first_zone;
 
 static void zone_lock(void)
 {
@@ -312,7 +313,7 @@ struct upmc_zone_thread *upmc_zone_recording_thread(void)
 	p = open_profile();
 	if (!p && t->state != ZONE_FINISHED &&
 	    __atomic_load_n(&zone_first_zone, __ATOMIC_ACQUIRE)) {
-		void (*first)(void) = __atomic_load_n(&zone_first_zone, __ATOMIC_ACQUIRE);
+		zone_first_fn *first = __atomic_load_n(&zone_first_zone, __ATOMIC_ACQUIRE);
 		if (first)
 			first(); /* the opener joins its profile there */
 		if (upmc_zone_self->state == ZONE_ATTACHED)
