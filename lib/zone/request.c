@@ -65,6 +65,11 @@ static int move_state(int from, int to)
 /* ---- the report ---- */
 
 #ifndef _WIN32
+/* POSIX 2008's, declared here too: a build that includes <stdio.h> before
+ * this file's _GNU_SOURCE (the simulated kernel's, the single file) would
+ * not see it. */
+FILE *open_memstream(char **buf, size_t *len);
+
 /* The lines, composed in memory and written in one write(2): processes
  * that share the descriptor (exec'd children) append whole reports. */
 static int compose(struct upmc_profile *p, char **buf, size_t *len)
