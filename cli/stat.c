@@ -147,7 +147,9 @@ static int set_up(struct stat_run *run, struct stat_command *cmd)
 	int err = 0;
 
 	memset(cmd, 0, sizeof(*cmd));
-	if (run->argv)
+	if (run->zones)
+		err = stat_zones_open(run);
+	if (run->argv && !err)
 		err = stat_start_command(run, cmd);
 	/* after the fork: the command must not inherit an ignored SIGINT */
 	if (!err && (err = stat_catch_signals(cmd->pid)) < 0)
@@ -158,6 +160,7 @@ static int set_up(struct stat_run *run, struct stat_command *cmd)
 		return 0;
 	stat_abandon_command(cmd);
 	stat_release_signals(run);
+	stat_zones_free(run);
 	return err;
 }
 
@@ -197,6 +200,7 @@ static int count_once(struct stat_run *run, unsigned every_ms, struct output *ou
 	stat_close_counters(run);
 	stat_release_signals(run);
 	end_intervals(&iv);
+	stat_zones_take(run);
 	return err;
 }
 
@@ -259,6 +263,8 @@ static void print_report(struct stat_run *run, const struct stat_args *a, struct
 
 	if (a->interval_ms) {
 		stat_print_interval_end(out->f, run);
+		stat_print_zones(out->f,
+		                 run); /* the whole run's (JSON: none, its lines are intervals) */
 		free(blocks);
 		return;
 	}
@@ -343,7 +349,12 @@ static int stat_command(const struct stat_args *a)
 	run.n_ids = a->n_ids;
 	run.format = a->format;
 	run.separator = a->separator;
-	run.per_thread = a->per_thread;
+	run.per_thread = a->per_thread && !a->zones; /* --zones: the zones' threads */
+	run.zones = a->zones;
+	run.zones_per_thread = a->zones && a->per_thread;
+	run.zone_names = a->zone_names;
+	run.zone_spec = a->spec;
+	run.zone_fd = -1;
 	/* Opened before counting: a file that cannot be written is known before
 	 * the work it would report. */
 	if (open_output(a, &out))
@@ -353,10 +364,12 @@ static int stat_command(const struct stat_args *a)
 		fprintf(stderr, "upmc stat: %s\n", run.error);
 		discard_output(&out);
 		stat_free_units(&run);
+		stat_zones_free(&run);
 		return exec_failure_status(run.exec_errno);
 	}
 	print_report(&run, a, &out);
 	stat_free_units(&run);
+	stat_zones_free(&run);
 	if (finish_output(a, &out))
 		return CLI_EXIT_FAILURE; /* the command's status would hide the lost report */
 	end_like_the_command(&run);

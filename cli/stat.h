@@ -124,6 +124,14 @@ struct stat_run {
 	double elapsed_noise; /* -r: as a figure's */
 	int exec_errno;       /* the command could not be run: why */
 	char error[512];      /* the sentence that says why counting failed */
+
+	/* --zones: the command's zones, reported by the library in it */
+	int zones;
+	int zones_per_thread;            /* --per-thread with --zones */
+	const char *zone_names;          /* --zones=NAMES; NULL: every zone */
+	const char *zone_spec;           /* what the request asks each thread to count */
+	int zone_fd;                     /* the file the processes report into; -1 */
+	struct stat_zone_report *report; /* the last run's, parsed (stat_zones.c) */
 };
 
 /* ---- the command line (stat_args.c) ---- */
@@ -146,7 +154,9 @@ struct stat_args {
 	unsigned n_ids;
 	int per_thread;
 	int help;
-	char **command; /* NULL: none */
+	int zones;              /* --zones */
+	const char *zone_names; /* --zones=NAMES */
+	char **command;         /* NULL: none */
 };
 
 /* 0 (a->help: print the help), or the exit status of a bad command line
@@ -300,5 +310,27 @@ void stat_print_interval(FILE *out, const struct stat_run *run, uint64_t at_ns,
                          const struct stat_block *blocks, unsigned n_blocks);
 /* What -I prints after its last interval: the text's notes. */
 void stat_print_interval_end(FILE *out, const struct stat_run *run);
+
+/* ---- --zones (stat_zones.c) ---- */
+
+/* The request's variable for the command: "<fd>:<spec>[;<names>]". */
+#define STAT_ZONES_VARIABLE "UPMC_STAT_ZONES"
+
+/* A file for the command's processes to report into (a memfd, appended
+ * to), run->zone_fd; 0, or -errno with run->error saying why. */
+int stat_zones_open(struct stat_run *run);
+/* After the command ended: what its processes reported, into run->report;
+ * the file closed. */
+void stat_zones_take(struct stat_run *run);
+void stat_zones_free(struct stat_run *run);
+/* The reports' lines (the library's format, docs/zones.md) parsed: NULL
+ * when out of memory. */
+struct stat_zone_report *stat_zones_parse(const char *text, size_t len);
+void stat_zones_free_report(struct stat_zone_report *r);
+/* The zone tables after the report (text, CSV), or the "zones" member of
+ * the JSON report's object. */
+void stat_print_zones(FILE *out, const struct stat_run *run);
+struct json;
+void stat_json_zones(struct json *j, const struct stat_run *run);
 
 #endif /* UPMC_CLI_STAT_H */

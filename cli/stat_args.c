@@ -37,7 +37,11 @@ const char stat_usage[] =
         "  -o, --output FILE          the report to FILE instead of stderr\n"
         "  -p, --pid PIDS             running processes (1234,1240): all their threads\n"
         "  -t, --tid TIDS             running threads\n"
-        "      --per-thread           one block per thread (with -p or -t)\n"
+        "      --per-thread           one block per thread (with -p or -t; with --zones,\n"
+        "                             a zone table per thread of CMD)\n"
+        "      --zones[=NAMES]        CMD's zones (<upmc/zone.h>), counted with the same\n"
+        "                             events: a table per zone name after the counts;\n"
+        "                             NAMES (a,b): those only, and them together\n"
         "  -a, --all-cpus             whole CPUs, all of them\n"
         "  -C, --cpu CPUS             whole CPUs, these (0-3,6)\n"
         "  -h, --help                 this help\n"
@@ -45,7 +49,7 @@ const char stat_usage[] =
         "  SPEC: `upmc list` shows the events; the default is\n"
         "  " STAT_DEFAULT_SPEC "\n";
 
-enum { OPT_PER_THREAD = 256, OPT_ROTATE };
+enum { OPT_PER_THREAD = 256, OPT_ROTATE, OPT_ZONES };
 
 static const struct option options[] = {
         {"event", required_argument, NULL, 'e'},
@@ -59,6 +63,7 @@ static const struct option options[] = {
         {"pid", required_argument, NULL, 'p'},
         {"tid", required_argument, NULL, 't'},
         {"per-thread", no_argument, NULL, OPT_PER_THREAD},
+        {"zones", optional_argument, NULL, OPT_ZONES},
         {"all-cpus", no_argument, NULL, 'a'},
         {"cpu", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
@@ -240,6 +245,16 @@ static int take(struct stat_args *a, int opt, const char *value)
 	case OPT_ROTATE:
 		a->rotate = 1;
 		return 0;
+	case OPT_ZONES:
+		a->zones = 1;
+		a->zone_names = value;
+		if (value && (!value[0] || strchr(value, ';') || value[0] == ',' ||
+		              value[strlen(value) - 1] == ',' || strstr(value, ",,")))
+			return usage_error(
+			        "--zones= takes zone names separated by commas (frame,render), "
+			        "not '%s'",
+			        value);
+		return 0;
 	case 'h':
 		a->help = 1;
 		return 0;
@@ -256,8 +271,12 @@ static int check(const struct stat_args *a, int had_dashes)
 		return usage_error(had_dashes ? "no command after '--'"
 		                              : "no command: give one (upmc stat ls), or what to "
 		                                "count: -p, -t, -a or -C");
-	if (a->per_thread && !attached)
-		return usage_error("--per-thread needs -p or -t");
+	if (a->zones && (a->target != STAT_COMMAND || !a->command))
+		return usage_error(
+		        "--zones counts the zones of a command: give one, without -p, -t, "
+		        "-a or -C");
+	if (a->per_thread && !attached && !a->zones)
+		return usage_error("--per-thread needs -p or -t (or --zones)");
 	if (a->repeat > 1 && (!a->command || attached))
 		return usage_error("-r repeats a command: give one, without -p or -t");
 	if (a->repeat > 1 && a->interval_ms)

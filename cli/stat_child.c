@@ -8,6 +8,7 @@
 #include <errno.h>
 #include <fcntl.h>
 #include <signal.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <sys/resource.h>
@@ -17,9 +18,26 @@
 #include "cli/cli.h"
 #include "cli/stat.h"
 
-/* In the child: wait for the go, then become the command. */
-static void __attribute__((noreturn)) child(int go, int failed, char **argv)
+/* --zones: the request in the command's environment, and the report's
+ * file on a descriptor that the exec keeps (a dup has no FD_CLOEXEC). A
+ * request that cannot be made leaves the command without it: its zones
+ * then report nothing, which the report says. */
+static void hand_zones(const struct stat_run *run)
 {
+	char request[8192];
+	int fd;
+
+	if (!run->zones || run->zone_fd < 0 || (fd = dup(run->zone_fd)) < 0)
+		return;
+	snprintf(request, sizeof(request), "%d:%s%s%s", fd, run->zone_spec ? run->zone_spec : "",
+	         run->zone_names ? ";" : "", run->zone_names ? run->zone_names : "");
+	setenv(STAT_ZONES_VARIABLE, request, 1);
+}
+
+/* In the child: wait for the go, then become the command. */
+static void __attribute__((noreturn)) child(int go, int failed, const struct stat_run *run)
+{
+	char **argv = run->argv;
 	ssize_t got;
 	char c;
 	int err;
@@ -29,6 +47,7 @@ static void __attribute__((noreturn)) child(int go, int failed, char **argv)
 	while (got < 0 && errno == EINTR);
 	if (got != 1)
 		_exit(127); /* the parent gave up before the exec */
+	hand_zones(run);
 	execvp(argv[0], argv);
 	err = errno;
 	got = write(failed, &err, sizeof(err)); /* nothing more to do if it fails */
@@ -91,7 +110,7 @@ int stat_start_command(struct stat_run *run, struct stat_command *cmd)
 	if (cmd->pid == 0) {
 		close(go[1]);
 		close(failed[0]);
-		child(go[0], failed[1], run->argv);
+		child(go[0], failed[1], run);
 	}
 	close(go[0]);
 	close(failed[1]);

@@ -757,8 +757,9 @@ static void json_report(FILE *out, const struct stat_run *run, const struct stat
 		json_null(&j, "sys_ns");
 	}
 	json_counters(&j, run, &all);
-	if (run->per_thread)
+	if (run->per_thread && !run->zones)
 		json_threads(&j, run, blocks, n_blocks);
+	stat_json_zones(&j, run);
 	json_end(&j);
 }
 
@@ -778,6 +779,7 @@ void stat_print_report(FILE *out, const struct stat_run *run, const struct stat_
 		csv_blocks(out, run, NULL, blocks, n_blocks);
 	else
 		text_report(out, run, blocks, n_blocks);
+	stat_print_zones(out, run);
 }
 
 void stat_print_interval_start(FILE *out, const struct stat_run *run)

@@ -52,6 +52,7 @@ ZONE_SRCS = [
     "protobuf.c",
     "record.c",
     "repair.c",
+    "request.c",
     "sequence.c",
     "speedscope.c",
     "stream.c",

@@ -163,4 +163,16 @@ int upmc_os_replace_file(const char *from, const char *to);
  * would replace the link or the special file with a plain one). */
 int upmc_os_replaceable(const char *path);
 
+/*
+ * `upmc stat --zones`'s request (os/portable/file.c): the value of
+ * the environment variable name where the process may trust its
+ * environment, NULL in a set-user-ID or set-group-ID process (glibc's
+ * secure_getenv) and on Windows. upmc_os_request_fd(): 0 when fd is open
+ * for writing on a regular file or a pipe, else -errno. Writes len bytes
+ * to fd, retried until whole: 0, or -errno.
+ */
+const char *upmc_os_trusted_env(const char *name);
+int upmc_os_request_fd(int fd);
+int upmc_os_write_whole(int fd, const void *buf, size_t len);
+
 #endif /* UPMC_OS_H */

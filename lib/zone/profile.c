@@ -168,6 +168,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 		profile_free(p);
 		return err;
 	}
+	upmc_zone_request_bind(p);
 	*out = p;
 	return 0;
 }
@@ -246,6 +247,8 @@ UPMC_API void upmc_profile_close(struct upmc_profile *p)
 
 	if (!p)
 		return;
+	if (p->at_report)
+		p->at_report(p);
 	if (p->at_close)
 		p->at_close(p); /* a stream's last append, while the profile records */
 	upmc_zone_unpublish(p);

@@ -599,3 +599,149 @@ int upmc_zone_write_json(struct upmc_profile *p, FILE *out)
 	free_totals(&tot);
 	return 0;
 }
+
+/* ---- `upmc stat --zones`'s report (request.c; docs/zones.md has the format) ---- */
+
+/* A name in a field: a tab, a line break and a backslash escaped. */
+static void stat_field(FILE *out, const char *s)
+{
+	for (; *s; s++)
+		if (*s == '\t')
+			fputs("\\t", out);
+		else if (*s == '\n')
+			fputs("\\n", out);
+		else if (*s == '\r')
+			fputs("\\r", out);
+		else if (*s == '\\')
+			fputs("\\\\", out);
+		else
+			fputc(*s, out);
+}
+
+/* A counter's total: "-" where it counted in none of the calls, "N/k"
+ * where in k of them only. */
+static void stat_count(FILE *out, uint64_t total, uint64_t counted, uint64_t calls)
+{
+	if (!counted)
+		fputs("\t-", out);
+	else if (counted < calls)
+		fprintf(out, "\t%llu/%llu", (unsigned long long)total, (unsigned long long)counted);
+	else
+		fprintf(out, "\t%llu", (unsigned long long)total);
+}
+
+/* Whether name is one of the comma-separated names. */
+static int listed(const char *names, const char *name)
+{
+	size_t len = strlen(name);
+	const char *p = names;
+
+	while (p) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n == len && !strncmp(p, name, len))
+			return 1;
+		p = comma ? comma + 1 : NULL;
+	}
+	return 0;
+}
+
+/* The named zones of a thread together: each one that no other named zone
+ * encloses, with all it encloses (begin order: an enclosing zone comes
+ * first). */
+static int stat_union(const struct upmc_profile *p, struct upmc_zone_thread *t, const char *names,
+                      struct name_total *u)
+{
+	const struct zone_done *outer = NULL;
+	size_t i;
+	int err = upmc_zone_sort(t);
+
+	for (i = 0; i < t->n_zones && !err; i++) {
+		const struct zone_done *z = upmc_zone_nth(t, i);
+		if (outer && z->depth > outer->depth && z->t1 <= outer->t1)
+			continue;
+		outer = NULL;
+		if (!listed(names, z->loc->name))
+			continue;
+		outer = z;
+		add_zone(p, t, z, u);
+	}
+	return err;
+}
+
+static void stat_row(const struct upmc_profile *p, FILE *out, const struct name_total *nt)
+{
+	unsigned i;
+
+	fprintf(out, "\t%llu\t%llu\t%llu", (unsigned long long)nt->count,
+	        (unsigned long long)upmc_zone_duration_ns(p, nt->total_ticks),
+	        (unsigned long long)upmc_zone_duration_ns(p, nt->self_ticks));
+	for (i = 0; i < p->n; i++)
+		stat_count(out, nt->total[i], nt->counted[i], nt->count);
+	fputc('\n', out);
+}
+
+static int stat_thread(struct upmc_profile *p, struct upmc_zone_thread *t, const char *names,
+                       FILE *out)
+{
+	char label[ZONE_THREAD_NAME + 16];
+	struct totals tot;
+	struct name_total *u;
+	size_t i;
+	int err = 0;
+
+	memset(&tot, 0, sizeof(tot));
+	upmc_zone_label(p, t, label, sizeof(label));
+	fprintf(out, "thread\t%llu\t", (unsigned long long)t->tid);
+	stat_field(out, label);
+	fputc('\t', out);
+	stat_field(out, t->why);
+	fputc('\n', out);
+	for (i = 0; i < t->n_zones && !err; i++) {
+		struct name_total *nt = total_for(&tot, t->zones[i].loc);
+		if (!nt)
+			err = upmc_fail(-ENOMEM, "out of memory adding up zones");
+		else
+			add_zone(p, t, &t->zones[i], nt);
+	}
+	for (i = 0; i < tot.n && !err; i++) {
+		fprintf(out, "zone\t%llu\t", (unsigned long long)t->tid);
+		stat_field(out, tot.name[i].loc->name);
+		stat_row(p, out, &tot.name[i]);
+	}
+	u = calloc(1, sizeof(*u));
+	if (!err && names && u && (u->ns = malloc(sizeof(*u->ns)))) {
+		upmc_samples_reset(u->ns);
+		err = stat_union(p, t, names, u);
+		fprintf(out, "union\t%llu", (unsigned long long)t->tid);
+		stat_row(p, out, u);
+	} else if (!err && names) {
+		err = upmc_fail(-ENOMEM, "out of memory adding up zones");
+	}
+	if (u)
+		free(u->ns);
+	free(u);
+	free_totals(&tot);
+	return err;
+}
+
+int upmc_zone_write_stat(struct upmc_profile *p, FILE *out, const char *names)
+{
+	struct upmc_zone_thread *t;
+	struct upmc_profile_stats st;
+	unsigned i;
+	int err = 0;
+
+	for (i = 0; i < p->n; i++) {
+		fputs("counter\t", out);
+		stat_field(out, p->counter[i]);
+		fputc('\n', out);
+	}
+	for (t = upmc_zone_threads(p); t && !err; t = upmc_zone_thread_next(t))
+		err = stat_thread(p, t, names, out);
+	upmc_zone_totals(p, &st);
+	fprintf(out, "stats\t%llu\t%llu\t%llu\t%llu\t%llu\n", (unsigned long long)st.zones,
+	        (unsigned long long)st.dropped, (unsigned long long)st.unbalanced,
+	        (unsigned long long)st.refused, (unsigned long long)st.open);
+	return err;
+}

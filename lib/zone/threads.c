@@ -47,6 +47,12 @@ static struct upmc_profile *zone_profile;
 UPMC_API int upmc_zones_recording;
 static uint64_t zone_opens; /* profiles opened: the next one's serial, less 1 */
 
+/* Called by a zone while no profile is open, once set: `upmc stat
+ * --zones`'s request (request.c), which opens one. While it is set,
+ * upmc_zones_recording is 1 so that the first zone comes out of line. */
+typedef void zone_first_fn(void);
+static zone_first_fn *zone_first_zone;
+
 static void zone_lock(void)
 {
 	while (atomic_flag_test_and_set_explicit(&zone_lock_flag, memory_order_acquire))
@@ -68,7 +74,15 @@ static struct upmc_profile *open_profile(void)
 static void set_profile(struct upmc_profile *p)
 {
 	__atomic_store_n(&zone_profile, p, __ATOMIC_RELEASE);
-	__atomic_store_n(&upmc_zones_recording, p != NULL, __ATOMIC_RELAXED);
+	__atomic_store_n(&upmc_zones_recording, p != NULL || zone_first_zone, __ATOMIC_RELAXED);
+}
+
+void upmc_zone_on_first_zone(void (*fn)(void))
+{
+	zone_lock();
+	__atomic_store_n(&zone_first_zone, fn, __ATOMIC_RELEASE);
+	set_profile(zone_profile);
+	zone_unlock();
 }
 
 /* ---- threads ---- */
@@ -297,6 +311,15 @@ struct upmc_zone_thread *upmc_zone_recording_thread(void)
 		return t;
 	/* No lock: zones compiled in while no profile is open cost little. */
 	p = open_profile();
+	if (!p && t->state != ZONE_FINISHED &&
+	    __atomic_load_n(&zone_first_zone, __ATOMIC_ACQUIRE)) {
+		zone_first_fn *first = __atomic_load_n(&zone_first_zone, __ATOMIC_ACQUIRE);
+		if (first)
+			first(); /* the opener joins its profile there */
+		if (upmc_zone_self->state == ZONE_ATTACHED)
+			return upmc_zone_self;
+		p = open_profile();
+	}
 	if (!p || t->state == ZONE_FINISHED)
 		return NULL;
 	serial = p->serial;

@@ -273,6 +273,8 @@ struct upmc_profile {
 	/* A layer above that must act at the close (a stream: stream.c)
 	 * registers here; the close calls it first. */
 	void (*at_close)(struct upmc_profile *p);
+	/* `upmc stat --zones`'s report (request.c), written first at the close. */
+	void (*at_report)(struct upmc_profile *p);
 	/* The same for a clear, which calls it under the collector's lock
 	 * before it forgets what was collected (a stream appends it first). */
 	void (*at_clear)(struct upmc_profile *p);
@@ -339,6 +341,16 @@ extern _Thread_local struct upmc_zone_thread *upmc_zone_self ZONE_TLS;
 struct upmc_zone_thread *upmc_zone_recording_thread(void);
 /* 0, or -EBUSY when a profile is open or the calling thread is still in one. */
 int upmc_zone_check_no_profile(void);
+/* fn is called by a zone while no profile is open (NULL: nothing is);
+ * upmc_zones_recording stays 1 while it is set. */
+void upmc_zone_on_first_zone(void (*fn)(void));
+/* `upmc stat --zones` (request.c): a profile just opened serves the
+ * process's request when one waits, which it reports at its close or at
+ * the process's exit. The report: per thread and zone name, the line
+ * format of docs/zones.md; names: the zones whose union is reported too
+ * (comma-separated; NULL: none). */
+void upmc_zone_request_bind(struct upmc_profile *p);
+int upmc_zone_write_stat(struct upmc_profile *p, FILE *out, const char *names);
 /* The calling thread's new state for p with set (NULL: opened here; closed
  * on failure), its exit call in place, not yet among p's threads. */
 int upmc_zone_prepare_thread(struct upmc_profile *p, struct upmc_set *set,

@@ -1,16 +1,20 @@
 /* SPDX-License-Identifier: MIT */
 /* Files, for every OS layer: a finished file put in the place of another,
- * and a file cut to a size. */
-#define _POSIX_C_SOURCE 200809L /* lstat */
+ * a file cut to a size, and what `upmc stat --zones` hands a program
+ * (lib/zone/request.c): a request in the environment, read only where the
+ * process may trust it, and a descriptor it inherited, written whole. */
+#define _GNU_SOURCE /* lstat, secure_getenv */
 #ifdef _WIN32
 #include <windows.h>
 #endif
 #include <errno.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #ifdef _WIN32
 #include <io.h>
 #else
+#include <fcntl.h>
 #include <sys/stat.h>
 #include <unistd.h>
 #endif
@@ -60,5 +64,64 @@ int upmc_os_replaceable(const char *path)
 	struct stat st;
 
 	return lstat(path, &st) != 0 || S_ISREG(st.st_mode);
+#endif
+}
+
+const char *upmc_os_trusted_env(const char *name)
+{
+#if defined(_WIN32)
+	(void)name;
+	return NULL; /* no inherited descriptors to write to: never a request */
+#elif defined(__GLIBC__)
+	/* NULL in a set-user-ID or set-group-ID process (AT_SECURE), or one
+	 * given capabilities by its file. */
+	return secure_getenv(name);
+#else
+	/* macOS, the BSDs; other C libraries on Linux compare the ids */
+	if (getuid() != geteuid() || getgid() != getegid())
+		return NULL;
+	return getenv(name);
+#endif
+}
+
+int upmc_os_request_fd(int fd)
+{
+#ifdef _WIN32
+	(void)fd;
+	return -EBADF;
+#else
+	struct stat st;
+	int flags = fcntl(fd, F_GETFL);
+
+	if (flags < 0 || fstat(fd, &st) < 0)
+		return -EBADF;
+	if ((flags & O_ACCMODE) == O_RDONLY)
+		return -EACCES;
+	if (!S_ISREG(st.st_mode) && !S_ISFIFO(st.st_mode))
+		return -EINVAL; /* a terminal, a socket, a device: not what upmc stat gives */
+	return 0;
+#endif
+}
+
+int upmc_os_write_whole(int fd, const void *buf, size_t len)
+{
+#ifdef _WIN32
+	(void)fd;
+	(void)buf;
+	(void)len;
+	return -EBADF;
+#else
+	const char *p = buf;
+
+	while (len) {
+		ssize_t n = write(fd, p, len);
+		if (n < 0 && errno == EINTR)
+			continue;
+		if (n <= 0)
+			return n < 0 ? -errno : -EIO;
+		p += n;
+		len -= (size_t)n;
+	}
+	return 0;
 #endif
 }

@@ -1,0 +1,764 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `upmc stat --zones`: the command's own zones, counted by the library in
+ * it. stat hands the command a file (a memfd, inherited at its exec) and
+ * the request in UPMC_STAT_ZONES; each process with the library reports
+ * into the file at its exit (lib/zone/request.c; the line format is in
+ * docs/zones.md). Here the reports are read back, added up by zone name
+ * (over threads and processes; per thread with --per-thread), and printed
+ * after perf stat's block: calls, total and self time, each counter's
+ * total, and each metric of those totals.
+ */
+#define _GNU_SOURCE
+#include <errno.h>
+#include <fcntl.h>
+#include <inttypes.h>
+#include <math.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/mman.h>
+#include <unistd.h>
+
+#include "bench/json.h"
+#include "cli/cli.h"
+#include "cli/stat.h"
+
+#define ZONE_NAME_BYTES 512 /* a name the library escaped: at most 2 x 127 */
+
+/* One zone name's figures on one thread (or, merged, on all of them). */
+struct zone_row {
+	char name[ZONE_NAME_BYTES];
+	uint64_t pid, tid;
+	uint64_t calls, total_ns, self_ns;
+	uint64_t value[UPMC_MAX_COUNTERS];   /* by column */
+	uint64_t counted[UPMC_MAX_COUNTERS]; /* calls the counter counted in */
+	int has[UPMC_MAX_COUNTERS];          /* the row's process counts this column */
+};
+
+struct zone_thread {
+	uint64_t pid, tid;
+	char name[128];
+};
+
+struct stat_zone_report {
+	unsigned loaded, reports, own;
+	char note[512];
+	unsigned n_columns; /* the counters' names, in the order they came */
+	char column[UPMC_MAX_COUNTERS][UPMC_NAME_MAX];
+	struct zone_row *row; /* per thread */
+	size_t n_rows, cap_rows;
+	struct zone_row *unions; /* --zones=NAMES: the named zones together, per thread */
+	size_t n_unions, cap_unions;
+	struct zone_thread *thread;
+	size_t n_threads, cap_threads;
+	uint64_t zones, dropped, unbalanced, refused, open;
+};
+
+/* ---- the file ---- */
+
+int stat_zones_open(struct stat_run *run)
+{
+	int fd = memfd_create("upmc-stat-zones", MFD_CLOEXEC);
+
+	run->zone_fd = -1;
+	if (fd < 0 || fcntl(fd, F_SETFL, O_APPEND) < 0) {
+		int err = -errno;
+		if (fd >= 0)
+			close(fd);
+		cli_format(run->error, sizeof(run->error),
+		           "cannot make the file for the zones' report: %s", strerror(-err));
+		return err;
+	}
+	run->zone_fd = fd;
+	return 0;
+}
+
+static char *read_all(int fd, size_t *len)
+{
+	size_t cap = 65536;
+	char *buf = malloc(cap + 1);
+	ssize_t got;
+
+	*len = 0;
+	while (buf) {
+		got = pread(fd, buf + *len, cap - *len, (off_t)*len);
+		if (got < 0 && errno == EINTR)
+			continue;
+		if (got <= 0)
+			break;
+		*len += (size_t)got;
+		if (*len == cap) {
+			char *bigger = realloc(buf, 2 * cap + 1);
+			if (!bigger) {
+				free(buf);
+				return NULL;
+			}
+			buf = bigger;
+			cap *= 2;
+		}
+	}
+	if (buf)
+		buf[*len] = '\0';
+	return buf;
+}
+
+void stat_zones_take(struct stat_run *run)
+{
+	size_t len;
+	char *text;
+
+	if (!run->zones || run->zone_fd < 0)
+		return;
+	text = read_all(run->zone_fd, &len);
+	close(run->zone_fd);
+	run->zone_fd = -1;
+	stat_zones_free_report(run->report);
+	run->report = text ? stat_zones_parse(text, len) : NULL;
+	free(text);
+}
+
+void stat_zones_free(struct stat_run *run)
+{
+	if (!run->zones)
+		return;
+	if (run->zone_fd >= 0)
+		close(run->zone_fd);
+	run->zone_fd = -1;
+	stat_zones_free_report(run->report);
+	run->report = NULL;
+}
+
+/* ---- parsing the reports ---- */
+
+/* The fields of a line, split at tabs in place; how many (at most max). */
+static unsigned split(char *line, char **field, unsigned max)
+{
+	unsigned n = 0;
+
+	while (n < max) {
+		char *tab = strchr(line, '\t');
+		field[n++] = line;
+		if (!tab)
+			break;
+		*tab = '\0';
+		line = tab + 1;
+	}
+	return n;
+}
+
+/* A field's escapes (\t, \n, \r, \\) undone, into buf. */
+static void unescape(char *buf, size_t size, const char *s)
+{
+	size_t n = 0;
+
+	for (; *s && n + 1 < size; s++) {
+		char c = *s;
+		if (c == '\\' && s[1]) {
+			s++;
+			c = *s == 't' ? '\t' : *s == 'n' ? '\n' : *s == 'r' ? '\r' : *s;
+		}
+		buf[n++] = c;
+	}
+	buf[n] = '\0';
+}
+
+static uint64_t number(const char *s)
+{
+	return strtoull(s, NULL, 10);
+}
+
+static void *grow(void *items, size_t *cap, size_t n, size_t size)
+{
+	void *bigger;
+
+	if (n < *cap)
+		return items;
+	bigger = realloc(items, (2 * *cap + 16) * size);
+	if (bigger)
+		*cap = 2 * *cap + 16;
+	return bigger;
+}
+
+static unsigned column_of(struct stat_zone_report *r, const char *name)
+{
+	unsigned c;
+
+	for (c = 0; c < r->n_columns; c++)
+		if (!strcmp(r->column[c], name))
+			return c;
+	if (r->n_columns == UPMC_MAX_COUNTERS)
+		return UPMC_MAX_COUNTERS;
+	cli_format(r->column[r->n_columns], UPMC_NAME_MAX, "%s", name);
+	return r->n_columns++;
+}
+
+/* One report's state while its lines are read: its counters' columns. */
+struct reading {
+	uint64_t pid;
+	unsigned n, column[UPMC_MAX_COUNTERS];
+};
+
+/* A zone or union line's figures: calls, total, self, then the counters. */
+static int take_row(struct zone_row *z, const struct reading *rd, char **f, unsigned n)
+{
+	unsigned i;
+
+	if (n < 3 + rd->n)
+		return -1;
+	memset(z->value, 0, sizeof(z->value));
+	z->pid = rd->pid;
+	z->calls = number(f[0]);
+	z->total_ns = number(f[1]);
+	z->self_ns = number(f[2]);
+	for (i = 0; i < rd->n; i++) {
+		unsigned c = rd->column[i];
+		const char *v = f[3 + i], *slash = strchr(v, '/');
+		if (c >= UPMC_MAX_COUNTERS)
+			continue;
+		z->has[c] = 1;
+		if (v[0] == '-')
+			continue;
+		z->value[c] = number(v);
+		z->counted[c] = slash ? number(slash + 1) : z->calls;
+	}
+	return 0;
+}
+
+static int take_line(struct stat_zone_report *r, struct reading *rd, char *line)
+{
+	char *f[3 + 2 * UPMC_MAX_COUNTERS];
+	unsigned n = split(line, f, sizeof(f) / sizeof(f[0]));
+	struct zone_row *z;
+
+	if (!strcmp(f[0], "upmc-zones") && n >= 4 && !strcmp(f[2], "loaded")) {
+		r->loaded++;
+	} else if (!strcmp(f[0], "upmc-zones") && n >= 5 && !strcmp(f[2], "report")) {
+		memset(rd, 0, sizeof(*rd));
+		rd->pid = number(f[3]);
+		r->reports++;
+		r->own += !strcmp(f[4], "own");
+	} else if (!strcmp(f[0], "note") && n >= 2) {
+		unescape(r->note, sizeof(r->note), f[1]);
+	} else if (!strcmp(f[0], "counter") && n >= 2 && rd->n < UPMC_MAX_COUNTERS) {
+		char name[UPMC_NAME_MAX];
+		unescape(name, sizeof(name), f[1]);
+		rd->column[rd->n++] = column_of(r, name);
+	} else if (!strcmp(f[0], "thread") && n >= 3) {
+		if (!(r->thread =
+		              grow(r->thread, &r->cap_threads, r->n_threads, sizeof(*r->thread))))
+			return -ENOMEM;
+		r->thread[r->n_threads].pid = rd->pid;
+		r->thread[r->n_threads].tid = number(f[1]);
+		unescape(r->thread[r->n_threads].name, sizeof(r->thread->name), f[2]);
+		r->n_threads++;
+	} else if (!strcmp(f[0], "zone") && n >= 3) {
+		if (!(r->row = grow(r->row, &r->cap_rows, r->n_rows, sizeof(*r->row))))
+			return -ENOMEM;
+		z = &r->row[r->n_rows];
+		memset(z, 0, sizeof(*z));
+		z->tid = number(f[1]);
+		unescape(z->name, sizeof(z->name), f[2]);
+		if (take_row(z, rd, f + 3, n - 3) == 0)
+			r->n_rows++;
+	} else if (!strcmp(f[0], "union") && n >= 2) {
+		if (!(r->unions = grow(r->unions, &r->cap_unions, r->n_unions, sizeof(*r->unions))))
+			return -ENOMEM;
+		z = &r->unions[r->n_unions];
+		memset(z, 0, sizeof(*z));
+		z->tid = number(f[1]);
+		if (take_row(z, rd, f + 2, n - 2) == 0)
+			r->n_unions++;
+	} else if (!strcmp(f[0], "stats") && n >= 6) {
+		r->zones += number(f[1]);
+		r->dropped += number(f[2]);
+		r->unbalanced += number(f[3]);
+		r->refused += number(f[4]);
+		r->open += number(f[5]);
+	}
+	return 0;
+}
+
+struct stat_zone_report *stat_zones_parse(const char *text, size_t len)
+{
+	struct stat_zone_report *r = calloc(1, sizeof(*r));
+	char *copy = malloc(len + 1), *line, *next;
+	struct reading rd;
+
+	if (!r || !copy) {
+		free(copy);
+		free(r);
+		return NULL;
+	}
+	memcpy(copy, text, len);
+	copy[len] = '\0';
+	memset(&rd, 0, sizeof(rd));
+	for (line = copy; line && *line; line = next) {
+		next = strchr(line, '\n');
+		if (next)
+			*next++ = '\0';
+		if (take_line(r, &rd, line) < 0) {
+			stat_zones_free_report(r);
+			r = NULL;
+			break;
+		}
+	}
+	free(copy);
+	return r;
+}
+
+void stat_zones_free_report(struct stat_zone_report *r)
+{
+	if (!r)
+		return;
+	free(r->row);
+	free(r->unions);
+	free(r->thread);
+	free(r);
+}
+
+/* ---- adding up ---- */
+
+static void add_row(struct zone_row *to, const struct zone_row *z)
+{
+	unsigned c;
+
+	to->calls += z->calls;
+	to->total_ns += z->total_ns;
+	to->self_ns += z->self_ns;
+	for (c = 0; c < UPMC_MAX_COUNTERS; c++) {
+		to->value[c] += z->value[c];
+		to->counted[c] += z->counted[c];
+		to->has[c] |= z->has[c];
+	}
+}
+
+static int wanted(const struct stat_run *run, const char *name)
+{
+	const char *p = run->zone_names;
+	size_t len = strlen(name);
+
+	while (p) {
+		const char *comma = strchr(p, ',');
+		size_t n = comma ? (size_t)(comma - p) : strlen(p);
+		if (n == len && !strncmp(p, name, len))
+			return 1;
+		p = comma ? comma + 1 : NULL;
+	}
+	return !run->zone_names;
+}
+
+static int by_total(const void *a, const void *b)
+{
+	const struct zone_row *x = a, *y = b;
+
+	return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
+}
+
+/* The rows of one thread (pid, tid), or of all (tid 0) merged by name,
+ * of the zones wanted, by total time; *n of them. */
+static struct zone_row *rows_of(const struct stat_run *run, uint64_t pid, uint64_t tid, size_t *n)
+{
+	const struct stat_zone_report *r = run->report;
+	struct zone_row *out = calloc(r->n_rows + 1, sizeof(*out));
+	size_t i, k;
+
+	*n = 0;
+	for (i = 0; out && i < r->n_rows; i++) {
+		const struct zone_row *z = &r->row[i];
+		if (!wanted(run, z->name) || (tid && (z->tid != tid || z->pid != pid)))
+			continue;
+		for (k = 0; k < *n && strcmp(out[k].name, z->name); k++)
+			;
+		if (k == *n) {
+			cli_format(out[k].name, sizeof(out[k].name), "%s", z->name);
+			out[k].pid = z->pid;
+			out[k].tid = tid;
+			++*n;
+		}
+		add_row(&out[k], z);
+	}
+	if (out && *n > 1)
+		qsort(out, *n, sizeof(*out), by_total);
+	return out;
+}
+
+/* The named zones together over one thread, or all of them (tid 0). */
+static struct zone_row union_of(const struct stat_run *run, uint64_t pid, uint64_t tid)
+{
+	const struct stat_zone_report *r = run->report;
+	struct zone_row u;
+	size_t i;
+
+	memset(&u, 0, sizeof(u));
+	cli_format(u.name, sizeof(u.name), "%s", run->zone_names);
+	for (i = 0; i < r->n_unions; i++)
+		if (!tid || (r->unions[i].tid == tid && r->unions[i].pid == pid))
+			add_row(&u, &r->unions[i]);
+	return u;
+}
+
+/* ---- what each cell shows ---- */
+
+/* The stat counter of the column's name, or NULL. */
+static const struct stat_counter *counter_named(const struct stat_run *run, const char *name)
+{
+	unsigned i;
+
+	for (i = 0; i < run->n; i++)
+		if (!strcmp(run->counter[i].event.name, name))
+			return &run->counter[i];
+	return NULL;
+}
+
+/* "<not supported>" (stat could not count it either), "<not counted>", or "". */
+static const char *zone_note(const struct stat_run *run, const struct zone_row *z, unsigned c)
+{
+	const struct stat_counter *sc = counter_named(run, run->report->column[c]);
+
+	if (z->has[c] && z->counted[c])
+		return "";
+	if (sc && sc->status == STAT_NOT_SUPPORTED)
+		return "<not supported>";
+	return "<not counted>";
+}
+
+/* Metric j of the row's totals (stat's metrics, by their events' names);
+ * NAN where an input did not count. */
+static double zone_metric(const struct stat_run *run, const struct zone_row *z, unsigned j)
+{
+	uint64_t counts[UPMC_MAX_COUNTERS];
+	struct upmc_metric_info info;
+	unsigned i, c;
+
+	for (i = 0; i < run->n; i++) {
+		counts[i] = UPMC_NOT_COUNTED;
+		for (c = 0; c < run->report->n_columns; c++)
+			if (!strcmp(run->report->column[c], run->counter[i].event.name) &&
+			    z->has[c] && z->counted[c])
+				counts[i] = z->value[c];
+	}
+	upmc_metric_describe(&run->metric[j], &info);
+	return upmc_metric_value(&run->metric[j], counts) * (info.percent ? 100 : 1);
+}
+
+static const char *metric_name(const struct stat_run *run, unsigned j)
+{
+	struct upmc_metric_info info;
+
+	upmc_metric_describe(&run->metric[j], &info);
+	return info.name;
+}
+
+/* ---- text ---- */
+
+static void text_head(FILE *out, const struct stat_run *run, int width)
+{
+	const struct stat_zone_report *r = run->report;
+	unsigned c, j;
+
+	fprintf(out, " %-*s %10s %14s %14s", width, "zone", "calls", "total msec", "self msec");
+	for (c = 0; c < r->n_columns; c++)
+		fprintf(out, " %18s", r->column[c]);
+	for (j = 0; j < run->n_metrics; j++)
+		fprintf(out, " %14s", metric_name(run, j));
+	fputc('\n', out);
+}
+
+static void text_row(FILE *out, const struct stat_run *run, const struct zone_row *z, int width)
+{
+	const struct stat_zone_report *r = run->report;
+	char num[40];
+	unsigned c, j;
+
+	fprintf(out, " %-*s %10" PRIu64 " %14.3f %14.3f", width, z->name, z->calls,
+	        (double)z->total_ns / 1e6, (double)z->self_ns / 1e6);
+	for (c = 0; c < r->n_columns; c++) {
+		const char *note = zone_note(run, z, c);
+		if (note[0]) {
+			fprintf(out, " %18s", note);
+			continue;
+		}
+		cli_thousands(num, sizeof(num), z->value[c]);
+		fprintf(out, " %17s%s", num, z->counted[c] < z->calls ? "*" : " ");
+	}
+	for (j = 0; j < run->n_metrics; j++) {
+		double v = zone_metric(run, z, j);
+		if (isnan(v))
+			fprintf(out, " %14s", "n/a");
+		else
+			fprintf(out, " %14.3f", v);
+	}
+	fputc('\n', out);
+}
+
+static int name_width(const struct zone_row *rows, size_t n, const struct stat_run *run)
+{
+	size_t i, w = 12;
+
+	for (i = 0; i < n; i++)
+		if (strlen(rows[i].name) > w)
+			w = strlen(rows[i].name);
+	if (run->zone_names && strlen(run->zone_names) + 11 > w)
+		w = strlen(run->zone_names) + 11;
+	return (int)w;
+}
+
+static void text_table(FILE *out, const struct stat_run *run, uint64_t pid, uint64_t tid,
+                       const char *title)
+{
+	size_t n, i;
+	struct zone_row *rows = rows_of(run, pid, tid, &n), u;
+	int width;
+
+	if (!rows)
+		return;
+	width = name_width(rows, n, run);
+	fprintf(out, "\n %s\n\n", title);
+	text_head(out, run, width);
+	for (i = 0; i < n; i++)
+		text_row(out, run, &rows[i], width);
+	if (run->zone_names) {
+		u = union_of(run, pid, tid);
+		cli_format(u.name, sizeof(u.name), "(together)");
+		text_row(out, run, &u, width);
+	}
+	free(rows);
+}
+
+static void text_zones(FILE *out, const struct stat_run *run)
+{
+	const struct stat_zone_report *r = run->report;
+	char title[256];
+	size_t t;
+
+	cli_format(title, sizeof(title),
+	           "Zones of '%s' (%u process%s, %zu thread%s):", run->argv[0], r->reports,
+	           r->reports == 1 ? "" : "es", r->n_threads, r->n_threads == 1 ? "" : "s");
+	text_table(out, run, 0, 0, title);
+	for (t = 0; run->zones_per_thread && t < r->n_threads; t++) {
+		cli_format(title, sizeof(title), "thread %" PRIu64 " '%s':", r->thread[t].tid,
+		           r->thread[t].name);
+		text_table(out, run, r->thread[t].pid, r->thread[t].tid, title);
+	}
+	fprintf(out,
+	        "\n counters are totals over a name's calls (* where some of them did not count); "
+	        "time is the zones' own clock; metrics are of the totals\n");
+	if (run->zone_names)
+		fprintf(out, " (together): the zones named %s, each with what it encloses, once\n",
+		        run->zone_names);
+	if (r->own)
+		fprintf(out,
+		        " the program opened its own profile: its counters are those it chose, not "
+		        "-e's\n");
+	if (r->note[0])
+		fprintf(out, " in zones, the events that cannot be counted read not counted: %s\n",
+		        r->note);
+	if (r->dropped || r->unbalanced || r->refused || r->open)
+		fprintf(out,
+		        " %" PRIu64 " zones dropped, %" PRIu64 " unbalanced ends, %" PRIu64
+		        " refused, %" PRIu64 " still open at the exit\n",
+		        r->dropped, r->unbalanced, r->refused, r->open);
+	fputc('\n', out);
+}
+
+/* ---- CSV ---- */
+
+static void csv_field(FILE *out, const char *sep, const char *s)
+{
+	if (!strstr(s, sep) && !strchr(s, '"') && !strchr(s, '\n')) {
+		fputs(s, out);
+		return;
+	}
+	fputc('"', out);
+	for (; *s; s++) {
+		if (*s == '"')
+			fputc('"', out);
+		fputc(*s, out);
+	}
+	fputc('"', out);
+}
+
+/* zone,NAME,THREAD,calls,total ns,self ns, then per counter its value (or
+ * its note), then per metric its value (empty: not computed). */
+static void csv_rows(FILE *out, const struct stat_run *run, uint64_t pid, uint64_t tid,
+                     const char *thread)
+{
+	const struct stat_zone_report *r = run->report;
+	const char *sep = run->separator;
+	size_t n, i;
+	struct zone_row *rows = rows_of(run, pid, tid, &n), u;
+	unsigned c, j;
+
+	if (!rows)
+		return;
+	if (run->zone_names) {
+		u = union_of(run, pid, tid);
+		cli_format(u.name, sizeof(u.name), "(together)");
+		rows[n++] = u;
+	}
+	for (i = 0; i < n; i++) {
+		fprintf(out, "zone%s", sep);
+		csv_field(out, sep, rows[i].name);
+		fputs(sep, out);
+		csv_field(out, sep, thread);
+		fprintf(out, "%s%" PRIu64 "%s%" PRIu64 "%s%" PRIu64, sep, rows[i].calls, sep,
+		        rows[i].total_ns, sep, rows[i].self_ns);
+		for (c = 0; c < r->n_columns; c++) {
+			const char *note = zone_note(run, &rows[i], c);
+			if (note[0])
+				fprintf(out, "%s%s", sep, note);
+			else
+				fprintf(out, "%s%" PRIu64, sep, rows[i].value[c]);
+		}
+		for (j = 0; j < run->n_metrics; j++) {
+			double v = zone_metric(run, &rows[i], j);
+			fputs(sep, out);
+			if (!isnan(v))
+				fprintf(out, "%.6g", v);
+		}
+		fputc('\n', out);
+	}
+	free(rows);
+}
+
+static void csv_zones(FILE *out, const struct stat_run *run)
+{
+	const struct stat_zone_report *r = run->report;
+	const char *sep = run->separator;
+	char label[160];
+	unsigned c, j;
+	size_t t;
+
+	fprintf(out, "# zone%sname%sthread%scalls%stotal ns%sself ns", sep, sep, sep, sep, sep);
+	for (c = 0; c < r->n_columns; c++)
+		fprintf(out, "%s%s", sep, r->column[c]);
+	for (j = 0; j < run->n_metrics; j++)
+		fprintf(out, "%s%s", sep, metric_name(run, j));
+	fputc('\n', out);
+	csv_rows(out, run, 0, 0, "");
+	for (t = 0; run->zones_per_thread && t < r->n_threads; t++) {
+		cli_format(label, sizeof(label), "%s-%" PRIu64, r->thread[t].name,
+		           r->thread[t].tid);
+		csv_rows(out, run, r->thread[t].pid, r->thread[t].tid, label);
+	}
+}
+
+/* ---- JSON ---- */
+
+static void json_row(struct json *j, const struct stat_run *run, const struct zone_row *z)
+{
+	const struct stat_zone_report *r = run->report;
+	unsigned c, k;
+
+	json_object(j, NULL);
+	json_string(j, "name", z->name);
+	json_uint(j, "calls", z->calls);
+	json_uint(j, "total_ns", z->total_ns);
+	json_uint(j, "self_ns", z->self_ns);
+	json_array(j, "counters");
+	for (c = 0; c < r->n_columns; c++) {
+		const char *note = zone_note(run, z, c);
+		json_object(j, NULL);
+		json_string(j, "name", r->column[c]);
+		json_string(j, "status",
+		            note[0] ? (note[5] == 's' ? "not supported" : "not counted")
+		                    : "counted");
+		if (note[0]) {
+			json_null(j, "value");
+			json_null(j, "counted_calls");
+		} else {
+			json_uint(j, "value", z->value[c]);
+			json_uint(j, "counted_calls", z->counted[c]);
+		}
+		json_end(j);
+	}
+	json_end(j);
+	json_object(j, "metrics");
+	for (k = 0; k < run->n_metrics; k++)
+		json_double(j, metric_name(run, k), zone_metric(run, z, k));
+	json_end(j);
+	json_end(j);
+}
+
+static void json_rows(struct json *j, const struct stat_run *run, uint64_t pid, uint64_t tid)
+{
+	size_t n, i;
+	struct zone_row *rows = rows_of(run, pid, tid, &n);
+
+	json_array(j, "zones");
+	for (i = 0; rows && i < n; i++)
+		json_row(j, run, &rows[i]);
+	json_end(j);
+	if (run->zone_names) {
+		struct zone_row u = union_of(run, pid, tid);
+		json_array(j, "together"); /* one object: the named zones' union */
+		json_row(j, run, &u);
+		json_end(j);
+	}
+	free(rows);
+}
+
+void stat_json_zones(struct json *j, const struct stat_run *run)
+{
+	const struct stat_zone_report *r = run->report;
+	size_t t;
+
+	if (!run->zones)
+		return;
+	json_object(j, "zones");
+	json_uint(j, "processes", r ? r->reports : 0);
+	json_bool(j, "own_profile", r && r->own);
+	json_string(j, "note", r && r->note[0] ? r->note : NULL);
+	if (r && r->reports) {
+		json_rows(j, run, 0, 0);
+		if (run->zones_per_thread) {
+			json_array(j, "threads");
+			for (t = 0; t < r->n_threads; t++) {
+				json_object(j, NULL);
+				json_string(j, "thread", r->thread[t].name);
+				json_uint(j, "tid", r->thread[t].tid);
+				json_rows(j, run, r->thread[t].pid, r->thread[t].tid);
+				json_end(j);
+			}
+			json_end(j);
+		}
+	}
+	json_end(j);
+}
+
+/* ---- without zones ---- */
+
+static void no_zones(FILE *out, const struct stat_run *run)
+{
+	const struct stat_zone_report *r = run->report;
+
+	if (r && r->loaded)
+		fprintf(out,
+		        " '%s' ran no zone: put UPMC_ZONE(\"name\") (<upmc/zone.h>) at the top of "
+		        "each "
+		        "block to measure, or upmc::Zone in C++, and build it again; "
+		        "docs/zones.md\n\n",
+		        run->argv[0]);
+	else
+		fprintf(out,
+		        " '%s' ran no zone: it does not use upmc's library (or ended before its "
+		        "exit "
+		        "handlers ran); link it with upmc and put UPMC_ZONE(\"name\") "
+		        "(<upmc/zone.h>) at the top of each block to measure; docs/zones.md\n\n",
+		        run->argv[0]);
+}
+
+void stat_print_zones(FILE *out, const struct stat_run *run)
+{
+	if (!run->zones || run->format == STAT_JSON)
+		return;
+	if (!run->report || !run->report->reports || !run->report->n_rows) {
+		if (run->format == STAT_TEXT)
+			no_zones(out, run);
+		return;
+	}
+	if (run->format == STAT_CSV)
+		csv_zones(out, run);
+	else
+		text_zones(out, run);
+}

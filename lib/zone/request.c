@@ -1,0 +1,247 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Zones: `upmc stat --zones`'s request. upmc stat starts the program with
+ *
+ *   UPMC_STAT_ZONES=<fd>:<spec>[;<name>,<name>...]
+ *
+ * and the descriptor fd open for writing (a file of its own). When the
+ * library is loaded, it reads the variable, trusted only where the process
+ * may trust its environment (not set-user-ID: upmc_os_trusted_env()), and
+ * checks the descriptor; nothing more happens until the first zone, which
+ * opens a profile of spec on every thread. At the process's exit (or the
+ * profile's close) the profile's aggregates per thread and zone name go to
+ * fd in one write, in the line format of docs/zones.md. Nothing the
+ * variable says is a path: the library writes to the descriptor it was
+ * given, or to nothing. A malformed request is one line on stderr and is
+ * otherwise ignored; nothing here changes the program's exit status.
+ *
+ * A program that opens its own profile before its first zone keeps it (its
+ * counters are what its own exports show): that profile serves the
+ * request, with its own counters. Once the request's profile is open, the
+ * program's own open fails with -EBUSY, as a second open does.
+ */
+#define _GNU_SOURCE /* open_memstream */
+#include <errno.h>
+#include <stdlib.h>
+#include <string.h>
+
+#include "lib/core/os.h"
+#include "zone_internal.h"
+
+#define REQUEST_VARIABLE "UPMC_STAT_ZONES"
+#define REQUEST_MAX      4096
+
+enum request_state {
+	REQUEST_NONE,    /* no request, or it was ignored */
+	REQUEST_WAITING, /* read: the first zone or profile serves it */
+	REQUEST_OPENING, /* a first zone is opening its profile */
+	REQUEST_BOUND,   /* a profile serves it */
+	REQUEST_DONE,    /* reported, or no profile could serve it */
+};
+
+static struct {
+	int state; /* enum request_state, atomic */
+	int fd;
+	int own; /* the program's own profile serves it */
+	int reported;
+	uint64_t pid; /* the process of the profile that serves it */
+	struct upmc_profile *profile;
+	char spec[REQUEST_MAX];
+	char names[REQUEST_MAX];
+	char note[UPMC_REASON_MAX]; /* why the request's spec did not open */
+} request = {.fd = -1};
+
+static int request_state(void)
+{
+	return __atomic_load_n(&request.state, __ATOMIC_ACQUIRE);
+}
+
+static int move_state(int from, int to)
+{
+	return __atomic_compare_exchange_n(&request.state, &from, to, 0, __ATOMIC_ACQ_REL,
+	                                   __ATOMIC_ACQUIRE);
+}
+
+/* ---- the report ---- */
+
+#ifndef _WIN32
+/* POSIX 2008's, declared here too: a build that includes <stdio.h> before
+ * this file's _GNU_SOURCE (the simulated kernel's, the single file) would
+ * not see it. */
+FILE *open_memstream(char **buf, size_t *len);
+
+/* The lines, composed in memory and written in one write(2): processes
+ * that share the descriptor (exec'd children) append whole reports. */
+static int compose(struct upmc_profile *p, char **buf, size_t *len)
+{
+	FILE *out = open_memstream(buf, len);
+	int err;
+
+	if (!out)
+		return -ENOMEM;
+	fprintf(out, "upmc-zones\t1\treport\t%llu\t%s\n", (unsigned long long)upmc_os_process_id(),
+	        request.own ? "own" : "request");
+	if (request.note[0])
+		fprintf(out, "note\t%s\n", request.note);
+	err = upmc_zone_write_stat(p, out, request.names[0] ? request.names : NULL);
+	fprintf(out, "end\n");
+	if (fclose(out) != 0 && err == 0)
+		err = -ENOMEM;
+	return err;
+}
+#endif
+
+/* Once per process: the forked child of a process whose profile serves the
+ * request has the parent's profile, which recorded nothing there. */
+static void report(struct upmc_profile *p)
+{
+#ifndef _WIN32
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (upmc_os_process_id() != request.pid ||
+	    __atomic_exchange_n(&request.reported, 1, __ATOMIC_ACQ_REL))
+		return;
+	if (upmc_zone_collector_held()) /* exit() from a upmc_profile_zones() callback */
+		return;
+	upmc_zone_collect(p, 0);
+	upmc_zone_collector_lock();
+	err = compose(p, &buf, &len);
+	upmc_zone_collector_unlock();
+	if (err == 0)
+		err = upmc_os_write_whole(request.fd, buf, len);
+	if (err < 0)
+		fprintf(stderr, "upmc: the zones' report for upmc stat was not written: %s\n",
+		        strerror(-err));
+	free(buf);
+#else
+	(void)p;
+#endif
+}
+
+static void report_at_close(struct upmc_profile *p)
+{
+	report(p);
+	__atomic_store_n(&request.profile, NULL, __ATOMIC_RELEASE);
+	__atomic_store_n(&request.state, REQUEST_DONE, __ATOMIC_RELEASE);
+}
+
+/* At exit, threads may still record: the collect leaves what they write
+ * now, and the profile stays open (a close would wait for them). */
+static void report_at_exit(void)
+{
+	struct upmc_profile *p = __atomic_load_n(&request.profile, __ATOMIC_ACQUIRE);
+
+	if (p)
+		report(p);
+}
+
+void upmc_zone_request_bind(struct upmc_profile *p)
+{
+	int state = request_state();
+
+	if (state == REQUEST_WAITING && move_state(REQUEST_WAITING, REQUEST_BOUND))
+		request.own = 1; /* the program opened it before its first zone */
+	else if (state != REQUEST_OPENING)
+		return;
+	request.pid = upmc_os_process_id();
+	request.profile = p;
+	p->at_report = report_at_close;
+	upmc_zone_on_first_zone(NULL);
+	atexit(report_at_exit);
+}
+
+/* ---- the first zone ---- */
+
+/* The spec as asked; where it cannot be counted here, its time only,
+ * with the reason in the report (each counter then reads not counted). */
+static void open_requested(void)
+{
+	struct upmc_profile_options opts = {sizeof(opts), UPMC_OPT_TIME_ONLY, 0, 0, 0};
+	struct upmc_profile *p;
+
+	if (upmc_profile_open(&p, request.spec, NULL) == 0)
+		return;
+	upmc_format(request.note, sizeof(request.note), "%s", upmc_last_error());
+	if (upmc_profile_open(&p, request.spec, &opts) == 0 ||
+	    upmc_profile_open(&p, NULL, NULL) == 0)
+		return;
+	fprintf(stderr, "upmc: upmc stat --zones: no profile could be opened: %s\n",
+	        upmc_last_error());
+}
+
+static void first_zone(void)
+{
+	if (move_state(REQUEST_WAITING, REQUEST_OPENING)) {
+		open_requested(); /* binds it (upmc_zone_request_bind) */
+		if (!move_state(REQUEST_OPENING, REQUEST_BOUND)) {
+			__atomic_store_n(&request.state, REQUEST_DONE, __ATOMIC_RELEASE);
+			upmc_zone_on_first_zone(NULL);
+		}
+		return;
+	}
+	while (request_state() == REQUEST_OPENING)
+		; /* another thread's first zone opens it: a few system calls */
+}
+
+/* ---- the variable ---- */
+
+/* 0, or -EINVAL with why in why. */
+static int parse(const char *value, char *why, size_t size)
+{
+	const char *colon = strchr(value, ':'), *semi;
+	char *end;
+	long fd;
+	int err;
+
+	if (strlen(value) >= REQUEST_MAX) {
+		upmc_format(why, size, "longer than %d bytes", REQUEST_MAX - 1);
+		return -EINVAL;
+	}
+	errno = 0;
+	fd = strtol(value, &end, 10);
+	if (!colon || end != colon || value[0] < '0' || value[0] > '9' || errno || fd > 1 << 20) {
+		upmc_format(why, size, "it does not start with a descriptor number and ':'");
+		return -EINVAL;
+	}
+	err = upmc_os_request_fd((int)fd);
+	if (err < 0) {
+		upmc_format(why, size, "descriptor %ld is not a file or pipe open for writing", fd);
+		return err;
+	}
+	semi = strchr(colon + 1, ';');
+	upmc_format(request.spec, sizeof(request.spec), "%.*s",
+	            (int)(semi ? semi - colon - 1 : (long)strlen(colon + 1)), colon + 1);
+	upmc_format(request.names, sizeof(request.names), "%s", semi ? semi + 1 : "");
+	request.fd = (int)fd;
+	return 0;
+}
+
+/* A line that says upmc stat's request reached a process with the library:
+ * upmc stat tells a program without zones from one without upmc. */
+static void say_loaded(void)
+{
+	char line[64];
+
+	upmc_format(line, sizeof(line), "upmc-zones\t1\tloaded\t%llu\n",
+	            (unsigned long long)upmc_os_process_id());
+	upmc_os_write_whole(request.fd, line, strlen(line));
+}
+
+/* At load: a getenv, no allocation, nothing opened. */
+__attribute__((constructor)) static void read_request(void)
+{
+	const char *value = upmc_os_trusted_env(REQUEST_VARIABLE);
+	char why[160];
+
+	if (!value)
+		return;
+	if (parse(value, why, sizeof(why)) < 0) {
+		fprintf(stderr, "upmc: " REQUEST_VARIABLE " ignored: %s\n", why);
+		return;
+	}
+	say_loaded();
+	__atomic_store_n(&request.state, REQUEST_WAITING, __ATOMIC_RELEASE);
+	upmc_zone_on_first_zone(first_zone);
+}

@@ -1,0 +1,383 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * `upmc stat --zones`: a program's own zones, counted by the library in it
+ * at stat's request (UPMC_STAT_ZONES and an inherited descriptor).
+ */
+#define _GNU_SOURCE
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/wait.h>
+#include <unistd.h>
+
+#include "tests/cli/cli_run.h"
+#include "tests/cli/json_doc.h"
+#include "tests/upmc_test.h"
+
+#define EVENTS "task-clock,page-faults,context-switches"
+
+/* A CSV zone row of stat's report: zone,NAME,THREAD,calls,total,self,counters... */
+struct csv_zone {
+	char name[128], thread[128];
+	unsigned long long calls, total_ns, self_ns, count[3];
+};
+
+/* The row of name (and thread: "" for all of them) in stat's CSV; 0 when found. */
+static int csv_zone(const char *text, const char *name, const char *thread, struct csv_zone *z)
+{
+	const char *line = text;
+
+	for (; line && *line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char buf[1024];
+		size_t len = strcspn(line, "\n");
+		char *f[16], *p = buf;
+		int n = 0;
+		if (len >= sizeof(buf) || strncmp(line, "zone,", 5))
+			continue;
+		memcpy(buf, line, len);
+		buf[len] = '\0';
+		while (n < 16 && (f[n++] = strsep(&p, ",")))
+			;
+		n--;
+		if (n < 9 || strcmp(f[1], name) || strcmp(f[2], thread))
+			continue;
+		snprintf(z->name, sizeof(z->name), "%s", f[1]);
+		snprintf(z->thread, sizeof(z->thread), "%s", f[2]);
+		z->calls = strtoull(f[3], NULL, 10);
+		z->total_ns = strtoull(f[4], NULL, 10);
+		z->self_ns = strtoull(f[5], NULL, 10);
+		z->count[0] = strtoull(f[6], NULL, 10);
+		z->count[1] = strtoull(f[7], NULL, 10);
+		z->count[2] = strtoull(f[8], NULL, 10);
+		return 0;
+	}
+	return -1;
+}
+
+static unsigned zone_rows(const char *text)
+{
+	unsigned n = 0;
+	const char *p;
+
+	for (p = text; (p = strstr(p, "\nzone,")); p++)
+		n++;
+	return n;
+}
+
+/* frame_zones prints its own table (upmc_profile_print()): a row is the
+ * name (it may have spaces), calls, total, self, mean, median and max us,
+ * and the three counters. */
+struct own_row {
+	unsigned long long calls, count[3];
+	double total_us, self_us;
+};
+
+static int own_row(const char *table, const char *name, struct own_row *o)
+{
+	const char *line;
+	size_t len = strlen(name);
+
+	for (line = table; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		double mean, median, max;
+		if (strncmp(line, name, len) || line[len] != ' ')
+			continue;
+		if (sscanf(line + len, "%llu %lf %lf %lf %lf %lf %llu %llu %llu", &o->calls,
+		           &o->total_us, &o->self_us, &mean, &median, &max, &o->count[0],
+		           &o->count[1], &o->count[2]) == 9)
+			return 0;
+	}
+	return -1;
+}
+
+/* Per zone name: what stat reports equals what the program's own table
+ * says for the same run (the program's own profile served the request). */
+TEST(stat_zones, frame_zones_totals_equal_its_own_export)
+{
+	static const char *const names[] = {
+	        "frame",   "physics", "start jobs", "wait for jobs", "integrate", "job",  "render",
+	        "collide", "cull",    "draw",       "skin",          "animation", "input"};
+	struct cli_result r;
+	char dir[4096];
+	unsigned i;
+
+	snprintf(dir, sizeof(dir), "%s/frames",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
+	CLI_RUN(r, NULL, "stat", "--zones", "-x", ",", "-e", EVENTS, "--", "examples/frame_zones",
+	        dir, EVENTS);
+	EXPECT_EQ(r.status, 0);
+	EXPECT_EQ(zone_rows(r.err), 13u);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		struct csv_zone z;
+		struct own_row o;
+		ASSERT_MSG(csv_zone(r.err, names[i], "", &z) == 0, "%s", names[i]);
+		ASSERT_MSG(own_row(r.out, names[i], &o) == 0, "%s in:\n%s", names[i], r.out);
+		EXPECT_EQ_U64(z.calls, o.calls);
+		EXPECT_EQ_U64(z.calls, strcmp(names[i], "integrate") && strcmp(names[i], "skin")
+		                               ? (strcmp(names[i], "job") ? 60 : 120)
+		                               : 180);
+		EXPECT_EQ_U64(z.count[0], o.count[0]);
+		EXPECT_EQ_U64(z.count[1], o.count[1]);
+		EXPECT_EQ_U64(z.count[2], o.count[2]);
+		/* the table rounds to 1 ns; each thread's sum was rounded apart */
+		EXPECT(z.total_ns / 1e3 - o.total_us < 0.004 &&
+		       o.total_us - z.total_ns / 1e3 < 0.004);
+		EXPECT(z.self_ns / 1e3 - o.self_us < 0.004 && o.self_us - z.self_ns / 1e3 < 0.004);
+	}
+	cli_result_free(&r);
+}
+
+/* A program with no profile of its own: the request's, with -e's events,
+ * on every thread; calls exact; the exit status is the program's. */
+TEST(stat_zones, the_requests_profile_counts_every_thread)
+{
+	struct cli_result r;
+	struct csv_zone z;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "zones");
+	EXPECT_EQ(r.status, 3);
+	ASSERT(csv_zone(r.err, "outer", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 10);
+	EXPECT(z.count[1] >= 10 * 3 * 16); /* the pages inner touched */
+	ASSERT(csv_zone(r.err, "inner", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 30);
+	EXPECT(z.count[1] >= 30 * 16);
+	EXPECT(z.count[0] > 0);
+	ASSERT(csv_zone(r.err, "work", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 10);
+	EXPECT(z.count[1] >= 10 * 4);
+	EXPECT_EQ(zone_rows(r.err), 3u);
+	cli_result_free(&r);
+}
+
+/* --zones=NAMES: those rows only, and the named zones together (inner is
+ * inside outer: counted once). */
+TEST(stat_zones, names_restrict_exactly)
+{
+	struct cli_result r;
+	struct csv_zone z, outer, work;
+
+	CLI_RUN(r, NULL, "stat", "--zones=outer,inner,work", "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "zones");
+	ASSERT(csv_zone(r.err, "outer", "", &outer) == 0);
+	ASSERT(csv_zone(r.err, "work", "", &work) == 0);
+	ASSERT(csv_zone(r.err, "(together)", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 20); /* 10 outer (their inner inside) + 10 work */
+	EXPECT_EQ_U64(z.total_ns, outer.total_ns + work.total_ns);
+	EXPECT_EQ_U64(z.count[1], outer.count[1] + work.count[1]);
+	EXPECT_EQ(zone_rows(r.err), 4u);
+	cli_result_free(&r);
+
+	CLI_RUN(r, NULL, "stat", "--zones=work", "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "zones");
+	EXPECT(csv_zone(r.err, "work", "", &z) == 0);
+	EXPECT(csv_zone(r.err, "outer", "", &z) < 0);
+	EXPECT(csv_zone(r.err, "inner", "", &z) < 0);
+	EXPECT_EQ(zone_rows(r.err), 2u); /* work and (together) */
+	cli_result_free(&r);
+}
+
+TEST(stat_zones, per_thread_rows_add_up)
+{
+	struct cli_result r;
+	struct csv_zone all, z;
+	const char *p;
+	unsigned long long calls = 0;
+	unsigned threads = 0;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "--per-thread", "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "zones");
+	ASSERT(csv_zone(r.err, "work", "", &all) == 0);
+	for (p = r.err; (p = strstr(p, "\nzone,work,worker")); p++) {
+		char thread[64];
+		size_t n = strcspn(p + 11, ",");
+		snprintf(thread, sizeof(thread), "%.*s", (int)n,
+		         p + 11); /* "worker-TID", "worker #3-TID" */
+		ASSERT(csv_zone(r.err, "work", thread, &z) == 0);
+		EXPECT_EQ_U64(z.calls, 5);
+		calls += z.calls;
+		threads++;
+	}
+	EXPECT_EQ(threads, 2u);
+	EXPECT_EQ_U64(calls, all.calls);
+	cli_result_free(&r);
+}
+
+TEST(stat_zones, json_has_the_zones)
+{
+	struct cli_result r;
+	struct jdoc *doc;
+	const struct jdoc *zones, *list, *z;
+	char err[256];
+	size_t i;
+	int seen = 0;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-j", "-e", EVENTS, "--", "tests/cli/zone_workload",
+	        "zones");
+	doc = jdoc_parse(r.err, err, sizeof(err));
+	ASSERT_MSG(doc, "%s", err);
+	EXPECT_EQ((int)jdoc_number(doc, "exit_status", -1), 3);
+	zones = jdoc_get(doc, "zones");
+	ASSERT(zones);
+	EXPECT_EQ((int)jdoc_number(zones, "processes", -1), 1);
+	list = jdoc_get(zones, "zones");
+	ASSERT(list);
+	for (i = 0; (z = jdoc_at(list, i)); i++) {
+		const struct jdoc *counters = jdoc_get(z, "counters"), *pf;
+		if (strcmp(jdoc_string(z, "name"), "inner"))
+			continue;
+		seen = 1;
+		EXPECT_EQ((int)jdoc_number(z, "calls", -1), 30);
+		pf = jdoc_at(counters, 1);
+		ASSERT(pf);
+		EXPECT(!strcmp(jdoc_string(pf, "name"), "page-faults"));
+		EXPECT(!strcmp(jdoc_string(pf, "status"), "counted"));
+		EXPECT(jdoc_number(pf, "value", 0) >= 480);
+	}
+	EXPECT(seen);
+	jdoc_free(doc);
+	cli_result_free(&r);
+}
+
+TEST(stat_zones, a_program_without_zones_is_told_how_to_add_them)
+{
+	struct cli_result r;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-e", "task-clock", "--", "tests/cli/zone_workload",
+	        "none");
+	EXPECT_EQ(r.status, 0);
+	EXPECT(strstr(r.err, "ran no zone: put UPMC_ZONE(\"name\")") != NULL);
+	cli_result_free(&r);
+	CLI_RUN(r, NULL, "stat", "--zones", "-e", "task-clock", "--", "true");
+	EXPECT(strstr(r.err, "does not use upmc's library") != NULL);
+	cli_result_free(&r);
+}
+
+/* Runs prog with UPMC_STAT_ZONES=value and descriptor 7 on the file out;
+ * returns its exit status, its stderr in err. */
+static int run_with_request(const char *prog, const char *arg, const char *value, const char *out,
+                            char *err, size_t size)
+{
+	char cmd[16384], errfile[4096];
+	FILE *f;
+	size_t n;
+	int status;
+
+	snprintf(errfile, sizeof(errfile), "%s/request.err",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
+	snprintf(cmd, sizeof(cmd), "UPMC_STAT_ZONES='%s' %s %s 7>>%s 2>%s >/dev/null", value, prog,
+	         arg, out, errfile);
+	status = system(cmd);
+	f = fopen(errfile, "r");
+	n = f ? fread(err, 1, size - 1, f) : 0;
+	err[n] = '\0';
+	if (f)
+		fclose(f);
+	return WIFEXITED(status) ? WEXITSTATUS(status) : -1;
+}
+
+static long file_size(const char *path)
+{
+	struct stat st;
+
+	return stat(path, &st) == 0 ? (long)st.st_size : -1;
+}
+
+TEST(stat_zones, a_garbage_request_is_one_line_and_nothing_else)
+{
+	static const char *const garbage[] = {"",
+	                                      "x",
+	                                      "7",
+	                                      "-1:cycles",
+	                                      "99:task-clock",
+	                                      "7x:task-clock",
+	                                      "0:task-clock",
+	                                      "99999999999999999999:cycles"};
+	char out[4096], err[4096];
+	unsigned i;
+
+	snprintf(out, sizeof(out), "%s/garbage.out",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
+	for (i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+		unlink(out);
+		EXPECT_EQ(run_with_request("tests/cli/zone_workload", "zones", garbage[i], out, err,
+		                           sizeof(err)),
+		          3);
+		if (garbage[i][0]) {
+			EXPECT_MSG(strstr(err, "UPMC_STAT_ZONES ignored") != NULL, "%s: %s",
+			           garbage[i], err);
+			EXPECT_MSG(strchr(err, '\n') == strrchr(err, '\n'), "%s",
+			           garbage[i]); /* one line */
+		}
+		EXPECT_EQ(file_size(out), 0);
+	}
+	/* a spec that cannot open: time only, said in the report */
+	unlink(out);
+	EXPECT_EQ(run_with_request("tests/cli/zone_workload", "zones", "7:no-such-event", out, err,
+	                           sizeof(err)),
+	          3);
+	EXPECT(file_size(out) > 0);
+}
+
+/* A set-user-ID copy ignores the request: secure_getenv() returns NULL
+ * when the kernel sets AT_SECURE, which it does where the effective user
+ * differs from the real one: root runs a copy owned by nobody with u+s. */
+TEST(stat_zones, a_set_user_id_program_ignores_the_request)
+{
+	const char *tmp = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
+	char copy[4096], out[4096], cmd[16384], err[4096], ids[64] = "";
+	unsigned uid = 1, euid = 1;
+	FILE *f;
+
+	if (getuid() != 0)
+		SKIP("needs root, to give a copy to another user with u+s");
+	snprintf(copy, sizeof(copy), "%s/zone_workload_suid", tmp);
+	snprintf(out, sizeof(out), "%s/suid.out", tmp);
+	snprintf(cmd, sizeof(cmd),
+	         "cp tests/cli/zone_workload %s && chmod 755 %s && chmod 711 %s && chown 65534 %s "
+	         "&& "
+	         "chmod u+s %s",
+	         copy, tmp, tmp, copy, copy);
+	if (system(cmd) != 0)
+		SKIP("cannot give a copy to user 65534 with u+s here (a sandbox's user "
+		     "namespace?)");
+	snprintf(cmd, sizeof(cmd), "%s ids", copy);
+	f = popen(cmd, "r");
+	ASSERT(f);
+	if (!fgets(ids, sizeof(ids), f))
+		ids[0] = '\0';
+	pclose(f);
+	if (sscanf(ids, "%u %u", &uid, &euid) != 2 || uid == euid)
+		SKIP("the copy ran with its user's own id (a nosuid mount?): no AT_SECURE here");
+	/* the plain program takes the request; its set-user-ID copy does not */
+	unlink(out);
+	EXPECT_EQ(run_with_request("tests/cli/zone_workload", "zones", "7:task-clock", out, err,
+	                           sizeof(err)),
+	          3);
+	EXPECT(file_size(out) > 0);
+	unlink(out);
+	EXPECT_EQ(run_with_request(copy, "zones", "7:task-clock", out, err, sizeof(err)), 3);
+	EXPECT_EQ(file_size(out), 0);
+	EXPECT_MSG(err[0] == 0, "%s", err);
+}
+
+/* Processes the command execs inherit the request: each reports its
+ * zones, added up by name. */
+TEST(stat_zones, execd_children_are_merged_by_name)
+{
+	struct cli_result r;
+	struct csv_zone z;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-x", ",", "-e", EVENTS, "--", "sh", "-c",
+	        "tests/cli/zone_workload zones; tests/cli/zone_workload zones; exit 0");
+	EXPECT_EQ(r.status, 0);
+	ASSERT(csv_zone(r.err, "outer", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 20);
+	ASSERT(csv_zone(r.err, "inner", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 60);
+	ASSERT(csv_zone(r.err, "work", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 20);
+	cli_result_free(&r);
+}
