@@ -56,6 +56,9 @@ struct upmc_metric_step {
 };
 struct upmc_metric {
 	const struct upmc_metric_def *def;
+	/* its name in the set when not def's: "cpu_atom/retiring/", one core
+	 * type's of a hybrid CPU; "" otherwise */
+	char name[UPMC_NAME_MAX];
 	unsigned n_in, n_steps;
 	unsigned in[UPMC_METRIC_INPUTS];
 	struct upmc_metric_step step[UPMC_METRIC_STEPS];

@@ -169,6 +169,56 @@
 	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; SLOTS = 5 "  \
 	"x CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json"
 
+/* The E-cores of hybrid CPUs (the core PMU cpu_atom), each counted by its
+ * own TOPDOWN_* events as pmu/terms/ events of cpu_atom (a raw code would
+ * go to cpu_core), over its own cycles (CPU_CLK_UNHALTED.CORE_P, event
+ * 0x3c, which counts as the fixed CPU_CLK_UNHALTED.CORE): a set counts
+ * them beside the P-cores' variant (lib/core/metrics.c). */
+#define ATOM(code)    "cpu_atom/event=" code "/"
+#define ATOM_CLK      ATOM("0x3c")
+#define ATOM_SLOTS(n) "( " n " * " ATOM_CLK " )"
+/* Gracemont, the E-core of Alder Lake and Raptor Lake: 5 slots a cycle;
+ * TOPDOWN_RETIRING.ALL 0xc2, TOPDOWN_FE_BOUND.ALL 0x71, TOPDOWN_BE_BOUND.ALL
+ * 0x74, TOPDOWN_BAD_SPECULATION.MISPREDICT 0x73 umask 4, .MACHINE_CLEARS
+ * 0x73 umask 3 (perf 6.1's alderlake/pipeline.json, Unit cpu_atom). */
+#define GRT_E_RET    ATOM("0xc2")
+#define GRT_E_FE     ATOM("0x71")
+#define GRT_E_BE     ATOM("0x74")
+#define GRT_E_MISP   ATOM("0x73,umask=0x4")
+#define GRT_E_CLEARS ATOM("0x73,umask=0x3")
+#define GRT_E_SLOTS  ATOM_SLOTS("5")
+#define GRT_E_IDS                                                                      \
+	"GenuineIntel-6-97- GenuineIntel-6-9A- GenuineIntel-6-B7- GenuineIntel-6-BA- " \
+	"GenuineIntel-6-BF-"
+#define GRT_E_CPUS "Intel Alder Lake and Raptor Lake E-cores (Gracemont, 5 slots a cycle)"
+#define GRT_E_SOURCE                                                                           \
+	"perf's tma_* of Unit cpu_atom in Linux 6.1 tools/perf/pmu-events/arch/x86/alderlake/" \
+	"adl-metrics.json (SLOTS = 5 x CLKS), events from alderlake/pipeline.json"
+#define GRT_E(name, group, events, formula, unit, desc)                                    \
+	ROW(name, group, events, formula, unit, desc, GRT_E_CPUS, GRT_E_SOURCE, GRT_E_IDS, \
+	    UPMC_METRIC_E_CORE, NULL)
+/* Crestmont, the E-core of Meteor Lake: 6 slots a cycle; TOPDOWN_*.ALL_P:
+ * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BAD_SPECULATION 0x73
+ * (meteorlake/pipeline.json), BAD_SPECULATION.MISPREDICT 0x73 umask 4,
+ * BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1 (Gracemont's codes, which
+ * Crestmont keeps). */
+#define CMT_E_RET   ATOM("0x72")
+#define CMT_E_FE    ATOM("0x71")
+#define CMT_E_BE    ATOM("0x74")
+#define CMT_E_BAD   ATOM("0x73")
+#define CMT_E_MISP  ATOM("0x73,umask=0x4")
+#define CMT_E_ALLOC ATOM("0x74,umask=0x1")
+#define CMT_E_SLOTS ATOM_SLOTS("6")
+#define CMT_E_IDS   "GenuineIntel-6-AA- GenuineIntel-6-AC-"
+#define CMT_E_CPUS  "Intel Meteor Lake E-cores (Crestmont, 6 slots a cycle)"
+#define CMT_E_SOURCE                                                                         \
+	"the kernel's tools/perf/pmu-events/arch/x86/meteorlake/mtl-metrics.json (tma_* of " \
+	"Unit cpu_atom: TOPDOWN_*.ALL_P / (6 x CPU_CLK_UNHALTED.CORE)), events from "        \
+	"meteorlake/pipeline.json"
+#define CMT_E(name, group, event, unit, desc)                                                 \
+	ROW(name, group, event "," ATOM_CLK, event " / " CMT_E_SLOTS, unit, desc, CMT_E_CPUS, \
+	    CMT_E_SOURCE, CMT_E_IDS, UPMC_METRIC_E_CORE, NULL)
+
 /* Sapphire Rapids: perf's level 3 under memory bound, fractions of the
  * thread's cycles (CPU_CLK_UNHALTED.THREAD): EXE_ACTIVITY.BOUND_ON_LOADS
  * (0xa6, umask 0x21, cmask 5) and BOUND_ON_STORES (0xa6, 0x40, cmask 2),
@@ -338,6 +388,33 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
         {"backend-bound", "TopdownL1", GRT_BE ",cycles", GRT_BE " / " GRT_SLOTS, "backend bound", 1,
          "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        /* Alder Lake's and Raptor Lake's E-cores: Gracemont's TOPDOWN_* events. */
+        GRT_E("retiring", "TopdownL1", GRT_E_RET "," ATOM_CLK, GRT_E_RET " / " GRT_E_SLOTS,
+              "retiring", RET_DESC),
+        GRT_E("bad-speculation", "TopdownL1", GRT_E_FE "," GRT_E_BE "," GRT_E_RET "," ATOM_CLK,
+              "( " GRT_E_SLOTS " - ( " GRT_E_FE " + " GRT_E_BE " + " GRT_E_RET
+              " ) ) / " GRT_E_SLOTS,
+              "bad speculation",
+              "slots no other category took: wasted on mispredictions and clears"),
+        GRT_E("frontend-bound", "TopdownL1", GRT_E_FE "," ATOM_CLK, GRT_E_FE " / " GRT_E_SLOTS,
+              "frontend bound", FE_DESC),
+        GRT_E("backend-bound", "TopdownL1", GRT_E_BE "," ATOM_CLK, GRT_E_BE " / " GRT_E_SLOTS,
+              "backend bound", BE_DESC),
+        GRT_E("branch-mispredicts", "TopdownL2", GRT_E_MISP "," ATOM_CLK,
+              GRT_E_MISP " / " GRT_E_SLOTS, "branch mispredicts",
+              "slots wasted on mispredicted branches"),
+        GRT_E("machine-clears", "TopdownL2", GRT_E_CLEARS "," ATOM_CLK,
+              GRT_E_CLEARS " / " GRT_E_SLOTS, "machine clears",
+              "slots wasted on machine clears (memory ordering, self-modifying code)"),
+        /* Meteor Lake's E-cores: Crestmont's TOPDOWN_*.ALL_P events. */
+        CMT_E("retiring", "TopdownL1", CMT_E_RET, "retiring", RET_DESC),
+        CMT_E("bad-speculation", "TopdownL1", CMT_E_BAD, "bad speculation", BAD_DESC),
+        CMT_E("frontend-bound", "TopdownL1", CMT_E_FE, "frontend bound", FE_DESC),
+        CMT_E("backend-bound", "TopdownL1", CMT_E_BE, "backend bound", BE_DESC),
+        CMT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts",
+              "slots wasted on mispredicted branches"),
+        CMT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
+              "slots the back end did not take for allocation restrictions, not memory"),
         /* Sapphire Rapids: memory bound's level 3, each over cycles. */
         ROW("l1-bound", MEM_GROUP, MEM_EVENTS,
             "max ( ( " ON_LOADS " - " STALLS_L1D " ) / cycles , 0 )", "L1 bound",

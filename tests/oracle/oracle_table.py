@@ -120,6 +120,19 @@ PERF_NAME = {
 }
 
 
+# upmc's metrics whose Intel variants count one core type's events (the
+# PERF_METRICS of cpu_core, an E-core's TOPDOWN_*, raw codes, which go to
+# cpu_core): on a hybrid CPU's E-cores only their cpu_atom variant is
+# theirs ("cpu_atom/retiring/"); where upmc has none, the E-core row
+# compares nothing of that name (docs/metrics.md says which).
+PER_CORE_TYPE = {
+    "retiring", "bad-speculation", "frontend-bound", "backend-bound", "heavy-operations",
+    "light-operations", "branch-mispredicts", "machine-clears", "fetch-latency",
+    "fetch-bandwidth", "memory-bound", "core-bound", "l1-bound", "l2-bound", "l3-bound",
+    "dram-bound", "store-bound", "L1MPKI", "L2MPKI", "L3MPKI",
+}
+
+
 def perf_name(metric, cpuid):
     """perf's name of upmc's metric on cpuid; None where perf has none;
     KeyError where the table has no row for it."""
@@ -162,6 +175,19 @@ UPMC_EVENT = {
         "r71": "TOPDOWN_FE_BOUND.ALL",
         "r74": "TOPDOWN_BE_BOUND.ALL",
         "rc2": "TOPDOWN_RETIRING.ALL",
+        # a hybrid CPU's E-cores, by cpu_atom's terms: Gracemont's
+        # (perf 6.1's alderlake/pipeline.json, Unit cpu_atom) and
+        # Crestmont's (meteorlake/pipeline.json); CPU_CLK_UNHALTED.CORE_P
+        # 0x3c counts as the fixed CPU_CLK_UNHALTED.CORE
+        "cpu_atom/event=0x3c/": "CPU_CLK_UNHALTED.THREAD",
+        "cpu_atom/event=0xc2/": "TOPDOWN_RETIRING.ALL",
+        "cpu_atom/event=0x71/": "TOPDOWN_FE_BOUND.ALL",
+        "cpu_atom/event=0x74/": "TOPDOWN_BE_BOUND.ALL",
+        "cpu_atom/event=0x73,umask=0x4/": "TOPDOWN_BAD_SPECULATION.MISPREDICT",
+        "cpu_atom/event=0x73,umask=0x3/": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS",
+        "cpu_atom/event=0x72/": "TOPDOWN_RETIRING.ALL_P",
+        "cpu_atom/event=0x73/": "TOPDOWN_BAD_SPECULATION.ALL_P",
+        "cpu_atom/event=0x74,umask=0x1/": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS",
     },
     "AuthenticAMD": {
         # the kernel's amd_zen1_perfmon_event_map (arch/x86/events/amd/core.c)
@@ -202,6 +228,9 @@ PERF_SYNONYM = {
     "MEM_LOAD_UOPS_RETIRED.L2_MISS": "MEM_LOAD_RETIRED.L2_MISS",
     "MEM_LOAD_UOPS_RETIRED.L3_MISS": "MEM_LOAD_RETIRED.L3_MISS",
     "MEM_LOAD_UOPS_RETIRED.LLC_MISS": "MEM_LOAD_RETIRED.L3_MISS",
+    # Crestmont's programmable-counter names of the same codes (0x71, 0x74)
+    "TOPDOWN_FE_BOUND.ALL_P": "TOPDOWN_FE_BOUND.ALL",
+    "TOPDOWN_BE_BOUND.ALL_P": "TOPDOWN_BE_BOUND.ALL",
 }
 
 
@@ -256,7 +285,10 @@ KERNEL_CPUS = [
      }),
     (cpu("GenuineIntel-6-AA-4", "Meteor Lake E-core, kernel JSON", HYBRID, "spr", "cpu_atom", 1,
          P_CORE_TOPDOWN),
-     KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_atom)", {
+     KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_atom; tma_retiring read "
+     "at 82ee50252dc8, where the other five are the same)", {
+         "tma_retiring":
+             "cpu_atom@TOPDOWN_RETIRING.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_frontend_bound":
              "cpu_atom@TOPDOWN_FE_BOUND.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_bad_speculation":
