@@ -155,6 +155,9 @@ def upmc_metrics(proc, rows, c):
             proc.stdin.write("? %s\n" % item)
             proc.stdin.flush()
             parts = proc.stdout.readline().rstrip("\n").split("\t")
+            if parts[0] == "U" and "malformed" in parts[2]:
+                raise RuntimeError("%s: upmc's '%s' does not compile: %s" % (c.label, item,
+                                                                          parts[2]))
             if parts[0] == "M":
                 formula = next((r[2] for r in rows if r[0] == name and r[1] == parts[2]), "?")
                 offered[name] = (formula, split_events(parts[2]), item)

@@ -46,7 +46,7 @@ struct upmc_counter {
 
 /* A metric of a set (lib/core/metrics.c): its definition, the set's
  * counter of each event it needs, its formula in postfix order. */
-#define UPMC_METRIC_INPUTS 8
+#define UPMC_METRIC_INPUTS 12
 #define UPMC_METRIC_STEPS  64
 struct upmc_metric_def;
 struct upmc_metric_step {

@@ -82,7 +82,8 @@ extern const unsigned upmc_metrics_arm_n;
 const struct upmc_metric_def *upmc_metric_row(unsigned i);
 unsigned upmc_metric_rows(void);
 
-/* A row that says a kind of CPU has none of a group's metrics. */
+/* A row that says a kind of CPU has none of a group's metrics (named as
+ * the group), or no metric of its name. */
 static inline int upmc_metric_is_none(const struct upmc_metric_def *def)
 {
 	return !def->events[0];

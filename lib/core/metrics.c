@@ -13,7 +13,8 @@
  * from different events on Intel, AMD and Arm): the CPU's identity picks
  * one, as perf's mapfile does (lib/core/metric_def.h), never whether
  * events resolve; where its events are missing, the metric says why. A
- * row without events says a kind of CPU has none of a group.
+ * row without events says a kind of CPU has none of a group (or no such
+ * metric, when it has the metric's name).
  */
 #include <errno.h>
 #include <math.h>
@@ -161,12 +162,13 @@ static int when_holds(const struct upmc_metric_def *def)
 	return 0;
 }
 
-/* Whether row v is a variant of name: its own, or one that says the CPUs
- * it is for have none of group. */
+/* Whether row v is a variant of name: its own (one that says the CPUs it
+ * is for have no such metric, too), or one that says they have none of
+ * group (named as the group). */
 static int variant_of(const struct upmc_metric_def *v, const char *name, const char *group)
 {
-	return !strcmp(v->name, name) ||
-	       (upmc_metric_is_none(v) && group[0] && !strcmp(v->group, group));
+	return !strcmp(v->name, name) || (upmc_metric_is_none(v) && group[0] &&
+	                                  !strcmp(v->group, group) && !strcmp(v->name, group));
 }
 
 /*
@@ -307,7 +309,7 @@ static const struct upmc_metric_def *variant(const struct upmc_metric_def *def, 
 	*taken = v;
 	*err = -ENOENT;
 	if (v && upmc_metric_is_none(v)) {
-		upmc_format(text, sizeof(text), "%s have no %s: %s", v->cpus, v->group, v->desc);
+		upmc_format(text, sizeof(text), "%s have no %s: %s", v->cpus, v->name, v->desc);
 		whole_sentences(why, size, text);
 		return NULL;
 	}
@@ -401,6 +403,34 @@ static const char *shown_name(const struct upmc_metric *m)
 	return m->name[0] ? m->name : m->def->name;
 }
 
+/* The most events a group's metrics share one perf group with, besides
+ * the topdown metric events (PERF_METRICS' fields take no counter): the
+ * general counters a big x86 core gives a thread, and more than an Arm or
+ * AMD core's TopdownL1 needs. */
+#define UPMC_JOINED_MAX 8
+
+/* Whether metric group g, with def's events added, needs at most
+ * UPMC_JOINED_MAX counters besides the topdown metric events. */
+static int joined_fits(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned g)
+{
+	char name[UPMC_NAME_MAX];
+	unsigned i, n = 0;
+	const char *p;
+
+	for (i = 0; i < out->n; i++)
+		n += upmc_spec_event(out, i)->metric_group == g &&
+		     strncmp(upmc_spec_event(out, i)->name, "topdown-", 8);
+	for (p = def->events; p; p = upmc_metric_next_event(p)) {
+		upmc_format(name, sizeof(name), "%.*s", (int)upmc_metric_event_len(p), p);
+		for (i = 0; i < out->n; i++)
+			if (upmc_spec_event(out, i)->metric_group == g &&
+			    !strcmp(upmc_spec_event(out, i)->name, name))
+				break;
+		n += i == out->n && strncmp(name, "topdown-", 8);
+	}
+	return n <= UPMC_JOINED_MAX;
+}
+
 /* One metric of the spec, named shown in the set: its variant's (forced,
  * when not NULL) events in the set, its formula compiled. A metric this machine cannot compute is
  * refused, or, with UPMC_OPT_TIME_ONLY, kept with its reason (it then
@@ -439,8 +469,11 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 		upmc_format(m->reason, sizeof(m->reason), "%s", why);
 		return 0;
 	}
-	group = *join ? *join : group_for_metric(out, v, out->n_metrics - 1, flags);
-	*join = group;
+	/* a group's metrics in the first one's perf group, while they fit */
+	group = *join && joined_fits(out, v, *join)
+	                ? *join
+	                : group_for_metric(out, v, out->n_metrics - 1, flags);
+	*join = *join ? *join : group;
 	for (p = v->events; p; p = upmc_metric_next_event(p)) {
 		upmc_format(name, sizeof(name), "%.*s", (int)upmc_metric_event_len(p), p);
 		if (m->n_in == UPMC_METRIC_INPUTS)

@@ -46,6 +46,38 @@
 	"perf's tma_* of Linux 6.1 tools/perf/pmu-events/arch/x86/icelakex/icx-metrics.json " \
 	"(the same in icelake, tigerlake, rocketlake), over PERF_METRICS"
 
+/* Their level 2, perf 6.1's, from events beside PERF_METRICS' four
+ * fields, as raw codes (perf's icelake, icelakex, tigerlake and rocketlake
+ * pipeline.json, frontend.json): IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE
+ * (0x9c, umask 1, cmask 5), MACHINE_CLEARS.COUNT (0xc3, umask 1, edge,
+ * cmask 1), CYCLE_ACTIVITY.STALLS_MEM_ANY (0xa3, umask and cmask 0x14),
+ * CYCLE_ACTIVITY.STALLS_TOTAL (0xa3, umask and cmask 4),
+ * EXE_ACTIVITY.BOUND_ON_STORES (0xa6, umask 0x40, cmask 2), .1_PORTS_UTIL
+ * and .2_PORTS_UTIL (0xa6, umask 2 and 4). branch-misses is
+ * BR_MISP_RETIRED.ALL_BRANCHES (the kernel's intel_perfmon_event_map). */
+#define ICL_FE_NONE   "r500019c"
+#define ICL_CLEARS    "r10401c3"
+#define ICL_MEM_ANY   "r140014a3"
+#define ICL_STALLS    "r40004a3"
+#define ICL_ON_STORES "r20040a6"
+#define ICL_1_PORT    "r2a6"
+#define ICL_2_PORTS   "r4a6"
+#define ICL_RET       SHARE("topdown-retiring")
+#define ICL_BAD       "max ( 1 - ( " ICL_FE " + " ICL_BE " + " ICL_RET " ) , 0 )"
+#define ICL_FETCH_LAT "( 5 * " ICL_FE_NONE " - " ICL_UOP_DROPPING " ) / slots"
+#define ICL_MISP      "( branch-misses / ( branch-misses + " ICL_CLEARS " ) ) * ( " ICL_BAD " )"
+#define ICL_MEM                                                                        \
+	"( ( " ICL_MEM_ANY " + " ICL_ON_STORES " ) / ( " ICL_STALLS " + ( " ICL_1_PORT \
+	" + " ICL_RET " * " ICL_2_PORTS " ) + " ICL_ON_STORES " ) ) * ( " ICL_BE " )"
+#define ICL_MEM_EVENTS                                                                            \
+	INTEL_L1 "," CLEARS_COUNT "," ICL_MEM_ANY "," ICL_ON_STORES "," ICL_STALLS "," ICL_1_PORT \
+	         "," ICL_2_PORTS
+#define ICL_L2_SOURCE                                                                          \
+	"perf's tma_* of TopdownL2 in Linux 6.1 tools/perf/pmu-events/arch/x86/icelakex/"      \
+	"icx-metrics.json (the same in icelake, tigerlake, rocketlake); heavy and light "      \
+	"operations are not in the catalogue here (perf's need the microcode sequencer's and " \
+	"the decoders' events)"
+
 /* Alder Lake's and Raptor Lake's P-cores, Sapphire, Emerald and Granite
  * Rapids, Meteor Lake: 8 PERF_METRICS fields. */
 #define SPR_IDS                                                                        \
@@ -289,6 +321,42 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             "max ( 0 , " SPR_BE " - " SHARE("topdown-mem-bound") " )", "core bound",
             "slots stalled on the core's execution units, not on memory", SPR_CPUS, SPR_SOURCE,
             SPR_IDS, NULL, NO_PERF_METRICS),
+        /* Ice Lake to Rocket Lake: perf's level 2, from other events. */
+        ROW("fetch-latency", "TopdownL2", "slots," ICL_FE_NONE "," ICL_UOP_DROPPING, ICL_FETCH_LAT,
+            "fetch latency",
+            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
+            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 "," ICL_UOP_DROPPING "," ICL_FE_NONE,
+            "max ( 0 , " ICL_FE " - ( " ICL_FETCH_LAT " ) )", "fetch bandwidth",
+            "slots the front end left empty for want of decode bandwidth", ICL_CPUS, ICL_L2_SOURCE,
+            ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("branch-mispredicts", "TopdownL2", ICL_EVENTS ",branch-misses," ICL_CLEARS, ICL_MISP,
+            "branch mispredicts",
+            "slots wasted on mispredicted branches: bad speculation's share of the "
+            "mispredicts among mispredicts and machine clears",
+            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("machine-clears", "TopdownL2", ICL_EVENTS ",branch-misses," ICL_CLEARS,
+            /* perf's max(0, bad - mispredicts), as one product: bad
+             * speculation's formula once fits the evaluator's steps */
+            "max ( 0 , ( " ICL_BAD " ) * ( " ICL_CLEARS " / ( branch-misses + " ICL_CLEARS " ) ) )",
+            "machine clears",
+            "slots wasted on machine clears (memory ordering, self-modifying code)", ICL_CPUS,
+            ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("memory-bound", "TopdownL2", ICL_MEM_EVENTS, ICL_MEM, "memory bound",
+            "slots stalled on the memory subsystem: backend bound's share of the cycles "
+            "stalled on memory or the store buffer",
+            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("core-bound", "TopdownL2", ICL_MEM_EVENTS, "max ( 0 , " ICL_BE " - " ICL_MEM " )",
+            "core bound", "slots stalled on the core's execution units, not on memory", ICL_CPUS,
+            ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        {"heavy-operations", "TopdownL2", "", "", "", 0,
+         "perf 6.1's heavy and light operations there need the microcode sequencer's and the "
+         "decoders' events, which the catalogue does not have; the rest of TopdownL2 is in",
+         ICL_CPUS, ICL_L2_SOURCE, "x86", ICL_IDS, NULL, NULL},
+        {"light-operations", "TopdownL2", "", "", "", 0,
+         "perf 6.1's heavy and light operations there need the microcode sequencer's and the "
+         "decoders' events, which the catalogue does not have; the rest of TopdownL2 is in",
+         ICL_CPUS, ICL_L2_SOURCE, "x86", ICL_IDS, NULL, NULL},
         /* Sandy Bridge to Cascade Lake, SMT off. */
         ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS,cycles",
             "UOPS_RETIRED:RETIRE_SLOTS / " TMA4_SLOTS, "retiring", RET_DESC, TMA4_CPUS, TMA4,

@@ -158,6 +158,15 @@ UPMC_EVENT = {
         "r100d": "INT_MISC.UOP_DROPPING",
         "r104010d": "INT_MISC.CLEARS_COUNT",
         "r10ad": "INT_MISC.UOP_DROPPING",
+        # Ice Lake to Rocket Lake's level 2 (icelake/frontend.json,
+        # pipeline.json: event, umask, edge, cmask)
+        "branch-misses": "BR_MISP_RETIRED.ALL_BRANCHES",  # intel_perfmon_event_map
+        "r500019c": "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",  # 0x9c, 1, -, 5
+        "r10401c3": "MACHINE_CLEARS.COUNT",  # 0xc3, 1, edge, 1
+        "r140014a3": "CYCLE_ACTIVITY.STALLS_MEM_ANY",  # 0xa3, 0x14, -, 0x14
+        "r40004a3": "CYCLE_ACTIVITY.STALLS_TOTAL",  # 0xa3, 4, -, 4
+        "r2a6": "EXE_ACTIVITY.1_PORTS_UTIL",  # 0xa6, 2
+        "r4a6": "EXE_ACTIVITY.2_PORTS_UTIL",  # 0xa6, 4
         # event 0xd1, umask 0x08, 0x10, 0x20 on every model of the L1MPKI
         # rows: MEM_LOAD_RETIRED (Skylake on) or MEM_LOAD_UOPS_RETIRED
         # (before), see PERF_SYNONYM
