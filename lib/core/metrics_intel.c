@@ -233,7 +233,7 @@
  * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BAD_SPECULATION 0x73
  * (meteorlake/pipeline.json), BAD_SPECULATION.MISPREDICT 0x73 umask 4,
  * BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1 (Gracemont's codes, which
- * Crestmont keeps). */
+ * Crestmont keeps: sierraforest/pipeline.json at 3ab7ae8e07f8). */
 #define CMT_E_RET   ATOM("0x72")
 #define CMT_E_FE    ATOM("0x71")
 #define CMT_E_BE    ATOM("0x74")
@@ -250,6 +250,33 @@
 #define CMT_E(name, group, event, unit, desc)                                                 \
 	ROW(name, group, event "," ATOM_CLK, event " / " CMT_E_SLOTS, unit, desc, CMT_E_CPUS, \
 	    CMT_E_SOURCE, CMT_E_IDS, UPMC_METRIC_E_CORE, NULL)
+
+/* Sierra Forest: Crestmont cores alone (no P-core, no PERF_METRICS), 6
+ * slots a cycle, the same TOPDOWN_*.ALL_P events as raw codes of its one
+ * core PMU (sierraforest/pipeline.json at 3ab7ae8e07f8: RETIRING 0x72,
+ * FE_BOUND 0x71, BE_BOUND 0x74, BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1,
+ * BAD_SPECULATION.MISPREDICT and .MACHINE_CLEARS 0x73 umask 4 and 3;
+ * BAD_SPECULATION.ALL_P 0x73 as meteorlake's); cycles is
+ * CPU_CLK_UNHALTED.CORE. */
+#define SRF_SLOTS "( 6 * cycles )"
+#define SRF_ID    "GenuineIntel-6-AF-"
+#define SRF_CPUS  "Intel Sierra Forest (Crestmont cores alone, 6 slots a cycle)"
+#define SRF_SOURCE                                                                           \
+	"the kernel's tools/perf/pmu-events/arch/x86/sierraforest/srf-metrics.json (tma_*: " \
+	"TOPDOWN_*.ALL_P / (6 x CPU_CLK_UNHALTED.CORE), at 4f9786035f9e), events from "      \
+	"sierraforest/pipeline.json"
+#define SRF(name, group, event, unit, desc)                                                        \
+	ROW(name, group, event ",cycles", event " / " SRF_SLOTS, unit, desc, SRF_CPUS, SRF_SOURCE, \
+	    SRF_ID, NULL, NULL)
+/* A level 2 name Sierra Forest's metrics do not have. */
+#define SRF_NONE(name)                                                                          \
+	{                                                                                       \
+		name, "TopdownL2", "", "", "", 0,                                               \
+		        "the kernel's Crestmont metrics divide level 2 otherwise (tma_ifetch_"  \
+		        "latency, tma_ifetch_bandwidth, tma_resource_bound), so upmc has only " \
+		        "branch-mispredicts, machine-clears and core-bound there",              \
+		        SRF_CPUS, SRF_SOURCE, "x86", SRF_ID, NULL, NULL                         \
+	}
 
 /* Sapphire Rapids: perf's level 3 under memory bound, fractions of the
  * thread's cycles (CPU_CLK_UNHALTED.THREAD): EXE_ACTIVITY.BOUND_ON_LOADS
@@ -483,6 +510,22 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
               "slots wasted on mispredicted branches"),
         CMT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
               "slots the back end did not take for allocation restrictions, not memory"),
+        /* Sierra Forest: Crestmont's TOPDOWN_*.ALL_P events, raw. */
+        SRF("retiring", "TopdownL1", "r72", "retiring", RET_DESC),
+        SRF("bad-speculation", "TopdownL1", "r73", "bad speculation", BAD_DESC),
+        SRF("frontend-bound", "TopdownL1", "r71", "frontend bound", FE_DESC),
+        SRF("backend-bound", "TopdownL1", "r74", "backend bound", BE_DESC),
+        SRF("branch-mispredicts", "TopdownL2", "r473", "branch mispredicts",
+            "slots wasted on mispredicted branches"),
+        SRF("machine-clears", "TopdownL2", "r373", "machine clears",
+            "slots wasted on machine clears (memory ordering, self-modifying code)"),
+        SRF("core-bound", "TopdownL2", "r174", "core bound",
+            "slots the back end did not take for allocation restrictions, not memory"),
+        SRF_NONE("heavy-operations"),
+        SRF_NONE("light-operations"),
+        SRF_NONE("fetch-latency"),
+        SRF_NONE("fetch-bandwidth"),
+        SRF_NONE("memory-bound"),
         /* Sapphire Rapids: memory bound's level 3, each over cycles. */
         ROW("l1-bound", MEM_GROUP, MEM_EVENTS,
             "max ( ( " ON_LOADS " - " STALLS_L1D " ) / cycles , 0 )", "L1 bound",

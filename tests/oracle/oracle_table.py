@@ -197,6 +197,13 @@ UPMC_EVENT = {
         "cpu_atom/event=0x72/": "TOPDOWN_RETIRING.ALL_P",
         "cpu_atom/event=0x73/": "TOPDOWN_BAD_SPECULATION.ALL_P",
         "cpu_atom/event=0x74,umask=0x1/": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS",
+        # Sierra Forest's Crestmont, raw on its one core PMU
+        # (sierraforest/pipeline.json)
+        "r72": "TOPDOWN_RETIRING.ALL_P",
+        "r73": "TOPDOWN_BAD_SPECULATION.ALL_P",
+        "r473": "TOPDOWN_BAD_SPECULATION.MISPREDICT",
+        "r373": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS",
+        "r174": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS",
     },
     "AuthenticAMD": {
         # the kernel's amd_zen1_perfmon_event_map (arch/x86/events/amd/core.c)
@@ -308,6 +315,44 @@ KERNEL_CPUS = [
              "cpu_atom@TOPDOWN_BAD_SPECULATION.MISPREDICT@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_core_bound":
              "cpu_atom@TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+     }),
+    (cpu("GenuineIntel-6-AF-3", "Sierra Forest, kernel JSON", FOUR_SLOTS, "tmt"),
+     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", {
+         "tma_retiring": "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_bad_speculation": "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_frontend_bound": "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_backend_bound": "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_branch_mispredicts":
+             "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_machine_clears":
+             "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
+     }),
+    (cpu("GenuineIntel-6-AD-1", "Granite Rapids, kernel JSON", SAPPHIRE, "spr"),
+     KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", {
+         "tma_info_thread_slots": "slots",
+         "tma_retiring":
+             "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_frontend_bound":
+             "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
+             "tma_info_thread_slots",
+         "tma_fetch_latency":
+             "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
+             "tma_info_thread_slots",
+         "tma_fetch_bandwidth": "max(0, tma_frontend_bound - tma_fetch_latency)",
+         "tma_heavy_operations":
+             "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
+         "tma_branch_mispredicts":
+             "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_memory_bound":
+             "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
      }),
     (cpu("GenuineIntel-6-CF-2", "Emerald Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "emeraldrapids/emr-metrics.json at 1afba39f9305", {
