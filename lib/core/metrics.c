@@ -432,9 +432,9 @@ static int joined_fits(struct upmc_spec *out, const struct upmc_metric_def *def,
 }
 
 /* One metric of the spec, named shown in the set: its variant's (forced,
- * when not NULL) events in the set, its formula compiled. A metric this machine cannot compute is
- * refused, or, with UPMC_OPT_TIME_ONLY, kept with its reason (it then
- * reads NAN). */
+ * when not NULL) events in the set, its formula compiled. A metric this
+ * machine cannot compute is refused, or, with UPMC_OPT_TIME_ONLY, kept
+ * with its reason (it then reads NAN). */
 static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned flags,
                       unsigned *join, const char *shown, const struct upmc_metric_def *forced)
 {
