@@ -63,3 +63,29 @@ TEST(metrics_atom, not_on_another_cpu)
 	EXPECT_CONTAINS(upmc_metric_reason(set, 0), "Sandy Bridge to Cascade Lake");
 	upmc_close(set);
 }
+
+/* Sierra Forest (Crestmont alone): 6 slots a cycle, its TOPDOWN_*.ALL_P
+ * events (raw codes), TopdownL1 and the level 2 the kernel's JSON has. */
+TEST(metrics_atom, crestmont_six_slots_a_cycle)
+{
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	static const char *const events[] = {"r72", "r73", "r71", "r74", "r473", "r373", "r174"};
+	static const double slots[] = {2400, 600, 1200, 1800, 300, 240, 120};
+	static const double want[] = {0.4, 0.1, 0.2, 0.3, 0.05, 0.04, 0.02};
+	struct upmc_set *set;
+	unsigned k;
+
+	fake_boot("intel-sierra-forest");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1,TopdownL2", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 7); /* no heavy operations, fetch latency, ... */
+	EXPECT_EQ(upmc_count(set), 8);       /* cycles and the seven TOPDOWN_* events */
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x72) >= 0);
+	counts[counter_named(set, "cycles")] = 1000; /* 6000 slots */
+	for (k = 0; k < 7; k++)
+		counts[counter_named(set, events[k])] = slots[k];
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 7);
+	for (k = 0; k < 7; k++)
+		EXPECT_MSG(v[k] == want[k], "%s %.17g", upmc_metric_name(set, k), v[k]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}

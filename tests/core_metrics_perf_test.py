@@ -133,17 +133,49 @@ def catalogue(work, c):
     return [tuple(line.split("\t")[1:4]) for line in lines if line.startswith("R\t")]
 
 
-def upmc_metrics(proc, rows):
-    """{name: (formula, [counters])} of the metrics upmc computes on the
-    machine of proc: each name of the catalogue opened alone."""
+def split_events(events):
+    """A comma-separated list of events, a pmu/terms/ event keeping its commas."""
+    out, item, slashes = [], "", 0
+    for ch in events:
+        if ch == "," and slashes % 2 == 0:
+            out.append(item)
+            item = ""
+            continue
+        slashes += ch == "/"
+        item += ch
+    return out + [item]
+
+
+def spec_items(c, name):
+    """What upmc's spec names metric name by on c, first choice first: on a
+    hybrid CPU, the core type's own ("cpu_atom/retiring/"), then the one
+    metric over every core type, which the E-cores do not take where upmc's
+    variants are one core type's events (table.PER_CORE_TYPE)."""
+    if c.base != table.HYBRID or not c.unit:
+        return [name]
+    own = "%s/%s/" % (c.unit, name)
+    if c.unit == "cpu_atom" and name in table.PER_CORE_TYPE:
+        return [own]
+    return [own, name]
+
+
+def upmc_metrics(proc, rows, c):
+    """{name: (formula, [counters], spec item)} of the metrics upmc computes
+    on the machine of proc, c's core type's: each name of the catalogue
+    opened alone."""
     offered = {}
     for name in dict.fromkeys(r[0] for r in rows):
-        proc.stdin.write("? %s\n" % name)
-        proc.stdin.flush()
-        parts = proc.stdout.readline().rstrip("\n").split("\t")
-        if parts[0] == "M":
-            formula = next((r[2] for r in rows if r[0] == name and r[1] == parts[2]), "?")
-            offered[name] = (formula, parts[2].split(","))
+        for item in spec_items(c, name):
+            proc.stdin.write("? %s\n" % item)
+            proc.stdin.flush()
+            parts = proc.stdout.readline().rstrip("\n").split("\t")
+            if parts[0] == "U" and "malformed" in parts[2]:
+                raise RuntimeError("%s: upmc's '%s' does not compile: %s" % (c.label, item,
+                                                                          parts[2]))
+            if parts[0] == "M":
+                formula = next((r[2] for r in rows if r[0] == name and r[1] == parts[2]), "?")
+                offered[name] = (formula, split_events(parts[2]), item)
+                break
     return offered
 
 
@@ -197,7 +229,7 @@ def agree(a, b):
     return abs(a - b) <= TOLERANCE * max(abs(a), abs(b)) or abs(a - b) < 1e-15
 
 
-def draw(c, perf, metric, counters):
+def draw(c, perf, metric, counters, item):
     """The vectors of counts of metric on c: by event key, each 1 to 10^6,
     of every event either side reads; and the lines metric_values takes."""
     pname = table.perf_name(metric, c.cpuid)
@@ -205,7 +237,7 @@ def draw(c, perf, metric, counters):
     events = sorted(perf.events(pname) | set(keys.values()))
     rng = random.Random(zlib.crc32(("%s %s %s" % (fixture_name(c), metric, pname)).encode()))
     vectors = [{e: float(rng.randint(1, 10**6)) for e in events} for _ in range(VECTORS)]
-    lines = ["= %s\n" % metric] + [
+    lines = ["= %s\n" % item] + [
         " ".join("%s=%r" % (n, v[keys[n]]) for n in counters) + "\n" for v in vectors]
     return vectors, lines
 
@@ -300,10 +332,10 @@ def oracle_rows(version, why):
 
 def compared_metrics(proc, rows, c, perf, failures):
     """The metrics upmc computes on c that the oracle defines there:
-    (metric, formula, counters); those it does not define; and the raw
-    codes all of them count."""
+    (metric, formula, counters, spec item); those it does not define; and
+    the raw codes all of them count."""
     out, only, raw = [], [], set()
-    for metric, (formula, counters) in upmc_metrics(proc, rows).items():
+    for metric, (formula, counters, item) in upmc_metrics(proc, rows, c).items():
         raw |= {n for n in counters if codes_of_perf.is_raw(n)}
         try:
             pname = table.perf_name(metric, c.cpuid)
@@ -316,7 +348,7 @@ def compared_metrics(proc, rows, c, perf, failures):
         if pname not in perf.exprs:
             only.append(metric)  # this CPU's table has none: not compared
             continue
-        out.append((metric, formula, counters))
+        out.append((metric, formula, counters, item))
     return out, only, raw
 
 
@@ -326,9 +358,9 @@ def check_cpu(work, rows, c, perf, diffs, reasons, want_diffs, failures, seen):
     write_fixture(work, c)
     proc = helper(work, c, "run")
     metrics, only, raw = compared_metrics(proc, rows, c, perf, failures)
-    drawn = [draw(c, perf, m, counters) for m, _, counters in metrics]
+    drawn = [draw(c, perf, m, counters, item) for m, _, counters, item in metrics]
     values = upmc_values(proc, c, [line for _, lines in drawn for line in lines], len(metrics))
-    for (metric, formula, counters), (vectors, _), ours in zip(metrics, drawn, values):
+    for (metric, formula, counters, _), (vectors, _), ours in zip(metrics, drawn, values):
         pname = table.perf_name(metric, c.cpuid)
         key = (c.label, metric)
         seen.add(key)

@@ -44,14 +44,14 @@ static char function_of(const char *tok)
 	return !strcmp(tok, "max") ? 'M' : !strcmp(tok, "min") ? 'm' : 0;
 }
 
-/* The index of name among the comma-separated events; -1 when not there. */
+/* The index of name among the row's events; -1 when not there. */
 static int event_index(const char *events, const char *name)
 {
 	size_t len = strlen(name);
 	int i = 0;
 
-	for (const char *p = events; p; p = strchr(p, ','), p = p ? p + 1 : NULL, i++)
-		if (!strncmp(p, name, len) && (p[len] == ',' || p[len] == '\0'))
+	for (const char *p = events; p; p = upmc_metric_next_event(p), i++)
+		if (upmc_metric_event_len(p) == len && !strncmp(p, name, len))
 			return i;
 	return -1;
 }

@@ -46,7 +46,7 @@ struct upmc_counter {
 
 /* A metric of a set (lib/core/metrics.c): its definition, the set's
  * counter of each event it needs, its formula in postfix order. */
-#define UPMC_METRIC_INPUTS 8
+#define UPMC_METRIC_INPUTS 12
 #define UPMC_METRIC_STEPS  64
 struct upmc_metric_def;
 struct upmc_metric_step {
@@ -56,6 +56,9 @@ struct upmc_metric_step {
 };
 struct upmc_metric {
 	const struct upmc_metric_def *def;
+	/* its name in the set when not def's: "cpu_atom/retiring/", one core
+	 * type's of a hybrid CPU; "" otherwise */
+	char name[UPMC_NAME_MAX];
 	unsigned n_in, n_steps;
 	unsigned in[UPMC_METRIC_INPUTS];
 	struct upmc_metric_step step[UPMC_METRIC_STEPS];

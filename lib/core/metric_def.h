@@ -15,7 +15,8 @@
 struct upmc_metric_def {
 	const char *name;
 	const char *group;   /* perf's metric group, or "" */
-	const char *events;  /* what it needs, comma-separated, as a spec names them */
+	const char *events;  /* what it needs, comma-separated, as a spec names them
+	                      * (a pmu/terms/ event keeps its commas: upmc_metric_event()) */
 	const char *formula; /* over those names and #constants; operators spaced */
 	const char *unit;    /* what its value is */
 	int percent;         /* a fraction, shown as a percentage */
@@ -35,12 +36,36 @@ struct upmc_metric_def {
 	/* When at run time it applies: "smt-on", "smt-off" (the kernel's SMT
 	 * state), "slots=5" (#slots), "vendor=GenuineIntel" (the CPU id's
 	 * vendor, or an id the OS does not give), "vendor!=A B" (a known id
-	 * of none of these vendors); NULL: always. */
+	 * of none of these vendors); "cpu_atom": on a hybrid CPU, for the
+	 * E-cores (the core PMU cpu_atom), beside the variant of the other
+	 * core type (never that variant itself); NULL: always. */
 	const char *when;
 	/* What the CPU lacks when its events do not resolve, in a sentence
 	 * (a PMU without PERF_METRICS); NULL: the resolver's own words. */
 	const char *lacks;
 };
+
+/* The E-core variant's condition (when). */
+#define UPMC_METRIC_E_CORE "cpu_atom"
+
+/* The length of the event that starts at p in a row's events: up to the
+ * next comma outside a pmu/terms/ event. */
+static inline size_t upmc_metric_event_len(const char *p)
+{
+	size_t n = 0;
+	unsigned slashes = 0;
+
+	for (; p[n] && (p[n] != ',' || slashes % 2); n++)
+		slashes += p[n] == '/';
+	return n;
+}
+
+/* The event after the one at p in a row's events; NULL after the last. */
+static inline const char *upmc_metric_next_event(const char *p)
+{
+	p += upmc_metric_event_len(p);
+	return *p ? p + 1 : NULL;
+}
 
 /* The catalogue's parts, in the order a name's variants are tried. */
 extern const struct upmc_metric_def upmc_metrics_generic[];
@@ -59,7 +84,8 @@ extern const unsigned upmc_metrics_arm_n;
 const struct upmc_metric_def *upmc_metric_row(unsigned i);
 unsigned upmc_metric_rows(void);
 
-/* A row that says a kind of CPU has none of a group's metrics. */
+/* A row that says a kind of CPU has none of a group's metrics (named as
+ * the group), or no metric of its name. */
 static inline int upmc_metric_is_none(const struct upmc_metric_def *def)
 {
 	return !def->events[0];

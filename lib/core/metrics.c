@@ -13,7 +13,8 @@
  * from different events on Intel, AMD and Arm): the CPU's identity picks
  * one, as perf's mapfile does (lib/core/metric_def.h), never whether
  * events resolve; where its events are missing, the metric says why. A
- * row without events says a kind of CPU has none of a group.
+ * row without events says a kind of CPU has none of a group (or no such
+ * metric, when it has the metric's name).
  */
 #include <errno.h>
 #include <math.h>
@@ -83,11 +84,36 @@ static unsigned named_by(const char *item, const struct upmc_metric_def **found,
 	return n;
 }
 
+/* The core PMU an item "cpu_core/retiring/" names, into core, and where
+ * its metric's name starts; NULL when item names no core type. */
+static const char *core_type_of(const char *item, char *core, size_t size, char *name,
+                                size_t name_size)
+{
+	static const char *const types[] = {"cpu_core", UPMC_METRIC_E_CORE};
+	size_t len = strlen(item), k;
+
+	for (k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
+		size_t n = strlen(types[k]);
+		if (len > n + 2 && !strncmp(item, types[k], n) && item[n] == '/' &&
+		    item[len - 1] == '/') {
+			upmc_format(core, size, "%s", types[k]);
+			upmc_format(name, name_size, "%.*s", (int)(len - n - 2), item + n + 1);
+			return name;
+		}
+	}
+	return NULL;
+}
+
 int upmc_is_metric(const char *item)
 {
 	const struct upmc_metric_def *def;
+	char core[16], name[UPMC_NAME_MAX];
 
-	return named_by(item, &def, 1) > 0;
+	if (named_by(item, &def, 1) > 0)
+		return 1;
+	/* "cpu_atom/retiring/": one core type's, on a hybrid CPU */
+	return core_type_of(item, core, sizeof(core), name, sizeof(name)) &&
+	       named_by(name, &def, 1) > 0 && upmc_os_hybrid_core(core);
 }
 
 /* Whether the pattern p[0..len) of a row's cpu_ids matches id: '?' is
@@ -144,6 +170,8 @@ static int when_holds(const struct upmc_metric_def *def)
 
 	if (!def->when)
 		return 1;
+	if (!strcmp(def->when, UPMC_METRIC_E_CORE))
+		return 0; /* taken beside the default variant, by e_core_variant() */
 	if (!strncmp(def->when, "vendor=", 7)) /* or not known */
 		return vendor_in(def->when + 7) != 0;
 	if (!strncmp(def->when, "vendor!=", 8)) /* and known */
@@ -157,12 +185,13 @@ static int when_holds(const struct upmc_metric_def *def)
 	return 0;
 }
 
-/* Whether row v is a variant of name: its own, or one that says the CPUs
- * it is for have none of group. */
+/* Whether row v is a variant of name: its own (one that says the CPUs it
+ * is for have no such metric, too), or one that says they have none of
+ * group (named as the group). */
 static int variant_of(const struct upmc_metric_def *v, const char *name, const char *group)
 {
-	return !strcmp(v->name, name) ||
-	       (upmc_metric_is_none(v) && group[0] && !strcmp(v->group, group));
+	return !strcmp(v->name, name) || (upmc_metric_is_none(v) && group[0] &&
+	                                  !strcmp(v->group, group) && !strcmp(v->name, group));
 }
 
 /*
@@ -185,6 +214,30 @@ static const struct upmc_metric_def *for_this_cpu(const char *name, const char *
 			    when_holds(v))
 				return v;
 		}
+	return NULL;
+}
+
+/*
+ * The variant of name for the E-cores of this hybrid CPU (its core PMU
+ * cpu_atom), as perf's metrics of Unit cpu_atom are: a row for this CPU's
+ * id that says so; NULL when this CPU is no hybrid with E-cores, or the
+ * name has no such variant (it is then one metric over every core type,
+ * or one for the other core type alone).
+ */
+static const struct upmc_metric_def *e_core_variant(const char *name)
+{
+	char id[64];
+	unsigned i;
+
+	if (!upmc_os_hybrid_core(UPMC_METRIC_E_CORE))
+		return NULL;
+	upmc_os_cpu_id(id, sizeof(id));
+	for (i = 0; i < upmc_metric_rows(); i++) {
+		const struct upmc_metric_def *v = upmc_metric_row(i);
+		if (!strcmp(v->name, name) && v->when && !strcmp(v->when, UPMC_METRIC_E_CORE) &&
+		    v->cpu_ids && ids_match(v->cpu_ids, id) && upmc_metric_for_this_arch(v))
+			return v;
+	}
 	return NULL;
 }
 
@@ -217,8 +270,10 @@ int upmc_metric_for_this_cpu(const struct upmc_metric_def *def, char *why, size_
 	const struct upmc_metric_def *v = for_this_cpu(def->name, def->group);
 	char id[64], text[2 * UPMC_REASON_MAX];
 
-	if (v == def)
+	if (v == def || e_core_variant(def->name) == def)
 		return 1;
+	if (def->when && !strcmp(def->when, UPMC_METRIC_E_CORE))
+		v = NULL; /* an E-core row is never another CPU's default variant */
 	if (v)
 		upmc_format(text, sizeof(text),
 		            "it is for %s, and this CPU (id '%s') takes the variant for %s",
@@ -241,8 +296,8 @@ static int resolves(const struct upmc_metric_def *def, unsigned flags, char *why
 	struct upmc_event ev;
 	int err = 0;
 
-	for (; p && !err; p = strchr(p, ','), p = p ? p + 1 : NULL) {
-		upmc_format(name, sizeof(name), "%.*s", (int)strcspn(p, ","), p);
+	for (; p && !err; p = upmc_metric_next_event(p)) {
+		upmc_format(name, sizeof(name), "%.*s", (int)upmc_metric_event_len(p), p);
 		err = upmc_event_parse(name, flags & ~UPMC_OPT_TIME_ONLY, &ev);
 	}
 	if (!err)
@@ -260,22 +315,24 @@ static int resolves(const struct upmc_metric_def *def, unsigned flags, char *why
 }
 
 /*
- * The variant of def's name this CPU takes, when its events resolve;
+ * The variant of def's name this CPU takes (forced, when not NULL: one
+ * core type's of a hybrid CPU), when its events resolve;
  * NULL, with why in a sentence, when not: *err is -ENOENT when no variant
  * is for this CPU (or one says it has none), or resolves()' error for
  * the variant it takes, in *taken.
  */
 static const struct upmc_metric_def *variant(const struct upmc_metric_def *def, unsigned flags,
                                              char *why, size_t size,
-                                             const struct upmc_metric_def **taken, int *err)
+                                             const struct upmc_metric_def **taken, int *err,
+                                             const struct upmc_metric_def *forced)
 {
-	const struct upmc_metric_def *v = for_this_cpu(def->name, def->group);
+	const struct upmc_metric_def *v = forced ? forced : for_this_cpu(def->name, def->group);
 	char id[64], text[2 * UPMC_REASON_MAX];
 
 	*taken = v;
 	*err = -ENOENT;
 	if (v && upmc_metric_is_none(v)) {
-		upmc_format(text, sizeof(text), "%s have no %s: %s", v->cpus, v->group, v->desc);
+		upmc_format(text, sizeof(text), "%s have no %s: %s", v->cpus, v->name, v->desc);
 		whole_sentences(why, size, text);
 		return NULL;
 	}
@@ -329,10 +386,8 @@ static int group_has_all(struct upmc_spec *out, const struct upmc_metric_def *de
 	const char *p;
 	unsigned i;
 
-	for (p = def->events; p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
-		const char *comma = strchr(p, ',');
-		upmc_format(name, sizeof(name), "%.*s", (int)(comma ? comma - p : (long)strlen(p)),
-		            p);
+	for (p = def->events; p; p = upmc_metric_next_event(p)) {
+		upmc_format(name, sizeof(name), "%.*s", (int)upmc_metric_event_len(p), p);
 		for (i = 0; i < out->n; i++)
 			if (upmc_spec_event(out, i)->metric_group == g &&
 			    !strcmp(upmc_spec_event(out, i)->name, name))
@@ -365,17 +420,53 @@ static unsigned group_for_metric(struct upmc_spec *out, const struct upmc_metric
 	return j + 1;
 }
 
-/* One metric of the spec: its variant's events in the set, its formula
- * compiled. A metric this machine cannot compute is refused, or, with
- * UPMC_OPT_TIME_ONLY, kept with its reason (it then reads NAN). */
+/* The name metric m has in its set. */
+static const char *shown_name(const struct upmc_metric *m)
+{
+	return m->name[0] ? m->name : m->def->name;
+}
+
+/* The most events a group's metrics share one perf group with, besides
+ * the topdown metric events (PERF_METRICS' fields take no counter): the
+ * general counters a big x86 core gives a thread, and more than an Arm or
+ * AMD core's TopdownL1 needs. */
+#define UPMC_JOINED_MAX 8
+
+/* Whether metric group g, with def's events added, needs at most
+ * UPMC_JOINED_MAX counters besides the topdown metric events. */
+static int joined_fits(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned g)
+{
+	char name[UPMC_NAME_MAX];
+	unsigned i, n = 0;
+	const char *p;
+
+	for (i = 0; i < out->n; i++)
+		n += upmc_spec_event(out, i)->metric_group == g &&
+		     strncmp(upmc_spec_event(out, i)->name, "topdown-", 8);
+	for (p = def->events; p; p = upmc_metric_next_event(p)) {
+		upmc_format(name, sizeof(name), "%.*s", (int)upmc_metric_event_len(p), p);
+		for (i = 0; i < out->n; i++)
+			if (upmc_spec_event(out, i)->metric_group == g &&
+			    !strcmp(upmc_spec_event(out, i)->name, name))
+				break;
+		n += i == out->n && strncmp(name, "topdown-", 8);
+	}
+	return n <= UPMC_JOINED_MAX;
+}
+
+/* One metric of the spec, named shown in the set: its variant's (forced,
+ * when not NULL) events in the set, its formula compiled. A metric this
+ * machine cannot compute is refused, or, with UPMC_OPT_TIME_ONLY, kept
+ * with its reason (it then reads NAN). */
 static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, unsigned flags,
-                      unsigned *join)
+                      unsigned *join, const char *shown, const struct upmc_metric_def *forced)
 {
 	struct upmc_metric *m;
 	char why[UPMC_REASON_MAX] = "", name[UPMC_NAME_MAX];
 	const struct upmc_metric_def *taken;
 	int err, status;
-	const struct upmc_metric_def *v = variant(def, flags, why, sizeof(why), &taken, &status);
+	const struct upmc_metric_def *v =
+	        variant(def, flags, why, sizeof(why), &taken, &status, forced);
 	const char *p;
 	unsigned i, group;
 	/* No core PMU: the CPU's variant is kept, its events unavailable for
@@ -385,7 +476,7 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 	        !v && status == -ENODEV && ((flags & UPMC_OPT_TIME_ONLY) || !out->counters);
 
 	for (i = 0; i < out->n_metrics; i++)
-		if (!strcmp(out->metrics[i].def->name, def->name))
+		if (!strcmp(shown_name(&out->metrics[i]), shown))
 			return 0; /* a metric named twice, or by its group too */
 	if (out->n_metrics == UPMC_MAX_METRICS)
 		return upmc_fail(-E2BIG, "the spec names more than %d metrics", UPMC_MAX_METRICS);
@@ -394,18 +485,20 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 	m = &out->metrics[out->n_metrics++];
 	memset(m, 0, sizeof(*m));
 	m->def = v ? v : taken && !upmc_metric_is_none(taken) ? taken : def;
+	upmc_format(m->name, sizeof(m->name), "%s", strcmp(shown, def->name) ? shown : "");
 	if (unavailable)
 		v = taken;
 	if (!v) {
 		upmc_format(m->reason, sizeof(m->reason), "%s", why);
 		return 0;
 	}
-	group = *join ? *join : group_for_metric(out, v, out->n_metrics - 1, flags);
-	*join = group;
-	for (p = v->events; p; p = strchr(p, ','), p = p ? p + 1 : NULL) {
-		const char *comma = strchr(p, ',');
-		upmc_format(name, sizeof(name), "%.*s", (int)(comma ? comma - p : (long)strlen(p)),
-		            p);
+	/* a group's metrics in the first one's perf group, while they fit */
+	group = *join && joined_fits(out, v, *join)
+	                ? *join
+	                : group_for_metric(out, v, out->n_metrics - 1, flags);
+	*join = *join ? *join : group;
+	for (p = v->events; p; p = upmc_metric_next_event(p)) {
+		upmc_format(name, sizeof(name), "%.*s", (int)upmc_metric_event_len(p), p);
 		if (m->n_in == UPMC_METRIC_INPUTS)
 			return upmc_fail(-E2BIG, "metric '%s' needs more than %d events", def->name,
 			                 UPMC_METRIC_INPUTS);
@@ -434,23 +527,65 @@ static int is_for_this_cpu(const struct upmc_metric_def *def)
 }
 
 /*
+ * def as the set counts it: on a hybrid CPU whose catalogue has an E-core
+ * variant of its name, one metric per core type, "cpu_core/NAME/" (the
+ * variant the CPU's id takes) and "cpu_atom/NAME/", as perf prints a
+ * metric per PMU, each from its own core type's counts; or the core type
+ * core names alone. Otherwise one metric, NAME.
+ */
+static int add_per_core_type(struct upmc_spec *out, const struct upmc_metric_def *def,
+                             unsigned flags, unsigned *join, const char *core)
+{
+	const struct upmc_metric_def *e = e_core_variant(def->name);
+	char shown[UPMC_NAME_MAX];
+	int err = 0;
+
+	if (!e && core)
+		return upmc_fail(-ENOENT,
+		                 "'%s' has no variant per core type on this CPU (it is one metric "
+		                 "over every core type, or none): name it without '%s/'",
+		                 def->name, core);
+	if (!e)
+		return add_metric(out, def, flags, join, def->name, NULL);
+	if (!core || strcmp(core, UPMC_METRIC_E_CORE)) {
+		upmc_format(shown, sizeof(shown), "cpu_core/%s/", def->name);
+		err = add_metric(out, def, flags, join, shown, NULL);
+	}
+	if (!err && (!core || !strcmp(core, UPMC_METRIC_E_CORE))) {
+		upmc_format(shown, sizeof(shown), "%s/%s/", UPMC_METRIC_E_CORE, def->name);
+		err = add_metric(out, e, flags, join, shown, e);
+	}
+	return err;
+}
+
+/*
  * A metric's name adds it; a group's name adds those of its metrics this
  * CPU has a variant of (TopdownL1 has one more on AMD), or, when it has
  * none, all of them, so that each is refused or said as a metric named alone is.
  * A multiplexed set counts a group's metrics in one perf group: they are
  * one measurement (topdown's categories are shares of the same slots).
+ * "cpu_atom/NAME/" names one core type's of a hybrid CPU (a group: those
+ * of its metrics that have one).
  */
 int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flags)
 {
 	const struct upmc_metric_def *found[UPMC_METRIC_ROWS_MAX];
-	unsigned n = named_by(item, found, UPMC_METRIC_ROWS_MAX), i, here = 0, join = 0;
-	int group = strcmp(found[0]->name, item) != 0, err = 0;
+	char core_buf[16], name[UPMC_NAME_MAX];
+	const char *base = core_type_of(item, core_buf, sizeof(core_buf), name, sizeof(name));
+	const char *core = base ? core_buf : NULL;
+	unsigned n, i, here = 0, join = 0;
+	int group, err = 0;
 
+	base = base ? base : item;
+	n = named_by(base, found, UPMC_METRIC_ROWS_MAX);
+	group = strcmp(found[0]->name, base) != 0;
 	for (i = 0; group && i < n; i++)
 		here += is_for_this_cpu(found[i]);
 	for (i = 0; i < n && err == 0; i++)
-		if (!group || !here || is_for_this_cpu(found[i]))
-			err = add_metric(out, found[i], flags, group ? &join : &(unsigned){0});
+		if ((!group || !here || is_for_this_cpu(found[i])) &&
+		    !(group && core && !e_core_variant(found[i]->name)))
+			err = add_per_core_type(out, found[i], flags,
+			                        group ? &join : &(unsigned){0}, core);
 	return err;
 }
 
@@ -476,7 +611,7 @@ UPMC_API int upmc_metric_count(const struct upmc_set *set)
 UPMC_API const char *upmc_metric_name(const struct upmc_set *set, unsigned j)
 {
 	return check_metric(set, j, "upmc_metric_name") < 0 ? NULL
-	                                                    : set->state->metric[j].def->name;
+	                                                    : shown_name(&set->state->metric[j]);
 }
 
 UPMC_API const char *upmc_metric_unit(const struct upmc_set *set, unsigned j)

@@ -52,6 +52,38 @@
 	"perf's tma_* of Linux 6.1 tools/perf/pmu-events/arch/x86/icelakex/icx-metrics.json " \
 	"(the same in icelake, tigerlake, rocketlake), over PERF_METRICS"
 
+/* Their level 2, perf 6.1's, from events beside PERF_METRICS' four
+ * fields, as raw codes (perf's icelake, icelakex, tigerlake and rocketlake
+ * pipeline.json, frontend.json): IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE
+ * (0x9c, umask 1, cmask 5), MACHINE_CLEARS.COUNT (0xc3, umask 1, edge,
+ * cmask 1), CYCLE_ACTIVITY.STALLS_MEM_ANY (0xa3, umask and cmask 0x14),
+ * CYCLE_ACTIVITY.STALLS_TOTAL (0xa3, umask and cmask 4),
+ * EXE_ACTIVITY.BOUND_ON_STORES (0xa6, umask 0x40, cmask 2), .1_PORTS_UTIL
+ * and .2_PORTS_UTIL (0xa6, umask 2 and 4). branch-misses is
+ * BR_MISP_RETIRED.ALL_BRANCHES (the kernel's intel_perfmon_event_map). */
+#define ICL_FE_NONE   "r500019c"
+#define ICL_CLEARS    "r10401c3"
+#define ICL_MEM_ANY   "r140014a3"
+#define ICL_STALLS    "r40004a3"
+#define ICL_ON_STORES "r20040a6"
+#define ICL_1_PORT    "r2a6"
+#define ICL_2_PORTS   "r4a6"
+#define ICL_RET       SHARE("topdown-retiring")
+#define ICL_BAD       "max ( 1 - ( " ICL_FE " + " ICL_BE " + " ICL_RET " ) , 0 )"
+#define ICL_FETCH_LAT "( 5 * " ICL_FE_NONE " - " ICL_UOP_DROPPING " ) / slots"
+#define ICL_MISP      "( branch-misses / ( branch-misses + " ICL_CLEARS " ) ) * ( " ICL_BAD " )"
+#define ICL_MEM                                                                        \
+	"( ( " ICL_MEM_ANY " + " ICL_ON_STORES " ) / ( " ICL_STALLS " + ( " ICL_1_PORT \
+	" + " ICL_RET " * " ICL_2_PORTS " ) + " ICL_ON_STORES " ) ) * ( " ICL_BE " )"
+#define ICL_MEM_EVENTS                                                                            \
+	INTEL_L1 "," CLEARS_COUNT "," ICL_MEM_ANY "," ICL_ON_STORES "," ICL_STALLS "," ICL_1_PORT \
+	         "," ICL_2_PORTS
+#define ICL_L2_SOURCE                                                                          \
+	"perf's tma_* of TopdownL2 in Linux 6.1 tools/perf/pmu-events/arch/x86/icelakex/"      \
+	"icx-metrics.json (the same in icelake, tigerlake, rocketlake); heavy and light "      \
+	"operations are not in the catalogue here (perf's need the microcode sequencer's and " \
+	"the decoders' events)"
+
 /* Alder Lake's and Raptor Lake's P-cores, Sapphire, Emerald and Granite
  * Rapids, Meteor Lake: 8 PERF_METRICS fields. */
 #define SPR_IDS                                                                        \
@@ -202,6 +234,83 @@
 	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; SLOTS = 5 "  \
 	"x CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json"
 
+/* The E-cores of hybrid CPUs (the core PMU cpu_atom), each counted by its
+ * own TOPDOWN_* events as pmu/terms/ events of cpu_atom (a raw code would
+ * go to cpu_core), over its own cycles (CPU_CLK_UNHALTED.CORE_P, event
+ * 0x3c, which counts as the fixed CPU_CLK_UNHALTED.CORE): a set counts
+ * them beside the P-cores' variant (lib/core/metrics.c). */
+#define ATOM(code)    "cpu_atom/event=" code "/"
+#define ATOM_CLK      ATOM("0x3c")
+#define ATOM_SLOTS(n) "( " n " * " ATOM_CLK " )"
+/* Gracemont, the E-core of Alder Lake and Raptor Lake: 5 slots a cycle;
+ * TOPDOWN_RETIRING.ALL 0xc2, TOPDOWN_FE_BOUND.ALL 0x71, TOPDOWN_BE_BOUND.ALL
+ * 0x74, TOPDOWN_BAD_SPECULATION.MISPREDICT 0x73 umask 4, .MACHINE_CLEARS
+ * 0x73 umask 3 (perf 6.1's alderlake/pipeline.json, Unit cpu_atom). */
+#define GRT_E_RET    ATOM("0xc2")
+#define GRT_E_FE     ATOM("0x71")
+#define GRT_E_BE     ATOM("0x74")
+#define GRT_E_MISP   ATOM("0x73,umask=0x4")
+#define GRT_E_CLEARS ATOM("0x73,umask=0x3")
+#define GRT_E_SLOTS  ATOM_SLOTS("5")
+#define GRT_E_IDS                                                                      \
+	"GenuineIntel-6-97- GenuineIntel-6-9A- GenuineIntel-6-B7- GenuineIntel-6-BA- " \
+	"GenuineIntel-6-BF-"
+#define GRT_E_CPUS "Intel Alder Lake and Raptor Lake E-cores (Gracemont, 5 slots a cycle)"
+#define GRT_E_SOURCE                                                                           \
+	"perf's tma_* of Unit cpu_atom in Linux 6.1 tools/perf/pmu-events/arch/x86/alderlake/" \
+	"adl-metrics.json (SLOTS = 5 x CLKS), events from alderlake/pipeline.json"
+#define GRT_E(name, group, events, formula, unit, desc)                                    \
+	ROW(name, group, events, formula, unit, desc, GRT_E_CPUS, GRT_E_SOURCE, GRT_E_IDS, \
+	    UPMC_METRIC_E_CORE, NULL)
+/* Crestmont, the E-core of Meteor Lake: 6 slots a cycle; TOPDOWN_*.ALL_P:
+ * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BAD_SPECULATION 0x73
+ * (meteorlake/pipeline.json), BAD_SPECULATION.MISPREDICT 0x73 umask 4,
+ * BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1 (Gracemont's codes, which
+ * Crestmont keeps: sierraforest/pipeline.json at 3ab7ae8e07f8). */
+#define CMT_E_RET   ATOM("0x72")
+#define CMT_E_FE    ATOM("0x71")
+#define CMT_E_BE    ATOM("0x74")
+#define CMT_E_BAD   ATOM("0x73")
+#define CMT_E_MISP  ATOM("0x73,umask=0x4")
+#define CMT_E_ALLOC ATOM("0x74,umask=0x1")
+#define CMT_E_SLOTS ATOM_SLOTS("6")
+#define CMT_E_IDS   "GenuineIntel-6-AA- GenuineIntel-6-AC-"
+#define CMT_E_CPUS  "Intel Meteor Lake E-cores (Crestmont, 6 slots a cycle)"
+#define CMT_E_SOURCE                                                                         \
+	"the kernel's tools/perf/pmu-events/arch/x86/meteorlake/mtl-metrics.json (tma_* of " \
+	"Unit cpu_atom: TOPDOWN_*.ALL_P / (6 x CPU_CLK_UNHALTED.CORE)), events from "        \
+	"meteorlake/pipeline.json"
+#define CMT_E(name, group, event, unit, desc)                                                 \
+	ROW(name, group, event "," ATOM_CLK, event " / " CMT_E_SLOTS, unit, desc, CMT_E_CPUS, \
+	    CMT_E_SOURCE, CMT_E_IDS, UPMC_METRIC_E_CORE, NULL)
+
+/* Sierra Forest: Crestmont cores alone (no P-core, no PERF_METRICS), 6
+ * slots a cycle, the same TOPDOWN_*.ALL_P events as raw codes of its one
+ * core PMU (sierraforest/pipeline.json at 3ab7ae8e07f8: RETIRING 0x72,
+ * FE_BOUND 0x71, BE_BOUND 0x74, BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1,
+ * BAD_SPECULATION.MISPREDICT and .MACHINE_CLEARS 0x73 umask 4 and 3;
+ * BAD_SPECULATION.ALL_P 0x73 as meteorlake's); cycles is
+ * CPU_CLK_UNHALTED.CORE. */
+#define SRF_SLOTS "( 6 * cycles )"
+#define SRF_ID    "GenuineIntel-6-AF-"
+#define SRF_CPUS  "Intel Sierra Forest (Crestmont cores alone, 6 slots a cycle)"
+#define SRF_SOURCE                                                                           \
+	"the kernel's tools/perf/pmu-events/arch/x86/sierraforest/srf-metrics.json (tma_*: " \
+	"TOPDOWN_*.ALL_P / (6 x CPU_CLK_UNHALTED.CORE), at 4f9786035f9e), events from "      \
+	"sierraforest/pipeline.json"
+#define SRF(name, group, event, unit, desc)                                                        \
+	ROW(name, group, event ",cycles", event " / " SRF_SLOTS, unit, desc, SRF_CPUS, SRF_SOURCE, \
+	    SRF_ID, NULL, NULL)
+/* A level 2 name Sierra Forest's metrics do not have. */
+#define SRF_NONE(name)                                                                          \
+	{                                                                                       \
+		name, "TopdownL2", "", "", "", 0,                                               \
+		        "the kernel's Crestmont metrics divide level 2 otherwise (tma_ifetch_"  \
+		        "latency, tma_ifetch_bandwidth, tma_resource_bound), so upmc has only " \
+		        "branch-mispredicts, machine-clears and core-bound there",              \
+		        SRF_CPUS, SRF_SOURCE, "x86", SRF_ID, NULL, NULL                         \
+	}
+
 /* Sapphire Rapids: perf's level 3 under memory bound, fractions of the
  * thread's cycles (CPU_CLK_UNHALTED.THREAD): EXE_ACTIVITY.BOUND_ON_LOADS
  * (0xa6, umask 0x21, cmask 5) and BOUND_ON_STORES (0xa6, 0x40, cmask 2),
@@ -279,6 +388,42 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             "max ( 0 , " SPR_BE " - " SHARE("topdown-mem-bound") " )", "core bound",
             "slots stalled on the core's execution units, not on memory", SPR_CPUS, SPR_SOURCE,
             SPR_IDS, NULL, NO_PERF_METRICS),
+        /* Ice Lake to Rocket Lake: perf's level 2, from other events. */
+        ROW("fetch-latency", "TopdownL2", "slots," ICL_FE_NONE "," ICL_UOP_DROPPING, ICL_FETCH_LAT,
+            "fetch latency",
+            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
+            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 "," ICL_UOP_DROPPING "," ICL_FE_NONE,
+            "max ( 0 , " ICL_FE " - ( " ICL_FETCH_LAT " ) )", "fetch bandwidth",
+            "slots the front end left empty for want of decode bandwidth", ICL_CPUS, ICL_L2_SOURCE,
+            ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("branch-mispredicts", "TopdownL2", ICL_EVENTS ",branch-misses," ICL_CLEARS, ICL_MISP,
+            "branch mispredicts",
+            "slots wasted on mispredicted branches: bad speculation's share of the "
+            "mispredicts among mispredicts and machine clears",
+            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("machine-clears", "TopdownL2", ICL_EVENTS ",branch-misses," ICL_CLEARS,
+            /* perf's max(0, bad - mispredicts), as one product: bad
+             * speculation's formula once fits the evaluator's steps */
+            "max ( 0 , ( " ICL_BAD " ) * ( " ICL_CLEARS " / ( branch-misses + " ICL_CLEARS " ) ) )",
+            "machine clears",
+            "slots wasted on machine clears (memory ordering, self-modifying code)", ICL_CPUS,
+            ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("memory-bound", "TopdownL2", ICL_MEM_EVENTS, ICL_MEM, "memory bound",
+            "slots stalled on the memory subsystem: backend bound's share of the cycles "
+            "stalled on memory or the store buffer",
+            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        ROW("core-bound", "TopdownL2", ICL_MEM_EVENTS, "max ( 0 , " ICL_BE " - " ICL_MEM " )",
+            "core bound", "slots stalled on the core's execution units, not on memory", ICL_CPUS,
+            ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+        {"heavy-operations", "TopdownL2", "", "", "", 0,
+         "perf 6.1's heavy and light operations there need the microcode sequencer's and the "
+         "decoders' events, which the catalogue does not have; the rest of TopdownL2 is in",
+         ICL_CPUS, ICL_L2_SOURCE, "x86", ICL_IDS, NULL, NULL},
+        {"light-operations", "TopdownL2", "", "", "", 0,
+         "perf 6.1's heavy and light operations there need the microcode sequencer's and the "
+         "decoders' events, which the catalogue does not have; the rest of TopdownL2 is in",
+         ICL_CPUS, ICL_L2_SOURCE, "x86", ICL_IDS, NULL, NULL},
         /* Sandy Bridge to Cascade Lake, SMT off. */
         ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS,cycles",
             "UOPS_RETIRED:RETIRE_SLOTS / " TMA4_SLOTS, "retiring", RET_DESC, TMA4_CPUS, TMA4,
@@ -381,6 +526,49 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
         {"backend-bound", "TopdownL1", GRT_BE ",cycles", GRT_BE " / " GRT_SLOTS, "backend bound", 1,
          "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        /* Alder Lake's and Raptor Lake's E-cores: Gracemont's TOPDOWN_* events. */
+        GRT_E("retiring", "TopdownL1", GRT_E_RET "," ATOM_CLK, GRT_E_RET " / " GRT_E_SLOTS,
+              "retiring", RET_DESC),
+        GRT_E("bad-speculation", "TopdownL1", GRT_E_FE "," GRT_E_BE "," GRT_E_RET "," ATOM_CLK,
+              "( " GRT_E_SLOTS " - ( " GRT_E_FE " + " GRT_E_BE " + " GRT_E_RET
+              " ) ) / " GRT_E_SLOTS,
+              "bad speculation",
+              "slots no other category took: wasted on mispredictions and clears"),
+        GRT_E("frontend-bound", "TopdownL1", GRT_E_FE "," ATOM_CLK, GRT_E_FE " / " GRT_E_SLOTS,
+              "frontend bound", FE_DESC),
+        GRT_E("backend-bound", "TopdownL1", GRT_E_BE "," ATOM_CLK, GRT_E_BE " / " GRT_E_SLOTS,
+              "backend bound", BE_DESC),
+        GRT_E("branch-mispredicts", "TopdownL2", GRT_E_MISP "," ATOM_CLK,
+              GRT_E_MISP " / " GRT_E_SLOTS, "branch mispredicts",
+              "slots wasted on mispredicted branches"),
+        GRT_E("machine-clears", "TopdownL2", GRT_E_CLEARS "," ATOM_CLK,
+              GRT_E_CLEARS " / " GRT_E_SLOTS, "machine clears",
+              "slots wasted on machine clears (memory ordering, self-modifying code)"),
+        /* Meteor Lake's E-cores: Crestmont's TOPDOWN_*.ALL_P events. */
+        CMT_E("retiring", "TopdownL1", CMT_E_RET, "retiring", RET_DESC),
+        CMT_E("bad-speculation", "TopdownL1", CMT_E_BAD, "bad speculation", BAD_DESC),
+        CMT_E("frontend-bound", "TopdownL1", CMT_E_FE, "frontend bound", FE_DESC),
+        CMT_E("backend-bound", "TopdownL1", CMT_E_BE, "backend bound", BE_DESC),
+        CMT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts",
+              "slots wasted on mispredicted branches"),
+        CMT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
+              "slots the back end did not take for allocation restrictions, not memory"),
+        /* Sierra Forest: Crestmont's TOPDOWN_*.ALL_P events, raw. */
+        SRF("retiring", "TopdownL1", "r72", "retiring", RET_DESC),
+        SRF("bad-speculation", "TopdownL1", "r73", "bad speculation", BAD_DESC),
+        SRF("frontend-bound", "TopdownL1", "r71", "frontend bound", FE_DESC),
+        SRF("backend-bound", "TopdownL1", "r74", "backend bound", BE_DESC),
+        SRF("branch-mispredicts", "TopdownL2", "r473", "branch mispredicts",
+            "slots wasted on mispredicted branches"),
+        SRF("machine-clears", "TopdownL2", "r373", "machine clears",
+            "slots wasted on machine clears (memory ordering, self-modifying code)"),
+        SRF("core-bound", "TopdownL2", "r174", "core bound",
+            "slots the back end did not take for allocation restrictions, not memory"),
+        SRF_NONE("heavy-operations"),
+        SRF_NONE("light-operations"),
+        SRF_NONE("fetch-latency"),
+        SRF_NONE("fetch-bandwidth"),
+        SRF_NONE("memory-bound"),
         /* Sapphire Rapids: memory bound's level 3, each over cycles. */
         ROW("l1-bound", MEM_GROUP, MEM_EVENTS,
             "max ( ( " ON_LOADS " - " STALLS_L1D " ) / cycles , 0 )", "L1 bound",

@@ -99,6 +99,10 @@ void upmc_os_cpu_id(char *buf, size_t size);
  * 1 on, 0 off, -1 not known. */
 int upmc_os_smt_active(void);
 
+/* Whether this is a hybrid CPU (more than one core PMU) and pmu is one of
+ * its core PMUs ("cpu_atom"): its metrics then have a variant per core type. */
+int upmc_os_hybrid_core(const char *pmu);
+
 /* 1, with why in a sentence, when no core PMU is visible (a virtual
  * machine without a virtual PMU): a CPU's own events then cannot be
  * named; 0 when one is. */

@@ -356,6 +356,17 @@ int upmc_os_smt_active(void)
 	return upmc_linux_smt_active();
 }
 
+int upmc_os_hybrid_core(const char *pmu)
+{
+	const struct upmc_linux_machine *m = upmc_linux_machine();
+	unsigned i;
+
+	for (i = 0; m->n_core > 1 && i < m->n_core; i++)
+		if (!strcmp(m->core[i], pmu))
+			return 1;
+	return 0;
+}
+
 int upmc_os_no_core_pmu(char *why, size_t size)
 {
 	const struct upmc_linux_machine *m = upmc_linux_machine();

@@ -42,6 +42,12 @@ int upmc_os_smt_active(void)
 	return -1; /* not known: the forms for SMT off are taken */
 }
 
+int upmc_os_hybrid_core(const char *pmu)
+{
+	(void)pmu;
+	return 0; /* no core PMUs known: one core type */
+}
+
 int upmc_os_no_core_pmu(char *why, size_t size)
 {
 	(void)why;

@@ -31,6 +31,22 @@ KERNEL_EVENTS = {
         "INT_MISC.UOP_DROPPING": (
             "event=0xad,umask=0x10", KERNEL + "emeraldrapids/pipeline.json at 576d7fed09c7"),
     },
+    ("GenuineIntel-6-AD-", "cpu"): {
+        "INT_MISC.UOP_DROPPING": (
+            "event=0xad,umask=0x10", KERNEL + "graniterapids/pipeline.json at 0e0890884199"),
+    },
+    ("GenuineIntel-6-AF-", "cpu"): {
+        name: (terms, KERNEL + "sierraforest/pipeline.json at 0eaed89c18ae")
+        for name, terms in (
+            ("TOPDOWN_FE_BOUND.ALL_P", "event=0x71"),
+            ("TOPDOWN_RETIRING.ALL_P", "event=0x72"),
+            ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73"),
+            ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3"),
+            ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4"),
+            ("TOPDOWN_BE_BOUND.ALL_P", "event=0x74"),
+            ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
+        )
+    },
 }
 
 # Rows whose codes this check has no encodings of, and why (printed).

@@ -8,7 +8,9 @@
  *     the catalogue, a line a row: "R\tname\tevents\tformula" (rows that
  *     say a kind of CPU has none of a group left out)
  *   metric_values FIXTURE run
- *     answers the lines of stdin, each at once (stdout is flushed):
+ *     answers the lines of stdin, each at once (stdout is flushed); a
+ *     METRIC is a spec item: "cpu_atom/retiring/" names one core type's
+ *     of a hybrid CPU:
  *     "? METRIC"  "M\tMETRIC\tcounter,counter,..." where this machine
  *                 computes it (the counters of a set of it alone), or
  *                 "U\tMETRIC\treason" where it does not
@@ -98,7 +100,7 @@ static int parse_counts(struct upmc_set *set, char *line, double *counts)
 /* One line of stdin answered; -1 on a line it cannot answer. */
 static int answer(char *line, struct upmc_set **set)
 {
-	double counts[UPMC_MAX_COUNTERS], value;
+	double counts[UPMC_MAX_COUNTERS], values[UPMC_MAX_METRICS];
 	char counters[COUNTERS_MAX];
 
 	line[strcspn(line, "\n")] = '\0';
@@ -114,8 +116,8 @@ static int answer(char *line, struct upmc_set **set)
 		counters_of(*set, counters, sizeof(counters));
 		printf("C\t%s\n", counters);
 	} else if (*set && parse_counts(*set, line, counts) == 0) {
-		upmc_metrics_of_counts(*set, counts, &value);
-		printf("%.17g\n", value);
+		upmc_metrics_of_counts(*set, counts, values);
+		printf("%.17g\n", values[0]); /* the first: the metric the line named */
 	} else {
 		fprintf(stderr, "metric_values: counts without a metric, or without a count of "
 		                "each of its events\n");

@@ -130,6 +130,19 @@ def model_name(cpuid):
     return "AMD Ryzen Processor"
 
 
+# upmc's metrics whose Intel variants count one core type's events (the
+# PERF_METRICS of cpu_core, an E-core's TOPDOWN_*, raw codes, which go to
+# cpu_core): on a hybrid CPU's E-cores only their cpu_atom variant is
+# theirs ("cpu_atom/retiring/"); where upmc has none, the E-core row
+# compares nothing of that name (docs/metrics.md says which).
+PER_CORE_TYPE = {
+    "retiring", "bad-speculation", "frontend-bound", "backend-bound", "heavy-operations",
+    "light-operations", "branch-mispredicts", "machine-clears", "fetch-latency",
+    "fetch-bandwidth", "memory-bound", "core-bound", "l1-bound", "l2-bound", "l3-bound",
+    "dram-bound", "store-bound", "L1MPKI", "L2MPKI", "L3MPKI",
+}
+
+
 def perf_name(metric, cpuid):
     """perf's name of upmc's metric on cpuid; None where perf has none;
     KeyError where the table has no row for it."""
@@ -158,6 +171,15 @@ UPMC_EVENT = {
         "r100d": "INT_MISC.UOP_DROPPING",
         "r104010d": "INT_MISC.CLEARS_COUNT",
         "r10ad": "INT_MISC.UOP_DROPPING",
+        # Ice Lake to Rocket Lake's level 2 (icelake/frontend.json,
+        # pipeline.json: event, umask, edge, cmask)
+        "branch-misses": "BR_MISP_RETIRED.ALL_BRANCHES",  # intel_perfmon_event_map
+        "r500019c": "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",  # 0x9c, 1, -, 5
+        "r10401c3": "MACHINE_CLEARS.COUNT",  # 0xc3, 1, edge, 1
+        "r140014a3": "CYCLE_ACTIVITY.STALLS_MEM_ANY",  # 0xa3, 0x14, -, 0x14
+        "r40004a3": "CYCLE_ACTIVITY.STALLS_TOTAL",  # 0xa3, 4, -, 4
+        "r2a6": "EXE_ACTIVITY.1_PORTS_UTIL",  # 0xa6, 2
+        "r4a6": "EXE_ACTIVITY.2_PORTS_UTIL",  # 0xa6, 4
         # event 0xd1, umask 0x08, 0x10, 0x20 on every model of the L1MPKI
         # rows: MEM_LOAD_RETIRED (Skylake on) or MEM_LOAD_UOPS_RETIRED
         # (before), see PERF_SYNONYM
@@ -175,6 +197,26 @@ UPMC_EVENT = {
         "r71": "TOPDOWN_FE_BOUND.ALL",
         "r74": "TOPDOWN_BE_BOUND.ALL",
         "rc2": "TOPDOWN_RETIRING.ALL",
+        # a hybrid CPU's E-cores, by cpu_atom's terms: Gracemont's
+        # (perf 6.1's alderlake/pipeline.json, Unit cpu_atom) and
+        # Crestmont's (meteorlake/pipeline.json); CPU_CLK_UNHALTED.CORE_P
+        # 0x3c counts as the fixed CPU_CLK_UNHALTED.CORE
+        "cpu_atom/event=0x3c/": "CPU_CLK_UNHALTED.THREAD",
+        "cpu_atom/event=0xc2/": "TOPDOWN_RETIRING.ALL",
+        "cpu_atom/event=0x71/": "TOPDOWN_FE_BOUND.ALL",
+        "cpu_atom/event=0x74/": "TOPDOWN_BE_BOUND.ALL",
+        "cpu_atom/event=0x73,umask=0x4/": "TOPDOWN_BAD_SPECULATION.MISPREDICT",
+        "cpu_atom/event=0x73,umask=0x3/": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS",
+        "cpu_atom/event=0x72/": "TOPDOWN_RETIRING.ALL_P",
+        "cpu_atom/event=0x73/": "TOPDOWN_BAD_SPECULATION.ALL_P",
+        "cpu_atom/event=0x74,umask=0x1/": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS",
+        # Sierra Forest's Crestmont, raw on its one core PMU
+        # (sierraforest/pipeline.json)
+        "r72": "TOPDOWN_RETIRING.ALL_P",
+        "r73": "TOPDOWN_BAD_SPECULATION.ALL_P",
+        "r473": "TOPDOWN_BAD_SPECULATION.MISPREDICT",
+        "r373": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS",
+        "r174": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS",
     },
     "AuthenticAMD": {
         # the kernel's amd_zen1_perfmon_event_map (arch/x86/events/amd/core.c)
@@ -215,6 +257,9 @@ PERF_SYNONYM = {
     "MEM_LOAD_UOPS_RETIRED.L2_MISS": "MEM_LOAD_RETIRED.L2_MISS",
     "MEM_LOAD_UOPS_RETIRED.L3_MISS": "MEM_LOAD_RETIRED.L3_MISS",
     "MEM_LOAD_UOPS_RETIRED.LLC_MISS": "MEM_LOAD_RETIRED.L3_MISS",
+    # Crestmont's programmable-counter names of the same codes (0x71, 0x74)
+    "TOPDOWN_FE_BOUND.ALL_P": "TOPDOWN_FE_BOUND.ALL",
+    "TOPDOWN_BE_BOUND.ALL_P": "TOPDOWN_BE_BOUND.ALL",
 }
 
 
@@ -269,7 +314,10 @@ KERNEL_CPUS = [
      }),
     (cpu("GenuineIntel-6-AA-4", "Meteor Lake E-core, kernel JSON", HYBRID, "spr", "cpu_atom", 1,
          P_CORE_TOPDOWN),
-     KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_atom)", {
+     KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_atom; tma_retiring read "
+     "at 82ee50252dc8, where the other five are the same)", {
+         "tma_retiring":
+             "cpu_atom@TOPDOWN_RETIRING.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_frontend_bound":
              "cpu_atom@TOPDOWN_FE_BOUND.ALL_P@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_bad_speculation":
@@ -280,6 +328,44 @@ KERNEL_CPUS = [
              "cpu_atom@TOPDOWN_BAD_SPECULATION.MISPREDICT@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_core_bound":
              "cpu_atom@TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+     }),
+    (cpu("GenuineIntel-6-AF-3", "Sierra Forest, kernel JSON", FOUR_SLOTS, "tmt"),
+     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", {
+         "tma_retiring": "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_bad_speculation": "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_frontend_bound": "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_backend_bound": "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_branch_mispredicts":
+             "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_machine_clears":
+             "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
+     }),
+    (cpu("GenuineIntel-6-AD-1", "Granite Rapids, kernel JSON", SAPPHIRE, "spr"),
+     KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", {
+         "tma_info_thread_slots": "slots",
+         "tma_retiring":
+             "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_frontend_bound":
+             "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
+             "tma_info_thread_slots",
+         "tma_fetch_latency":
+             "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
+             "tma_info_thread_slots",
+         "tma_fetch_bandwidth": "max(0, tma_frontend_bound - tma_fetch_latency)",
+         "tma_heavy_operations":
+             "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
+         "tma_branch_mispredicts":
+             "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_memory_bound":
+             "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
      }),
     (cpu("GenuineIntel-6-CF-2", "Emerald Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "emeraldrapids/emr-metrics.json at 1afba39f9305", {

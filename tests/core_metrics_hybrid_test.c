@@ -1,0 +1,152 @@
+/* SPDX-License-Identifier: MIT */
+/*
+ * Topdown on a hybrid CPU (Alder Lake: cpu_core and cpu_atom) on the fake
+ * kernel: each core type's metric from its own events, in one set, as
+ * perf prints a metric per PMU. The P-cores' is the PERF_METRICS formula
+ * (named cpu_core/NAME/), the E-cores' Gracemont's TOPDOWN_* events over
+ * 5 slots a cycle (cpu_atom/NAME/), exact values; a core type can be named
+ * alone; a metric with no variant per core type keeps its one name.
+ */
+#include <errno.h>
+#include <stdio.h>
+#include <string.h>
+
+#include "tests/fake/fake_kernel.h"
+#include "tests/set_util.h"
+#include "tests/upmc_test.h"
+
+/* The index of the metric named name in set; -1 when it has none. */
+static int metric_named(const struct upmc_set *set, const char *name)
+{
+	int j;
+
+	for (j = 0; j < upmc_metric_count(set); j++)
+		if (!strcmp(upmc_metric_name(set, (unsigned)j), name))
+			return j;
+	return -1;
+}
+
+TEST(metrics_hybrid, each_core_type_has_its_own_topdown)
+{
+	static const char *const names[] = {"retiring", "bad-speculation", "frontend-bound",
+	                                    "backend-bound"};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	char name[64];
+	struct upmc_set *set;
+	unsigned k, atom;
+
+	fake_boot("intel-alder-lake");
+	atom = fake_pmu_named("cpu_atom");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 8);
+	for (k = 0; k < 4; k++) {
+		snprintf(name, sizeof(name), "cpu_core/%s/", names[k]);
+		EXPECT_MSG(metric_named(set, name) >= 0, "no metric %s", name);
+		snprintf(name, sizeof(name), "cpu_atom/%s/", names[k]);
+		EXPECT_MSG(metric_named(set, name) >= 0, "no metric %s", name);
+	}
+	/* TOPDOWN_RETIRING.ALL, FE_BOUND.ALL, BE_BOUND.ALL and the cycles, on
+	 * the E-cores' PMU alone */
+	EXPECT(fake_event_with(fake.pmu[atom].type, 0xc2) >= 0);
+	EXPECT(fake_event_with(fake.pmu[atom].type, 0x71) >= 0);
+	EXPECT(fake_event_with(fake.pmu[atom].type, 0x74) >= 0);
+	EXPECT(fake_event_with(fake.pmu[atom].type, 0x3c) >= 0);
+	/* 1000 cycles on the E-cores: 5000 slots */
+	counts[counter_named(set, "cpu_atom/event=0x3c/")] = 1000;
+	counts[counter_named(set, "cpu_atom/event=0xc2/")] = 2000;
+	counts[counter_named(set, "cpu_atom/event=0x71/")] = 1000;
+	counts[counter_named(set, "cpu_atom/event=0x74/")] = 1500;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
+	EXPECT_MSG(v[metric_named(set, "cpu_atom/retiring/")] == 0.4, "retiring %.17g",
+	           v[metric_named(set, "cpu_atom/retiring/")]);
+	EXPECT_MSG(v[metric_named(set, "cpu_atom/bad-speculation/")] == 0.1,
+	           "bad speculation %.17g", v[metric_named(set, "cpu_atom/bad-speculation/")]);
+	EXPECT_MSG(v[metric_named(set, "cpu_atom/frontend-bound/")] == 0.2, "frontend %.17g",
+	           v[metric_named(set, "cpu_atom/frontend-bound/")]);
+	EXPECT_MSG(v[metric_named(set, "cpu_atom/backend-bound/")] == 0.3, "backend %.17g",
+	           v[metric_named(set, "cpu_atom/backend-bound/")]);
+	/* the P-cores' from PERF_METRICS, which the E-cores' counts do not touch */
+	counts[counter_named(set, "slots")] = 6000;
+	counts[counter_named(set, "topdown-retiring")] = 3000;
+	counts[counter_named(set, "topdown-fe-bound")] = 1000;
+	counts[counter_named(set, "topdown-bad-spec")] = 1000;
+	counts[counter_named(set, "topdown-be-bound")] = 1000;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
+	EXPECT_MSG(v[metric_named(set, "cpu_core/retiring/")] == 0.5, "P-core retiring %.17g",
+	           v[metric_named(set, "cpu_core/retiring/")]);
+	EXPECT_MSG(v[metric_named(set, "cpu_atom/retiring/")] == 0.4, "E-core retiring %.17g",
+	           v[metric_named(set, "cpu_atom/retiring/")]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Gracemont's level 2 that perf has: mispredicts and machine clears. */
+TEST(metrics_hybrid, e_core_level_two)
+{
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	struct upmc_set *set;
+
+	fake_boot("intel-alder-lake");
+	ASSERT_MSG(upmc_open(&set, "cpu_atom/TopdownL2/", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 2);
+	EXPECT(!strcmp(upmc_metric_name(set, 0), "cpu_atom/branch-mispredicts/"));
+	EXPECT(!strcmp(upmc_metric_name(set, 1), "cpu_atom/machine-clears/"));
+	counts[counter_named(set, "cpu_atom/event=0x3c/")] = 1000;
+	counts[counter_named(set, "cpu_atom/event=0x73,umask=0x4/")] = 500;
+	counts[counter_named(set, "cpu_atom/event=0x73,umask=0x3/")] = 250;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 2);
+	EXPECT_MSG(v[0] == 0.1, "branch mispredicts %.17g", v[0]);
+	EXPECT_MSG(v[1] == 0.05, "machine clears %.17g", v[1]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* One core type named alone: its metric only, its events only. */
+TEST(metrics_hybrid, one_core_type_named_alone)
+{
+	struct upmc_set *set;
+
+	fake_boot("intel-alder-lake");
+	ASSERT_MSG(upmc_open(&set, "cpu_atom/retiring/", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 1);
+	EXPECT(!strcmp(upmc_metric_name(set, 0), "cpu_atom/retiring/"));
+	EXPECT_EQ(upmc_count(set), 2);
+	upmc_close(set);
+	ASSERT_MSG(upmc_open(&set, "cpu_core/retiring/", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 1);
+	EXPECT(!strcmp(upmc_metric_name(set, 0), "cpu_core/retiring/"));
+	EXPECT(counter_named(set, "slots") >= 0);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* IPC counts every core type's cycles and instructions: one metric, and
+ * no core type's alone. */
+TEST(metrics_hybrid, a_metric_over_every_core_type_keeps_its_name)
+{
+	struct upmc_set *set;
+
+	fake_boot("intel-alder-lake");
+	ASSERT_MSG(upmc_open(&set, "IPC", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 1);
+	EXPECT(!strcmp(upmc_metric_name(set, 0), "IPC"));
+	upmc_close(set);
+	EXPECT_EQ(upmc_open(&set, "cpu_atom/IPC/", NULL), -ENOENT);
+	EXPECT_MSG(strstr(upmc_last_error(), "one metric over every core type"), "%s",
+	           upmc_last_error());
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* A CPU with one core type: the names are the metrics' own. */
+TEST(metrics_hybrid, one_core_type_one_name)
+{
+	struct upmc_set *set;
+
+	fake_boot("intel-sapphire-rapids");
+	ASSERT_MSG(upmc_open(&set, "retiring", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 1);
+	EXPECT(!strcmp(upmc_metric_name(set, 0), "retiring"));
+	upmc_close(set);
+	EXPECT(upmc_open(&set, "cpu_atom/retiring/", NULL) < 0);
+	EXPECT_EQ(fake_open_events(), 0);
+}
