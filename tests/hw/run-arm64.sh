@@ -6,6 +6,7 @@
 # PMU; its ns are the emulator's virtual time: one ns per instruction).
 #
 #   tests/hw/run-arm64.sh            # from a fresh Debian 12 machine, as root
+#   UPMC_HW_LAYOUT=1 tests/hw/run-arm64.sh   # only the reads beside their layout's floor
 #
 # Installs the host tools, fetches the kernel and busybox with `apt-get
 # download` (cached in $UPMC_HW_CACHE, never installed), cross-builds the
@@ -55,7 +56,7 @@ build() {
 	"${cc[@]}" -o "$work/rootfs/hwcheck" "$repo/tests/hw/hwcheck.c" \
 		"$repo/tests/seccomp_trap.c" "$repo"/lib/{core,measure,zone}/*.c "$repo"/os/linux/*.c \
 		"$repo"/os/portable/{file,thread}.c -lpthread
-	"${cc[@]}" -o "$work/rootfs/upmc" "$repo"/cli/*.c "$repo"/bench/cases.c \
+	[ -n "${UPMC_HW_LAYOUT:-}" ] || "${cc[@]}" -o "$work/rootfs/upmc" "$repo"/cli/*.c "$repo"/bench/cases.c \
 		"$repo"/bench/json.c "$repo"/bench/overhead.c "$repo"/bench/report.c "$repo"/bench/zones.c \
 		"$repo"/lib/{core,measure,zone}/*.c \
 		"$repo"/os/portable/{file,thread}.c "$repo"/os/linux/*.c -lpthread -lm
@@ -64,7 +65,7 @@ build() {
 	mkdir -p "$work/rootfs/bin"
 	cp "$work/busybox/bin/busybox" "$work/rootfs/bin/busybox"
 	cp "$repo/tests/hw/init.sh" "$work/rootfs/init"
-	chmod 755 "$work/rootfs/init" "$work/rootfs/hwcheck" "$work/rootfs/upmc"
+	chmod 755 "$work/rootfs/init" "$work/rootfs/hwcheck"
 	mknod "$work/rootfs/dev/console" c 5 1
 	(cd "$work/rootfs" && find . | cpio -o -H newc --owner=0:0 2>/dev/null | gzip -1) \
 		> "$work/initrd.gz"
@@ -88,9 +89,24 @@ boot() {
 		mode != "" && /^FIGURE / { sub(/^FIGURE /, ""); print "FIGURE arm64-" cfg ": " $0 }
 		END { for (m in done) if (!done[m]) print "FAIL arm64-" cfg "-" m "/finished: no exit line (crash or timeout)" }
 	' "$work/$name.txt"
-	grep -q '=== hwcheck user' "$work/$name.txt" ||
+	grep -Eq '=== hwcheck (user|layout)' "$work/$name.txt" ||
 		{ echo "FAIL arm64-$name/boot: the check never ran"; tail -20 "$work/$name.txt" >&2; }
 	case $args in *upmc_cli=1*) cli_verdicts "$name" "$work/$name.txt" ;; esac
+	layout_missed "$work/$name.txt"
+}
+
+# For each read that misses its goal beside the layout's floor, the
+# disassembly of one call of it and of the floor: where its instructions go.
+layout_missed() {
+	grep '^FIGURE layout missed: ' "$1" | sed 's/.*disassembly: //; s/ beside / /' | sort -u |
+		while read -r one floor; do
+			for f in $one $floor; do
+				case $f in one_*) ;; *) continue ;; esac
+				echo "--- $f" >&2
+				aarch64-linux-gnu-objdump -d --no-show-raw-insn --disassemble="$f" \
+					"$work/rootfs/hwcheck" | sed -n '/^[0-9a-f]* <'"$f"'>:/,/^$/p' >&2
+			done
+		done
 }
 
 # The CLI on the emulated PMU: every user-space read is allowed there, so
@@ -120,6 +136,11 @@ fetch_arm64_debs
 log "cross build ($kernel)"
 build || { echo "FAIL arm64/build: the cross build failed"; exit 1; }
 log "boots"
+if [ -n "${UPMC_HW_LAYOUT:-}" ]; then
+	boot max "max,pauth-impdef=on" "upmc_layout=1" | tee "$work/verdicts.txt"
+	! grep -q '^FAIL' "$work/verdicts.txt"
+	exit
+fi
 {
 	boot max "max,pauth-impdef=on" "upmc_width=32 upmc_wrap=0 upmc_denied=1 upmc_cli=1"
 	boot a72 "cortex-a72" "upmc_width=32 upmc_wrap=1 upmc_denied=0"
