@@ -354,12 +354,31 @@ static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values
 	return upmc_read_first(set, values, n, 0);
 }
 
+/* Where upmc_read_counter() hands over. Where the pass holds its value in
+ * a register (arm64), into a value of its own, then copied, so that the
+ * caller's value never leaves the inline code (as upmc_read_n_handover()
+ * does for arrays): a caller that only uses it keeps it in a register. x86
+ * stores it in the pass (too few registers to hold it past the lock's
+ * load), and hands the caller's over. */
+static UPMC_ALWAYS_INLINE int upmc_read_counter_handover(struct upmc_set *set, unsigned i,
+                                                         uint64_t *value)
+{
+	uint64_t read;
+	int result;
+
+	if (!UPMC_ARCH_HOLDS_VALUES)
+		return upmc_read_counter_slow(set, i, value);
+	result = upmc_read_counter_slow(set, i, &read);
+	*value = read;
+	return result;
+}
+
 /* Reads counter i alone. Returns 0, or a negative errno (a failed read
  * leaves the value UPMC_NOT_COUNTED). */
 static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i, uint64_t *value)
 {
 	const volatile struct upmc_perf_page *pc;
-	uint64_t lock, index;
+	uint64_t lock, index, v;
 
 	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS) || UPMC_OTHER_THREAD(set))
 		return upmc_read_counter_slow(set, i, value);
@@ -369,10 +388,18 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i
 		index = upmc_arch_lock_index(pc, &lock);
 		upmc_barrier(); /* as in upmc_read_first() */
 		if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(pc)))
-			return upmc_read_counter_slow(set, i, value);
-		*value = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED((uint32_t)index);
+			return upmc_read_counter_handover(set, i, value);
+		v = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED((uint32_t)index);
+		__asm__("" ::"r"(v)); /* computed in every pass, as upmc_store_value() */
+		if (!UPMC_ARCH_HOLDS_VALUES)
+			*value = v;
 		upmc_barrier();
 	} while (UPMC_UNLIKELY(upmc_arch_lock(pc) != lock));
+	/* Held, stored once the pass holds: stored in the pass, before the
+	 * lock's load (which may read any memory, *value too), it is stored in
+	 * every pass and loaded back by a caller that uses it. */
+	if (UPMC_ARCH_HOLDS_VALUES)
+		*value = v;
 	return 0;
 }
 
