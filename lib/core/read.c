@@ -569,7 +569,11 @@ void upmc_choose_readers(struct upmc_set *set)
 		set->read = straight_line_reader(set);
 	else
 		set->read = set->state->handover;
-	set->state->snapshot = set->state->multiplexed ? read_unscaled : set->read;
+	/* A set of no counters: upmc_read_slow(), which takes nothing and
+	 * returns 0 for any thread, so that upmc_snapshot() need not ask. */
+	set->state->snapshot = set->state->multiplexed ? read_unscaled
+	                       : set->n                ? set->read
+	                                               : upmc_read_slow;
 	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
 }
 
