@@ -331,9 +331,21 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 
 /*
  * Reads every counter of the set into values[0..n-1]. Returns n, or a
- * negative errno (a failed read leaves every value UPMC_NOT_COUNTED). One call: to the library's
- * straight-line reader for the set's size (chosen at open), or to upmc_read_slow(). Inlining a
- * reader for every size at every call site would cost kilobytes of code each.
+ * negative errno (a failed read leaves every value UPMC_NOT_COUNTED). One
+ * call, to the reader chosen at open: the layout reader of the counters the
+ * set's events sit on (each counter by the instruction that names it, on
+ * arm64), else the straight-line reader of the set's size, or
+ * upmc_read_slow(). Inlining a reader for every size at every call site
+ * would cost kilobytes of code each.
+ *
+ * Which read is cheapest (exact instructions on arm64,
+ * docs/hardware-checks.md): upmc_read_n() for 1 counter (13 against 17) and either for 2
+ * (24); from 4 counters upmc_read(), where the set has a layout reader (40 /
+ * 56 / 65 against 46 / 68 / 80 for 4 / 6 / 7): upmc_read() pays 7 to 10
+ * for its call, upmc_read_n() 3 to 4 a counter for the table it reads each
+ * through. Without a layout reader upmc_read() costs 9 to 11 more than
+ * upmc_read_n(). On x86 (rdpmc takes the counter in a register, no table)
+ * upmc_read_n() is the cheapest.
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 {
@@ -344,8 +356,9 @@ static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 
 /*
  * Reads counters 0..n-1 of a set of at least n counters, n a compile-time
- * constant: the cheapest read, straight-line code. Returns n, or a negative
- * errno (-EINVAL when the set has fewer than n counters).
+ * constant: straight-line code, no call; the cheapest read of 1 or 2
+ * counters (see upmc_read() for more). Returns n, or a negative errno
+ * (-EINVAL when the set has fewer than n counters).
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values, const uint32_t n)
 {
