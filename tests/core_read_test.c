@@ -262,8 +262,8 @@ TEST(sim, forced_syscall_and_software_events)
 /* ---- the layout readers: each counter by the instruction that names it ---- */
 
 /* n events, event `cycles` (1-based; 0: none) opened on the cycle counter,
- * each ticked 10 + its position. */
-static struct upmc_set *open_layout(unsigned n, unsigned cycles)
+ * the others from counter `first` on, each ticked 10 + its position. */
+static struct upmc_set *open_layout_from(unsigned n, unsigned cycles, unsigned first)
 {
 	static const char *const spec[] = {
 	        NULL,
@@ -282,12 +282,23 @@ static struct upmc_set *open_layout(unsigned n, unsigned cycles)
 
 	sim_reset(UPMC_ARCH_PMC_WIDTH);
 	sim.cycle_counter_at = cycles;
+	sim.first_counter = first;
 	if (upmc_open(&set, spec[n], NULL) < 0)
 		return NULL;
 	for (i = 0; i < n; i++)
 		sim_tick(i, 10 + i);
 	return set;
 }
+
+static struct upmc_set *open_layout(unsigned n, unsigned cycles)
+{
+	return open_layout_from(n, cycles, 0);
+}
+
+/* The layouts' starts the tests take: the first counter, the next ones (a
+ * thread's second set), and one past every compiled layout reader, which
+ * the straight-line reader reads. */
+static const unsigned firsts[] = {0, 1, 2, 5, 20};
 
 /* Whether v[0..n-1] are each event's count now, and say which is not. */
 static int counts_are_right(const uint64_t *v, unsigned n)
@@ -324,6 +335,53 @@ TEST(sim, layout_readers_read_every_position_of_the_cycle_counter)
 		}
 }
 
+/* Sets whose counters start after the first: each gets a layout reader of
+ * its own (a reader other than the straight-line one, which a set laid out
+ * past every compiled layout gets), and reads every counter right in one
+ * pass, the cycle counter nowhere, first, second or last. */
+TEST(sim, layout_readers_read_sets_from_every_start)
+{
+	unsigned n, c, k;
+
+	for (n = 1; n <= UPMC_INLINE_COUNTERS; n++)
+		for (c = 0; c < 4; c++)
+			for (k = 0; k < sizeof(firsts) / sizeof(firsts[0]); k++) {
+				const unsigned cycles = c == 3 ? n : c > n ? 0 : c;
+				struct upmc_set *set = open_layout_from(n, cycles, firsts[k]);
+				struct upmc_set *past = open_layout_from(n, cycles, 20);
+				const unsigned events = n - (cycles != 0);
+				const int compiled =
+				        firsts[k] + events <= 8 && (cycles <= 2 || !firsts[k]);
+				uint64_t v[UPMC_INLINE_COUNTERS];
+
+				ASSERT(set && past);
+				/* open_layout_from() reset the machine: the second
+				 * set's pages are the ones there now */
+				sim.counter_reads = 0;
+				ASSERT(upmc_read(past, v) == (int)n);
+				EXPECT_MSG(counts_are_right(v, n),
+				           "%u counters from %u, cycles at %u", n, 20, cycles);
+				if (events)
+					EXPECT_MSG((set->read != past->read) == compiled,
+					           "%u counters from %u, cycles at %u: %s", n,
+					           firsts[k], cycles,
+					           compiled ? "no layout reader"
+					                    : "a layout reader");
+				upmc_close(set);
+				upmc_close(past);
+				set = open_layout_from(n, cycles, firsts[k]);
+				ASSERT(set);
+				sim.counter_reads = 0;
+				ASSERT(upmc_read(set, v) == (int)n);
+				EXPECT_MSG(counts_are_right(v, n),
+				           "%u counters from %u, cycles at %u", n, firsts[k],
+				           cycles);
+				EXPECT_EQ(sim.counter_reads, n); /* one pass */
+				EXPECT_EQ(sim.slow_reads, 0);
+				upmc_close(set);
+			}
+}
+
 /* At the second counter read of the first pass, event `moved_event` goes
  * to counter 9: one already read (0), or one not read yet (3), whose
  * counter the layout reader names in its instruction. */
@@ -340,12 +398,16 @@ TEST(sim, layout_reader_index_moved_mid_pass)
 	static const unsigned events[] = {0, 3};
 	unsigned k;
 
-	for (k = 0; k < 2; k++) {
-		struct upmc_set *set = open_layout(4, 2);
+	/* The layout readers' starts (firsts[] less the last): the
+	 * straight-line reader reads an index after the move at its own
+	 * counter's turn, in one pass. */
+	for (k = 0; k < 2 * (sizeof(firsts) / sizeof(firsts[0]) - 1); k++) {
+		const unsigned first = firsts[k / 2];
+		struct upmc_set *set = open_layout_from(4, 2, first);
 		uint64_t v[4];
 
 		ASSERT(set);
-		moved_event = events[k];
+		moved_event = events[k % 2];
 		sim.counter_reads = 0;
 		sim.before_read = move_at_read_1;
 		/* the lock moved: the pass is read again, by the generic reader */
@@ -357,7 +419,7 @@ TEST(sim, layout_reader_index_moved_mid_pass)
 		EXPECT_EQ(sim.slow_reads, 0);
 		/* Moved back where it was opened, the layout reads it again. */
 		sim_tick(moved_event, 5);
-		sim_move(moved_event, moved_event == 0 ? 0 : 2);
+		sim_move(moved_event, first + (moved_event == 0 ? 0 : 2));
 		sim.counter_reads = 0;
 		ASSERT(upmc_read(set, v) == 4);
 		EXPECT(counts_are_right(v, 4));
@@ -369,9 +431,9 @@ TEST(sim, layout_reader_index_moved_mid_pass)
 /* The kernel rotates a set's events when they share the counters with
  * others: off the PMU (index 0), back on another counter, then on the one
  * it had at open. */
-TEST(sim, layout_reader_follows_events_rotated_off_and_back)
+static void rotated_off_and_back(unsigned first)
 {
-	struct upmc_set *set = open_layout(3, 1);
+	struct upmc_set *set = open_layout_from(3, 1, first);
 	uint64_t v[3];
 
 	ASSERT(set);
@@ -379,7 +441,7 @@ TEST(sim, layout_reader_follows_events_rotated_off_and_back)
 	ASSERT(upmc_read(set, v) == 3);
 	EXPECT(counts_are_right(v, 3));
 	EXPECT_EQ(sim.slow_reads, 1);
-	sim_start(0, 20);
+	sim_start(0, 25);
 	sim_tick(0, 7);
 	sim_tick(2, 3);
 	ASSERT(upmc_read(set, v) == 3);
@@ -390,12 +452,32 @@ TEST(sim, layout_reader_follows_events_rotated_off_and_back)
 	ASSERT(upmc_read(set, v) == 3);
 	EXPECT(counts_are_right(v, 3));
 	EXPECT_EQ(sim.slow_reads, 1);
+	/* an event counter's event, off and back on its own counter */
+	sim_stop(2);
+	ASSERT(upmc_read(set, v) == 3);
+	EXPECT(counts_are_right(v, 3));
+	EXPECT_EQ(sim.slow_reads, 2);
+	sim_start(2, first + 1);
+	sim_tick(2, 4);
+	sim.counter_reads = 0;
+	ASSERT(upmc_read(set, v) == 3);
+	EXPECT_MSG(counts_are_right(v, 3), "from counter %u", first);
+	EXPECT_EQ(sim.slow_reads, 2);
+	EXPECT_EQ(sim.counter_reads, 3);
 	upmc_close(set);
 }
 
-TEST(sim, layout_reader_cap_cleared_takes_the_slow_path)
+TEST(sim, layout_reader_follows_events_rotated_off_and_back)
 {
-	struct upmc_set *set = open_layout(3, 2);
+	unsigned k;
+
+	for (k = 0; k < sizeof(firsts) / sizeof(firsts[0]); k++)
+		rotated_off_and_back(firsts[k]);
+}
+
+static void cap_cleared(unsigned first)
+{
+	struct upmc_set *set = open_layout_from(3, 2, first);
 	uint64_t v[3];
 
 	ASSERT(set);
@@ -408,6 +490,14 @@ TEST(sim, layout_reader_cap_cleared_takes_the_slow_path)
 	EXPECT_EQ(sim.slow_reads, 1);
 	EXPECT(counts_are_right(v, 3));
 	upmc_close(set);
+}
+
+TEST(sim, layout_reader_cap_cleared_takes_the_slow_path)
+{
+	unsigned k;
+
+	for (k = 0; k < sizeof(firsts) / sizeof(firsts[0]); k++)
+		cap_cleared(firsts[k]);
 }
 
 /* As width_is_settled_at_open, for the layout reader of the cycle counter. */
@@ -432,8 +522,9 @@ struct tally {
 	unsigned long reads, interrupts, bad;
 };
 
-/* cycles: the event open puts on the cycle counter (sim.cycle_counter_at). */
-static void run_against_kernel(unsigned width, unsigned cycles, unsigned long reads,
+/* cycles: the event open puts on the cycle counter (sim.cycle_counter_at);
+ * first: the counter of its first other event (sim.first_counter). */
+static void run_against_kernel(unsigned width, unsigned cycles, unsigned first, unsigned long reads,
                                unsigned long interrupts, struct tally *t)
 {
 	struct upmc_set *set = NULL;
@@ -443,6 +534,7 @@ static void run_against_kernel(unsigned width, unsigned cycles, unsigned long re
 
 	sim_reset(width);
 	sim.cycle_counter_at = cycles;
+	sim.first_counter = first;
 	if (upmc_open(&set, "cycles,instructions,branches,branch-misses", NULL) < 0 ||
 	    sim_writer_start(4, 0x9e3779b97f4a7c15ull ^ width, 20000) < 0) {
 		upmc_close(set);
@@ -462,9 +554,11 @@ static void run_against_kernel(unsigned width, unsigned cycles, unsigned long re
 		}
 	}
 	sim_writer_stop();
-	printf("sim: width %u, cycle counter at %u: %lu set reads of 4 counters (%u through "
+	printf("sim: width %u, cycle counter at %u, from counter %u: %lu set reads of 4 counters "
+	       "(%u through "
 	       "read(2)), %lu interrupts, %lu kernel updates: %lu torn or backwards\n",
-	       width, cycles, k, sim.slow_reads, sim_writer.handled, sim_writer.updates, bad);
+	       width, cycles, first, k, sim.slow_reads, sim_writer.handled, sim_writer.updates,
+	       bad);
 	upmc_close(set);
 	t->reads += k;
 	t->interrupts += sim_writer.handled;
@@ -477,9 +571,10 @@ TEST(sim, ten_million_reads_against_a_kernel_writer)
 	unsigned k;
 
 	/* Each width twice, the second time with the first event on the cycle
-	 * counter: the layout readers of both kinds. */
+	 * counter: the layout readers of both kinds, from the first counter
+	 * and from later ones. */
 	for (k = 0; k < 8; k++)
-		run_against_kernel(widths[k / 2], k % 2, 1250000, 10000, &t);
+		run_against_kernel(widths[k / 2], k % 2, k % 3, 1250000, 10000, &t);
 	printf("sim: total %lu reads, %lu interrupts, %lu torn or backwards\n", t.reads,
 	       t.interrupts, t.bad);
 	EXPECT(t.reads >= 10000000);

@@ -43,7 +43,7 @@ static int helper(const char *name)
 	return !strncmp(name, "upmc_arch_", 10) || !strcmp(name, "upmc_read_first") ||
 	       !strcmp(name, "upmc_locks_moved") || !strcmp(name, "upmc_mul_shift") ||
 	       !strcmp(name, "upmc_store_value") || !strcmp(name, "upmc_read_n_handover") ||
-	       name[strlen(name) - 1] == '_';
+	       !strcmp(name, "upmc_read_counter_handover") || name[strlen(name) - 1] == '_';
 }
 
 /* The function a header line declares or defines, if it does: "UPMC_API

@@ -6,6 +6,7 @@
 It takes the harness's FIGURE lines of the `-cpu max` boot (exact
 instructions per call: upmc_read_n, upmc_read, the hand-written layout
 reader the harness calls "floor" and the uapi loop run once per counter)
+and upmc_read of a set whose counters start at PMEVCNTR1 (the layout rows),
 and draws them beside upmc_read_n's target, which the same lines carry
 ("target <= 14": tests/hw/hwcheck.c's read_n_target). Beside them, in
 columns, what a region costs: its hot path, and amortised over 10^4 and
@@ -20,6 +21,8 @@ SERIES = [  # (label in the FIGURE lines, legend, colour, dashed)
     ("upmc_read", "upmc_read (size known at run time)", "#1f77b4", False),
     ("upmc_read_n", "upmc_read_n (size a constant)", "#2ca02c", False),
     ("floor", "layout reader written for the set (floor)", "#9467bd", False),
+    ("upmc_read from PMEVCNTR1", "upmc_read of a set from PMEVCNTR1 (a thread's second)",
+     "#17becf", False),
     ("target", "target of upmc_read_n", "#7f7f7f", True),
 ]
 LINE = re.compile(
@@ -29,6 +32,11 @@ REGION = re.compile(
     r"([\d.]+) instructions")
 COLUMNS = [("hot", "hot path", "#2ca02c"), ("4", "10^4 calls", "#ff7f0e"),
            ("6", "10^6 calls", "#1f77b4")]
+# upmc_read of a set whose counters start at PMEVCNTR1, cycles second where
+# it has two counters or more (the harness's layout rows).
+LAYOUT_ROW = re.compile(
+    r"^FIGURE arm64-max: layout row: upmc_read, (\d+) counters? from PMEVCNTR1( with cycles)?: "
+    r"([\d.]+) instructions")
 UAPI = re.compile(r"uapi loop ([\d.]+)")
 TARGET = re.compile(r"target <= (\d+)")
 
@@ -36,6 +44,9 @@ TARGET = re.compile(r"target <= (\d+)")
 def read_points(lines):
     points = {label: {} for label, _, _, _ in SERIES}
     for line in lines:
+        row = LAYOUT_ROW.match(line.strip())
+        if row and (row.group(2) or row.group(1) == "1"):
+            points["upmc_read from PMEVCNTR1"][int(row.group(1))] = float(row.group(3))
         m = LINE.match(line.strip())
         if not m:
             continue

@@ -64,33 +64,52 @@ static upmc_reader straight_line_reader(const struct upmc_set *set)
 /*
  * Layouts. The kernel puts a set's events on the same counters at every
  * schedule in, while no other user takes one: on arm64 the first cycles
- * event on the cycle counter, the others on PMEVCNTR0, 1, ... in the set's
- * order (armv8pmu_get_event_idx(); on x86 general-purpose counters go in
- * order too). The counter number is part of arm64's mrs, so a reader
- * compiled for one layout reads each counter by the mrs that names it: no
- * table and no call (upmc_arch_read_fixed()), and, calling nothing, no
- * frame. It checks that each page's index is still the one it was
- * compiled for, and hands any other (a counter moved, or off the PMU)
- * to the straight-line reader of the set's size. The layouts compiled:
- * counters 1..n in order, and, where there is a cycle counter, the same
- * with any one of them on it ("cycles" is that counter's position + 1).
+ * event on the cycle counter, the others on the first free PMEVCNTR<k> in
+ * the set's order (armv8pmu_get_event_idx(); on x86 general-purpose
+ * counters go in order too): from PMEVCNTR0 for a thread's first set, after
+ * it for a second one, or a profile's set beside the thread's own. The
+ * counter number is part of arm64's mrs, so a reader compiled for one
+ * layout reads each counter by the mrs that names it: no table and no call
+ * (upmc_arch_read_fixed()), and, calling nothing, no frame. It checks that
+ * each page's index is still the one it was compiled for, and hands any
+ * other (a counter moved, or off the PMU) to the straight-line reader of
+ * the set's size. The layouts compiled: counters in order from PMEVCNTR0
+ * with the cycle counter at any position ("cycles" is that counter's
+ * position + 1, 0 for none), and from any later start ("from") with the
+ * cycle counter nowhere, first or second, as long as the last event
+ * counter is at most PMEVCNTR7. A set laid out otherwise gets the
+ * straight-line reader, which reads any layout.
  */
 #ifdef UPMC_ARCH_CYCLE_INDEX
 #define CYCLE_INDEX UPMC_ARCH_CYCLE_INDEX
 #else
 #define CYCLE_INDEX 0 /* no cycle counter: no layout is compiled with one */
 #endif
-#define LAYOUT_INDEX(i, cycles) \
-	((cycles) == (i) + 1 ? CYCLE_INDEX : (i) + 1 - ((cycles) && (i) + 1 > (cycles)))
+
+/* Counter i's page index in a layout. */
+static UPMC_ALWAYS_INLINE uint32_t layout_index(const uint32_t i, const uint32_t cycles,
+                                                const uint32_t from)
+{
+	if (cycles == i + 1)
+		return CYCLE_INDEX;
+	return from + i + 1 - (cycles && i + 1 > cycles);
+}
 
 /* The i-th of a layout's index compares: the cycle counter's first, where
  * its index (32) fits the cmp's immediate; the others, at most 8, fit a
  * ccmp's. */
-#define CHECKED(i, cycles) \
-	(!(cycles) ? (i) : (i) == 0 ? (cycles)-1 : (i)-1 < (cycles)-1 ? (i)-1 : (i))
+static UPMC_ALWAYS_INLINE uint32_t checked_at(const uint32_t i, const uint32_t cycles)
+{
+	if (!cycles)
+		return i;
+	if (i == 0)
+		return cycles - 1;
+	return i - 1 < cycles - 1 ? i - 1 : i;
+}
 
 static UPMC_ALWAYS_INLINE int read_layout(struct upmc_set *set, uint64_t *values, const uint32_t n,
-                                          const uint32_t cycles, upmc_reader other)
+                                          const uint32_t cycles, const uint32_t from,
+                                          upmc_reader other)
 {
 	/* page[] in the set's order, checked[] in the order of the compares */
 	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS],
@@ -103,8 +122,8 @@ static UPMC_ALWAYS_INLINE int read_layout(struct upmc_set *set, uint64_t *values
 		page[i] = set->page[i];
 	UPMC_UNROLL
 	for (i = 0; i < n; i++) {
-		checked[i] = page[CHECKED(i, cycles)];
-		want[i] = LAYOUT_INDEX(CHECKED(i, cycles), cycles);
+		checked[i] = page[checked_at(i, cycles)];
+		want[i] = layout_index(checked_at(i, cycles), cycles, from);
 	}
 	do {
 		if (UPMC_UNLIKELY(upmc_arch_indices_differ(checked, lock, want, n)))
@@ -117,111 +136,254 @@ static UPMC_ALWAYS_INLINE int read_layout(struct upmc_set *set, uint64_t *values
 				return other(set, values);
 		UPMC_UNROLL
 		for (i = 0; i < n; i++)
-			upmc_store_value(values, i, n,
-			                 (uint64_t)page[i]->offset +
-			                         UPMC_ARCH_READ_FIXED(LAYOUT_INDEX(i, cycles)),
-			                 &even);
+			upmc_store_value(
+			        values, i, n,
+			        (uint64_t)page[i]->offset +
+			                UPMC_ARCH_READ_FIXED(layout_index(i, cycles, from)),
+			        &even);
 		/* Pairs with the kernel's barrier() before its second ++lock. */
 		upmc_barrier();
 	} while (UPMC_UNLIKELY(upmc_locks_moved(checked, lock, n)));
 	return (int)n;
 }
 
-#define LAYOUT(n, cycles)                                                             \
-	static int read_##n##_cycles_##cycles(struct upmc_set *set, uint64_t *values) \
-	{                                                                             \
-		return read_layout(set, values, n, cycles, read_##n);                 \
+#define LAYOUT(n, cycles, from)                                                   \
+	static int read_##n##_cycles_##cycles##_from_##from(struct upmc_set *set, \
+	                                                    uint64_t *values)     \
+	{                                                                         \
+		return read_layout(set, values, n, cycles, from, read_##n);       \
 	}
 
-LAYOUT(1, 0)
-LAYOUT(2, 0)
-LAYOUT(3, 0)
-LAYOUT(4, 0)
-LAYOUT(5, 0)
-LAYOUT(6, 0)
-LAYOUT(7, 0)
-LAYOUT(8, 0)
+LAYOUT(1, 0, 0)
+LAYOUT(1, 0, 1)
+LAYOUT(1, 0, 2)
+LAYOUT(1, 0, 3)
+LAYOUT(1, 0, 4)
+LAYOUT(1, 0, 5)
+LAYOUT(1, 0, 6)
+LAYOUT(1, 0, 7)
+LAYOUT(2, 0, 0)
+LAYOUT(2, 0, 1)
+LAYOUT(2, 0, 2)
+LAYOUT(2, 0, 3)
+LAYOUT(2, 0, 4)
+LAYOUT(2, 0, 5)
+LAYOUT(2, 0, 6)
+LAYOUT(3, 0, 0)
+LAYOUT(3, 0, 1)
+LAYOUT(3, 0, 2)
+LAYOUT(3, 0, 3)
+LAYOUT(3, 0, 4)
+LAYOUT(3, 0, 5)
+LAYOUT(4, 0, 0)
+LAYOUT(4, 0, 1)
+LAYOUT(4, 0, 2)
+LAYOUT(4, 0, 3)
+LAYOUT(4, 0, 4)
+LAYOUT(5, 0, 0)
+LAYOUT(5, 0, 1)
+LAYOUT(5, 0, 2)
+LAYOUT(5, 0, 3)
+LAYOUT(6, 0, 0)
+LAYOUT(6, 0, 1)
+LAYOUT(6, 0, 2)
+LAYOUT(7, 0, 0)
+LAYOUT(7, 0, 1)
+LAYOUT(8, 0, 0)
 #ifdef UPMC_ARCH_CYCLE_INDEX
-LAYOUT(1, 1)
-LAYOUT(2, 1)
-LAYOUT(2, 2)
-LAYOUT(3, 1)
-LAYOUT(3, 2)
-LAYOUT(3, 3)
-LAYOUT(4, 1)
-LAYOUT(4, 2)
-LAYOUT(4, 3)
-LAYOUT(4, 4)
-LAYOUT(5, 1)
-LAYOUT(5, 2)
-LAYOUT(5, 3)
-LAYOUT(5, 4)
-LAYOUT(5, 5)
-LAYOUT(6, 1)
-LAYOUT(6, 2)
-LAYOUT(6, 3)
-LAYOUT(6, 4)
-LAYOUT(6, 5)
-LAYOUT(6, 6)
-LAYOUT(7, 1)
-LAYOUT(7, 2)
-LAYOUT(7, 3)
-LAYOUT(7, 4)
-LAYOUT(7, 5)
-LAYOUT(7, 6)
-LAYOUT(7, 7)
-LAYOUT(8, 1)
-LAYOUT(8, 2)
-LAYOUT(8, 3)
-LAYOUT(8, 4)
-LAYOUT(8, 5)
-LAYOUT(8, 6)
-LAYOUT(8, 7)
-LAYOUT(8, 8)
-#define CYCLES_AT(n, ...) __VA_ARGS__
-#else
-#define CYCLES_AT(n, ...)
+LAYOUT(1, 1, 0)
+LAYOUT(2, 1, 0)
+LAYOUT(2, 1, 1)
+LAYOUT(2, 1, 2)
+LAYOUT(2, 1, 3)
+LAYOUT(2, 1, 4)
+LAYOUT(2, 1, 5)
+LAYOUT(2, 1, 6)
+LAYOUT(2, 1, 7)
+LAYOUT(2, 2, 0)
+LAYOUT(2, 2, 1)
+LAYOUT(2, 2, 2)
+LAYOUT(2, 2, 3)
+LAYOUT(2, 2, 4)
+LAYOUT(2, 2, 5)
+LAYOUT(2, 2, 6)
+LAYOUT(2, 2, 7)
+LAYOUT(3, 1, 0)
+LAYOUT(3, 1, 1)
+LAYOUT(3, 1, 2)
+LAYOUT(3, 1, 3)
+LAYOUT(3, 1, 4)
+LAYOUT(3, 1, 5)
+LAYOUT(3, 1, 6)
+LAYOUT(3, 2, 0)
+LAYOUT(3, 2, 1)
+LAYOUT(3, 2, 2)
+LAYOUT(3, 2, 3)
+LAYOUT(3, 2, 4)
+LAYOUT(3, 2, 5)
+LAYOUT(3, 2, 6)
+LAYOUT(3, 3, 0)
+LAYOUT(4, 1, 0)
+LAYOUT(4, 1, 1)
+LAYOUT(4, 1, 2)
+LAYOUT(4, 1, 3)
+LAYOUT(4, 1, 4)
+LAYOUT(4, 1, 5)
+LAYOUT(4, 2, 0)
+LAYOUT(4, 2, 1)
+LAYOUT(4, 2, 2)
+LAYOUT(4, 2, 3)
+LAYOUT(4, 2, 4)
+LAYOUT(4, 2, 5)
+LAYOUT(4, 3, 0)
+LAYOUT(4, 4, 0)
+LAYOUT(5, 1, 0)
+LAYOUT(5, 1, 1)
+LAYOUT(5, 1, 2)
+LAYOUT(5, 1, 3)
+LAYOUT(5, 1, 4)
+LAYOUT(5, 2, 0)
+LAYOUT(5, 2, 1)
+LAYOUT(5, 2, 2)
+LAYOUT(5, 2, 3)
+LAYOUT(5, 2, 4)
+LAYOUT(5, 3, 0)
+LAYOUT(5, 4, 0)
+LAYOUT(5, 5, 0)
+LAYOUT(6, 1, 0)
+LAYOUT(6, 1, 1)
+LAYOUT(6, 1, 2)
+LAYOUT(6, 1, 3)
+LAYOUT(6, 2, 0)
+LAYOUT(6, 2, 1)
+LAYOUT(6, 2, 2)
+LAYOUT(6, 2, 3)
+LAYOUT(6, 3, 0)
+LAYOUT(6, 4, 0)
+LAYOUT(6, 5, 0)
+LAYOUT(6, 6, 0)
+LAYOUT(7, 1, 0)
+LAYOUT(7, 1, 1)
+LAYOUT(7, 1, 2)
+LAYOUT(7, 2, 0)
+LAYOUT(7, 2, 1)
+LAYOUT(7, 2, 2)
+LAYOUT(7, 3, 0)
+LAYOUT(7, 4, 0)
+LAYOUT(7, 5, 0)
+LAYOUT(7, 6, 0)
+LAYOUT(7, 7, 0)
+LAYOUT(8, 1, 0)
+LAYOUT(8, 1, 1)
+LAYOUT(8, 2, 0)
+LAYOUT(8, 2, 1)
+LAYOUT(8, 3, 0)
+LAYOUT(8, 4, 0)
+LAYOUT(8, 5, 0)
+LAYOUT(8, 6, 0)
+LAYOUT(8, 7, 0)
+LAYOUT(8, 8, 0)
 #endif
 
-/* [n][cycles]: the reader of n counters in that layout. */
-static const upmc_reader layouts[UPMC_INLINE_COUNTERS + 1][UPMC_INLINE_COUNTERS + 1] = {
-        [1] = {read_1_cycles_0, CYCLES_AT(1, read_1_cycles_1)},
-        [2] = {read_2_cycles_0, CYCLES_AT(2, read_2_cycles_1, read_2_cycles_2)},
-        [3] = {read_3_cycles_0, CYCLES_AT(3, read_3_cycles_1, read_3_cycles_2, read_3_cycles_3)},
-        [4] = {read_4_cycles_0,
-               CYCLES_AT(4, read_4_cycles_1, read_4_cycles_2, read_4_cycles_3, read_4_cycles_4)},
-        [5] = {read_5_cycles_0, CYCLES_AT(5, read_5_cycles_1, read_5_cycles_2, read_5_cycles_3,
-                                          read_5_cycles_4, read_5_cycles_5)},
-        [6] = {read_6_cycles_0, CYCLES_AT(6, read_6_cycles_1, read_6_cycles_2, read_6_cycles_3,
-                                          read_6_cycles_4, read_6_cycles_5, read_6_cycles_6)},
-        [7] = {read_7_cycles_0,
-               CYCLES_AT(7, read_7_cycles_1, read_7_cycles_2, read_7_cycles_3, read_7_cycles_4,
-                         read_7_cycles_5, read_7_cycles_6, read_7_cycles_7)},
-        [8] = {read_8_cycles_0,
-               CYCLES_AT(8, read_8_cycles_1, read_8_cycles_2, read_8_cycles_3, read_8_cycles_4,
-                         read_8_cycles_5, read_8_cycles_6, read_8_cycles_7, read_8_cycles_8)},
+struct layout {
+	uint8_t n, cycles, from;
+	upmc_reader read;
+};
+
+static const struct layout layouts[] = {
+        {1, 0, 0, read_1_cycles_0_from_0}, {1, 0, 1, read_1_cycles_0_from_1},
+        {1, 0, 2, read_1_cycles_0_from_2}, {1, 0, 3, read_1_cycles_0_from_3},
+        {1, 0, 4, read_1_cycles_0_from_4}, {1, 0, 5, read_1_cycles_0_from_5},
+        {1, 0, 6, read_1_cycles_0_from_6}, {1, 0, 7, read_1_cycles_0_from_7},
+        {2, 0, 0, read_2_cycles_0_from_0}, {2, 0, 1, read_2_cycles_0_from_1},
+        {2, 0, 2, read_2_cycles_0_from_2}, {2, 0, 3, read_2_cycles_0_from_3},
+        {2, 0, 4, read_2_cycles_0_from_4}, {2, 0, 5, read_2_cycles_0_from_5},
+        {2, 0, 6, read_2_cycles_0_from_6}, {3, 0, 0, read_3_cycles_0_from_0},
+        {3, 0, 1, read_3_cycles_0_from_1}, {3, 0, 2, read_3_cycles_0_from_2},
+        {3, 0, 3, read_3_cycles_0_from_3}, {3, 0, 4, read_3_cycles_0_from_4},
+        {3, 0, 5, read_3_cycles_0_from_5}, {4, 0, 0, read_4_cycles_0_from_0},
+        {4, 0, 1, read_4_cycles_0_from_1}, {4, 0, 2, read_4_cycles_0_from_2},
+        {4, 0, 3, read_4_cycles_0_from_3}, {4, 0, 4, read_4_cycles_0_from_4},
+        {5, 0, 0, read_5_cycles_0_from_0}, {5, 0, 1, read_5_cycles_0_from_1},
+        {5, 0, 2, read_5_cycles_0_from_2}, {5, 0, 3, read_5_cycles_0_from_3},
+        {6, 0, 0, read_6_cycles_0_from_0}, {6, 0, 1, read_6_cycles_0_from_1},
+        {6, 0, 2, read_6_cycles_0_from_2}, {7, 0, 0, read_7_cycles_0_from_0},
+        {7, 0, 1, read_7_cycles_0_from_1}, {8, 0, 0, read_8_cycles_0_from_0},
+#ifdef UPMC_ARCH_CYCLE_INDEX
+        {1, 1, 0, read_1_cycles_1_from_0}, {2, 1, 0, read_2_cycles_1_from_0},
+        {2, 1, 1, read_2_cycles_1_from_1}, {2, 1, 2, read_2_cycles_1_from_2},
+        {2, 1, 3, read_2_cycles_1_from_3}, {2, 1, 4, read_2_cycles_1_from_4},
+        {2, 1, 5, read_2_cycles_1_from_5}, {2, 1, 6, read_2_cycles_1_from_6},
+        {2, 1, 7, read_2_cycles_1_from_7}, {2, 2, 0, read_2_cycles_2_from_0},
+        {2, 2, 1, read_2_cycles_2_from_1}, {2, 2, 2, read_2_cycles_2_from_2},
+        {2, 2, 3, read_2_cycles_2_from_3}, {2, 2, 4, read_2_cycles_2_from_4},
+        {2, 2, 5, read_2_cycles_2_from_5}, {2, 2, 6, read_2_cycles_2_from_6},
+        {2, 2, 7, read_2_cycles_2_from_7}, {3, 1, 0, read_3_cycles_1_from_0},
+        {3, 1, 1, read_3_cycles_1_from_1}, {3, 1, 2, read_3_cycles_1_from_2},
+        {3, 1, 3, read_3_cycles_1_from_3}, {3, 1, 4, read_3_cycles_1_from_4},
+        {3, 1, 5, read_3_cycles_1_from_5}, {3, 1, 6, read_3_cycles_1_from_6},
+        {3, 2, 0, read_3_cycles_2_from_0}, {3, 2, 1, read_3_cycles_2_from_1},
+        {3, 2, 2, read_3_cycles_2_from_2}, {3, 2, 3, read_3_cycles_2_from_3},
+        {3, 2, 4, read_3_cycles_2_from_4}, {3, 2, 5, read_3_cycles_2_from_5},
+        {3, 2, 6, read_3_cycles_2_from_6}, {3, 3, 0, read_3_cycles_3_from_0},
+        {4, 1, 0, read_4_cycles_1_from_0}, {4, 1, 1, read_4_cycles_1_from_1},
+        {4, 1, 2, read_4_cycles_1_from_2}, {4, 1, 3, read_4_cycles_1_from_3},
+        {4, 1, 4, read_4_cycles_1_from_4}, {4, 1, 5, read_4_cycles_1_from_5},
+        {4, 2, 0, read_4_cycles_2_from_0}, {4, 2, 1, read_4_cycles_2_from_1},
+        {4, 2, 2, read_4_cycles_2_from_2}, {4, 2, 3, read_4_cycles_2_from_3},
+        {4, 2, 4, read_4_cycles_2_from_4}, {4, 2, 5, read_4_cycles_2_from_5},
+        {4, 3, 0, read_4_cycles_3_from_0}, {4, 4, 0, read_4_cycles_4_from_0},
+        {5, 1, 0, read_5_cycles_1_from_0}, {5, 1, 1, read_5_cycles_1_from_1},
+        {5, 1, 2, read_5_cycles_1_from_2}, {5, 1, 3, read_5_cycles_1_from_3},
+        {5, 1, 4, read_5_cycles_1_from_4}, {5, 2, 0, read_5_cycles_2_from_0},
+        {5, 2, 1, read_5_cycles_2_from_1}, {5, 2, 2, read_5_cycles_2_from_2},
+        {5, 2, 3, read_5_cycles_2_from_3}, {5, 2, 4, read_5_cycles_2_from_4},
+        {5, 3, 0, read_5_cycles_3_from_0}, {5, 4, 0, read_5_cycles_4_from_0},
+        {5, 5, 0, read_5_cycles_5_from_0}, {6, 1, 0, read_6_cycles_1_from_0},
+        {6, 1, 1, read_6_cycles_1_from_1}, {6, 1, 2, read_6_cycles_1_from_2},
+        {6, 1, 3, read_6_cycles_1_from_3}, {6, 2, 0, read_6_cycles_2_from_0},
+        {6, 2, 1, read_6_cycles_2_from_1}, {6, 2, 2, read_6_cycles_2_from_2},
+        {6, 2, 3, read_6_cycles_2_from_3}, {6, 3, 0, read_6_cycles_3_from_0},
+        {6, 4, 0, read_6_cycles_4_from_0}, {6, 5, 0, read_6_cycles_5_from_0},
+        {6, 6, 0, read_6_cycles_6_from_0}, {7, 1, 0, read_7_cycles_1_from_0},
+        {7, 1, 1, read_7_cycles_1_from_1}, {7, 1, 2, read_7_cycles_1_from_2},
+        {7, 2, 0, read_7_cycles_2_from_0}, {7, 2, 1, read_7_cycles_2_from_1},
+        {7, 2, 2, read_7_cycles_2_from_2}, {7, 3, 0, read_7_cycles_3_from_0},
+        {7, 4, 0, read_7_cycles_4_from_0}, {7, 5, 0, read_7_cycles_5_from_0},
+        {7, 6, 0, read_7_cycles_6_from_0}, {7, 7, 0, read_7_cycles_7_from_0},
+        {8, 1, 0, read_8_cycles_1_from_0}, {8, 1, 1, read_8_cycles_1_from_1},
+        {8, 2, 0, read_8_cycles_2_from_0}, {8, 2, 1, read_8_cycles_2_from_1},
+        {8, 3, 0, read_8_cycles_3_from_0}, {8, 4, 0, read_8_cycles_4_from_0},
+        {8, 5, 0, read_8_cycles_5_from_0}, {8, 6, 0, read_8_cycles_6_from_0},
+        {8, 7, 0, read_8_cycles_7_from_0}, {8, 8, 0, read_8_cycles_8_from_0},
+#endif
 };
 
 /* The layout reader for the indices the set's pages have now, when there is
  * one (every counter read inline, a layout compiled above); else NULL. */
 static upmc_reader layout_reader(const struct upmc_set *set)
 {
-	uint32_t i, next = 1, cycles = 0;
+	uint32_t i, next = 0, cycles = 0, from = 0;
 
 	if (!set->user_n || set->n > UPMC_INLINE_COUNTERS)
 		return NULL;
 	for (i = 0; i < set->n; i++) {
 		const uint32_t index = set->page[i]->index;
-		if (index == next)
-			next++;
-#ifdef UPMC_ARCH_CYCLE_INDEX
-		else if (index == UPMC_ARCH_CYCLE_INDEX && !cycles)
+		if (CYCLE_INDEX && index == CYCLE_INDEX && !cycles) {
 			cycles = i + 1;
-#endif
-		else
+			continue;
+		}
+		if (!next) /* the first event counter says where the layout starts */
+			from = index - 1;
+		else if (index != next)
 			return NULL;
+		next = index + 1;
 	}
-	return layouts[set->n][cycles];
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		if (layouts[i].n == set->n && layouts[i].cycles == cycles &&
+		    layouts[i].from == (next ? from : 0)) /* 0: no event counter */
+			return layouts[i].read;
+	return NULL;
 }
 
 const struct upmc_perf_page upmc_no_page;
@@ -407,7 +569,11 @@ void upmc_choose_readers(struct upmc_set *set)
 		set->read = straight_line_reader(set);
 	else
 		set->read = set->state->handover;
-	set->state->snapshot = set->state->multiplexed ? read_unscaled : set->read;
+	/* A set of no counters: upmc_read_slow(), which takes nothing and
+	 * returns 0 for any thread, so that upmc_snapshot() need not ask. */
+	set->state->snapshot = set->state->multiplexed ? read_unscaled
+	                       : set->n                ? set->read
+	                                               : upmc_read_slow;
 	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
 }
 

@@ -9,10 +9,11 @@
  * Each check prints one line, PASS/FAIL/SKIP <name>: <detail>, figures
  * print as FIGURE lines, and the last line is "N passed, M failed".
  *
- *   hwcheck [--expect user|syscall|any] [--width 32|64] [--wrap]
+ *   hwcheck [--expect user|syscall|any] [--width 32|64] [--wrap] [--layout-rows]
  *
  * --expect says which read path the machine must give (a harness that
  * enabled user access expects "user"); "any" skips what the machine lacks.
+ * --layout-rows runs only the reads beside their layout's floor (arm64).
  */
 #define _GNU_SOURCE
 #include <errno.h>
@@ -379,6 +380,241 @@ COST(cost_of_floor2, floor_read(set, out, 2))
 COST(cost_of_floor4, floor_read(set, out, 4))
 COST(cost_of_floor6, floor_read(set, out, 6))
 COST(cost_of_floor7, floor_read(set, out, 7))
+
+#if defined(__aarch64__)
+/*
+ * The floor of every layout a set's counters may have: the same reader as
+ * floor_read(), compiled for counters from PMEVCNTR<start>, the cycle
+ * counter (when cycles is not 0) at position cycles - 1, the others in
+ * order after start (armv8pmu_get_event_idx(): a set opened while another
+ * holds PMEVCNTR0.. starts after it). Counter i's page index:
+ */
+static UPMC_ALWAYS_INLINE unsigned layout_index(unsigned i, unsigned start, unsigned cycles)
+{
+	if (cycles == i + 1)
+		return 32;
+	return start + i + 1 - (cycles && i + 1 > cycles);
+}
+
+/* The i-th of the compares: the cycle counter's first (32 fits the cmp's
+ * immediate, not a ccmp's). */
+static UPMC_ALWAYS_INLINE unsigned compared(unsigned i, unsigned cycles)
+{
+	if (!cycles)
+		return i;
+	if (i == 0)
+		return cycles - 1;
+	return i - 1 < cycles - 1 ? i - 1 : i;
+}
+
+static UPMC_ALWAYS_INLINE int layout_floor(struct upmc_set *set, uint64_t *values, const unsigned n,
+                                           const unsigned start, const unsigned cycles)
+{
+	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
+	uint64_t lock[UPMC_INLINE_COUNTERS], index[UPMC_INLINE_COUNTERS],
+	        want[UPMC_INLINE_COUNTERS];
+	uint64_t even = 0, copy[UPMC_MAX_COUNTERS];
+	unsigned i;
+	int err;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		page[i] = set->page[i];
+	do {
+		UPMC_UNROLL
+		for (i = 0; i < n; i++) {
+			const unsigned k = compared(i, cycles);
+			index[i] = upmc_arch_lock_index(page[k], &lock[k]);
+			want[i] = layout_index(k, start, cycles);
+		}
+		upmc_barrier();
+		if (UPMC_UNLIKELY(upmc_arch_any_differs(index, want, n)))
+			goto other;
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			upmc_store_value(
+			        values, i, n,
+			        (uint64_t)page[i]->offset +
+			                upmc_arch_read_fixed(layout_index(i, start, cycles)),
+			        &even);
+		upmc_barrier();
+	} while (UPMC_UNLIKELY(upmc_locks_moved(page, lock, n)));
+	return (int)n;
+other:
+	err = upmc_read(set, copy);
+	UPMC_UNROLL
+	for (i = 0; i < n; i++)
+		values[i] = copy[i];
+	return err;
+}
+
+/* A layout's floor for each row of the table below. */
+COST(floor_s0_1, layout_floor(set, out, 1, 0, 0))
+COST(floor_s0_2, layout_floor(set, out, 2, 0, 0))
+COST(floor_s0_4, layout_floor(set, out, 4, 0, 0))
+COST(floor_s0_6, layout_floor(set, out, 6, 0, 0))
+COST(floor_s0c_2, layout_floor(set, out, 2, 0, 2))
+COST(floor_s0c_4, layout_floor(set, out, 4, 0, 2))
+COST(floor_s0c_6, layout_floor(set, out, 6, 0, 2))
+COST(floor_s0c_7, layout_floor(set, out, 7, 0, 2))
+COST(floor_s1_1, layout_floor(set, out, 1, 1, 0))
+COST(floor_s1_2, layout_floor(set, out, 2, 1, 0))
+COST(floor_s1_4, layout_floor(set, out, 4, 1, 0))
+COST(floor_s1_5, layout_floor(set, out, 5, 1, 0))
+COST(floor_s1c_2, layout_floor(set, out, 2, 1, 2))
+COST(floor_s1c_4, layout_floor(set, out, 4, 1, 2))
+COST(floor_s1c_6, layout_floor(set, out, 6, 1, 2))
+COST(cost_of_read_n5, upmc_read_n(set, out, 5))
+COST(cost_of_snapshot, upmc_snapshot(set, out))
+
+/* One call of each read, out of line, for their disassembly (the harness
+ * prints it beside the floor's for a row that misses its goal). */
+#define ONE(name, read)                                                               \
+	__attribute__((noinline, used)) int name(struct upmc_set *set, uint64_t *out) \
+	{                                                                             \
+		return read;                                                          \
+	}
+ONE(one_read_n1, upmc_read_n(set, out, 1))
+ONE(one_read_n2, upmc_read_n(set, out, 2))
+ONE(one_read_n4, upmc_read_n(set, out, 4))
+ONE(one_read_n5, upmc_read_n(set, out, 5))
+ONE(one_read_n6, upmc_read_n(set, out, 6))
+ONE(one_read_n7, upmc_read_n(set, out, 7))
+ONE(one_read, upmc_read(set, out))
+ONE(one_snapshot, upmc_snapshot(set, out))
+ONE(one_read_counter, upmc_read_counter(set, 0, out))
+ONE(one_floor_s0_1, layout_floor(set, out, 1, 0, 0))
+ONE(one_floor_s0_4, layout_floor(set, out, 4, 0, 0))
+ONE(one_floor_s0c_4, layout_floor(set, out, 4, 0, 2))
+ONE(one_floor_s1_1, layout_floor(set, out, 1, 1, 0))
+ONE(one_floor_s1c_4, layout_floor(set, out, 4, 1, 2))
+
+/*
+ * The rows: each read beside its layout's floor, in the same loop form
+ * (COST: 100 reads back to back), for sets whose counters start at
+ * PMEVCNTR0 and at PMEVCNTR1 (a set opened while a 1-counter set holds
+ * PMEVCNTR0), with and without the cycle counter. The goal of each: within
+ * 2 instructions of the floor. met[] says which goals are met (asserted: a
+ * met goal that is missed again fails); a row that misses prints, for the
+ * harness, the functions whose disassembly shows where its instructions go.
+ */
+enum { ROW_READ_N, ROW_READ, ROW_SNAPSHOT, ROW_READ_COUNTER, ROWS };
+static const char *const row_name[ROWS] = {"upmc_read_n", "upmc_read", "upmc_snapshot",
+                                           "upmc_read_counter"};
+
+struct layout_case {
+	unsigned n, start, cycles;
+	double (*floor)(struct upmc_set *);
+	double (*read_n)(struct upmc_set *);
+	const char *one_read_n, *one_floor;
+	unsigned met; /* bit r: the goal of row r is met */
+};
+
+static const struct layout_case layout_cases[] = {
+        {1, 0, 0, floor_s0_1, cost_of_read_n1, "one_read_n1", "one_floor_s0_1", 0},
+        {2, 0, 0, floor_s0_2, cost_of_read_n2, "one_read_n2", NULL, 0},
+        {4, 0, 0, floor_s0_4, cost_of_read_n4, "one_read_n4", "one_floor_s0_4", 0},
+        {6, 0, 0, floor_s0_6, cost_of_read_n6, "one_read_n6", NULL, 0},
+        {2, 0, 2, floor_s0c_2, cost_of_read_n2, "one_read_n2", NULL, 0},
+        {4, 0, 2, floor_s0c_4, cost_of_read_n4, "one_read_n4", "one_floor_s0c_4", 0},
+        {6, 0, 2, floor_s0c_6, cost_of_read_n6, "one_read_n6", NULL, 0},
+        {7, 0, 2, floor_s0c_7, cost_of_read_n7, "one_read_n7", NULL, 0},
+        {1, 1, 0, floor_s1_1, cost_of_read_n1, "one_read_n1", "one_floor_s1_1", 0},
+        {2, 1, 0, floor_s1_2, cost_of_read_n2, "one_read_n2", NULL, 0},
+        {4, 1, 0, floor_s1_4, cost_of_read_n4, "one_read_n4", NULL, 0},
+        {5, 1, 0, floor_s1_5, cost_of_read_n5, "one_read_n5", NULL, 0},
+        {2, 1, 2, floor_s1c_2, cost_of_read_n2, "one_read_n2", NULL, 0},
+        {4, 1, 2, floor_s1c_4, cost_of_read_n4, "one_read_n4", "one_floor_s1c_4", 0},
+        {6, 1, 2, floor_s1c_6, cost_of_read_n6, "one_read_n6", NULL, 0},
+};
+
+/* The set of a case: instructions, with cycles second where it has cycles. */
+static void layout_spec(const struct layout_case *c, char *spec, size_t size)
+{
+	unsigned i;
+
+	spec[0] = 0;
+	for (i = 0; i < c->n; i++)
+		snprintf(spec + strlen(spec), size - strlen(spec), "%s%s", i ? "," : "",
+		         c->cycles == i + 1 ? "cycles" : "instructions");
+}
+
+/* What a row that misses its goal may cost over the floor now, so that it
+ * cannot grow unnoticed (docs/hardware-checks.md says where it goes): the
+ * table's 3 to 4 a counter for upmc_read_n() and upmc_read_counter(), the
+ * call for upmc_read() (a layout reader from any start), and the exported
+ * function's call on top of it for upmc_snapshot(). */
+static double over_ceiling(unsigned r, unsigned n)
+{
+	switch (r) {
+	case ROW_READ_N:
+	case ROW_READ_COUNTER:
+		return n == 1 ? 3 : 4 * n - 1;
+	case ROW_READ:
+		return 10;
+	default:
+		return 16;
+	}
+}
+
+static void layout_row(const struct layout_case *c, unsigned r, double got, double floor,
+                       const char *where, const char *one, const char *one_floor)
+{
+	const int met = got - 0.1 <= floor + 2;
+	char what[160];
+
+	snprintf(what, sizeof(what), "%s, %u counter%s from PMEVCNTR%u%s", row_name[r], c->n,
+	         c->n > 1 ? "s" : "", c->start, c->cycles ? " with cycles" : "");
+	figure("layout row: %s: %.1f instructions; floor %.1f; over %+.1f; goal <= floor + 2 %s",
+	       what, got, floor, got - floor, met ? "met" : "missed");
+	if (c->met & (1u << r))
+		check(met, "layout_floor", "%s: %.2f instructions, floor %.2f (%s)", what, got,
+		      floor, where);
+	else
+		check(got - 0.1 <= floor + over_ceiling(r, c->n), "layout_floor",
+		      "%s: %.2f instructions, floor %.2f, over it by at most %.0f (%s)", what, got,
+		      floor, over_ceiling(r, c->n), where);
+	if (!met)
+		figure("layout missed: %s: disassembly: %s beside %s", what, one,
+		       one_floor ? one_floor : "the floor of 4 counters");
+}
+
+static void layout_rows(void)
+{
+	unsigned k;
+
+	for (k = 0; k < sizeof(layout_cases) / sizeof(layout_cases[0]); k++) {
+		const struct layout_case *c = &layout_cases[k];
+		struct upmc_set *blocker = NULL, *set;
+		char spec[160], where[64] = "";
+		double floor;
+		unsigned i;
+
+		layout_spec(c, spec, sizeof(spec));
+		if ((c->start && upmc_open(&blocker, "instructions", NULL) < 0) ||
+		    upmc_open(&set, spec, NULL) < 0 || !set->user_n) {
+			skip("layout_floor", "%s from PMEVCNTR%u: %s", spec, c->start,
+			     upmc_last_error());
+			upmc_close(blocker);
+			continue;
+		}
+		for (i = 0; i < c->n; i++)
+			snprintf(where + strlen(where), sizeof(where) - strlen(where), "%s%u",
+			         i ? "," : "page index ", hw_index(set, i));
+		floor = c->floor(set);
+		layout_row(c, ROW_READ_N, c->read_n(set), floor, where, c->one_read_n,
+		           c->one_floor);
+		layout_row(c, ROW_READ, cost_of_read(set), floor, where, "one_read", c->one_floor);
+		layout_row(c, ROW_SNAPSHOT, cost_of_snapshot(set), floor, where, "one_snapshot",
+		           c->one_floor);
+		if (c->n == 1)
+			layout_row(c, ROW_READ_COUNTER, cost_of_read_counter(set), floor, where,
+			           "one_read_counter", c->one_floor);
+		upmc_close(set);
+		upmc_close(blocker);
+	}
+}
+#endif
 
 /* Every value of a read added up, from registers: the caller's array does
  * not escape, so a reader that keeps it inline lets the values stay in
@@ -811,6 +1047,9 @@ static void costs(void)
 	}
 	zone_costs(specs[2]);
 	prof_cost();
+#if defined(__aarch64__)
+	layout_rows();
+#endif
 }
 #endif
 
@@ -1279,7 +1518,7 @@ int main(int argc, char **argv)
 {
 	const char *expect = "any";
 	unsigned width = 0;
-	int wrap = 0, i, path;
+	int wrap = 0, layout_only = 0, i, path;
 	struct upmc_set *probe;
 
 	for (i = 1; i < argc; i++) {
@@ -1289,9 +1528,12 @@ int main(int argc, char **argv)
 			width = (unsigned)atoi(argv[++i]);
 		else if (!strcmp(argv[i], "--wrap"))
 			wrap = 1;
+		else if (!strcmp(argv[i], "--layout-rows"))
+			layout_only = 1;
 		else {
 			fprintf(stderr,
-			        "usage: %s [--expect user|syscall|any] [--width N] [--wrap]\n",
+			        "usage: %s [--expect user|syscall|any] [--width N] [--wrap] "
+			        "[--layout-rows]\n",
 			        argv[0]);
 			return 2;
 		}
@@ -1320,6 +1562,15 @@ int main(int argc, char **argv)
 	if (strcmp(expect, "any"))
 		check(!strcmp(expect, path == UPMC_PATH_USER ? "user" : "syscall"), "read_path",
 		      "expected %s", expect);
+#if defined(__aarch64__)
+	if (layout_only && path == UPMC_PATH_USER) {
+		layout_rows();
+		printf("%d passed, %d failed\n", passed, failed);
+		return failed ? 1 : 0;
+	}
+#else
+	(void)layout_only;
+#endif
 	if (path == UPMC_PATH_USER) {
 		every_counter();
 #ifdef LOOP_ASM

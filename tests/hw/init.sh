@@ -8,6 +8,12 @@ mount -t sysfs sysfs /sys
 arg() { sed -n "s/.*upmc_$1=\([^ ]*\).*/\1/p" /proc/cmdline; }
 echo "=== $(dmesg | grep -m1 'hw perfevents')"
 echo 1 > /proc/sys/kernel/perf_user_access
+if [ "$(arg layout)" = 1 ]; then
+	echo "=== hwcheck layout"
+	/hwcheck --layout-rows
+	echo "=== hwcheck layout exit=$?"
+	poweroff -f
+fi
 echo "=== hwcheck user"
 /hwcheck --expect user --width "$(arg width)" $( [ "$(arg wrap)" = 1 ] && echo --wrap )
 echo "=== hwcheck user exit=$?"

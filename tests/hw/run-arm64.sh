@@ -6,6 +6,7 @@
 # PMU; its ns are the emulator's virtual time: one ns per instruction).
 #
 #   tests/hw/run-arm64.sh            # from a fresh Debian 12 machine, as root
+#   UPMC_HW_LAYOUT=1 tests/hw/run-arm64.sh   # only the reads beside their layout's floor
 #
 # Installs the host tools, fetches the kernel and busybox with `apt-get
 # download` (cached in $UPMC_HW_CACHE, never installed), cross-builds the
@@ -84,12 +85,16 @@ build() {
 		"$repo"/os/portable/{file,thread}.c)
 	local check=("$repo/tests/hw/hwcheck.c" "$repo/tests/seccomp_trap.c")
 	local cli=("$repo"/cli/*.c "$repo"/bench/{cases,json,overhead,report,zones}.c)
+	# UPMC_HW_LAYOUT=1 runs the layout rows alone: no CLI to build.
+	[ -z "${UPMC_HW_LAYOUT:-}" ] || cli=()
 	mkdir -p "$work/rootfs/dev" "$work/obj"
 	# Each source compiled once (the library's objects go into both
 	# programs), as many at a time as there are CPUs; hwcheck.c, the
 	# longest, first.
 	compile "${check[@]}" "${lib[@]}" "${cli[@]}" &&
-		"${cc[@]}" -o "$work/rootfs/hwcheck" $(objects "${check[@]}" "${lib[@]}") -lpthread &&
+		"${cc[@]}" -o "$work/rootfs/hwcheck" $(objects "${check[@]}" "${lib[@]}") -lpthread ||
+		return 1
+	[ -n "${UPMC_HW_LAYOUT:-}" ] ||
 		"${cc[@]}" -o "$work/rootfs/upmc" $(objects "${cli[@]}" "${lib[@]}") -lpthread -lm ||
 		return 1
 	dpkg -x "$(ls "$cache/debs/${kernel}"_*.deb)" "$work/kernel"
@@ -97,7 +102,7 @@ build() {
 	mkdir -p "$work/rootfs/bin"
 	cp "$work/busybox/bin/busybox" "$work/rootfs/bin/busybox"
 	cp "$repo/tests/hw/init.sh" "$work/rootfs/init"
-	chmod 755 "$work/rootfs/init" "$work/rootfs/hwcheck" "$work/rootfs/upmc"
+	chmod 755 "$work/rootfs/init" "$work/rootfs/hwcheck"
 	mknod "$work/rootfs/dev/console" c 5 1
 	(cd "$work/rootfs" && find . | cpio -o -H newc --owner=0:0 2>/dev/null | gzip -1) \
 		> "$work/initrd.gz"
@@ -121,9 +126,24 @@ boot() {
 		mode != "" && /^FIGURE / { sub(/^FIGURE /, ""); print "FIGURE arm64-" cfg ": " $0 }
 		END { for (m in done) if (!done[m]) print "FAIL arm64-" cfg "-" m "/finished: no exit line (crash or timeout)" }
 	' "$work/$name.txt"
-	grep -q '=== hwcheck user' "$work/$name.txt" ||
+	grep -Eq '=== hwcheck (user|layout)' "$work/$name.txt" ||
 		{ echo "FAIL arm64-$name/boot: the check never ran"; tail -20 "$work/$name.txt" >&2; }
 	case $args in *upmc_cli=1*) cli_verdicts "$name" "$work/$name.txt" ;; esac
+	layout_missed "$work/$name.txt"
+}
+
+# For each read that misses its goal beside the layout's floor, the
+# disassembly of one call of it and of the floor: where its instructions go.
+layout_missed() {
+	grep '^FIGURE layout missed: ' "$1" | sed 's/.*disassembly: //; s/ beside / /' | sort -u |
+		while read -r one floor; do
+			for f in $one $floor; do
+				case $f in one_*) ;; *) continue ;; esac
+				echo "--- $f" >&2
+				aarch64-linux-gnu-objdump -d --no-show-raw-insn --disassemble="$f" \
+					"$work/rootfs/hwcheck" | sed -n '/^[0-9a-f]* <'"$f"'>:/,/^$/p' >&2
+			done
+		done
 }
 
 # The CLI on the emulated PMU: every user-space read is allowed there, so
@@ -153,6 +173,11 @@ fetch_arm64_debs
 log "cross build ($kernel)"
 build || { echo "FAIL arm64/build: the cross build failed"; exit 1; }
 log "boots"
+if [ -n "${UPMC_HW_LAYOUT:-}" ]; then
+	boot max "max,pauth-impdef=on" "upmc_layout=1" | tee "$work/verdicts.txt"
+	! grep -q '^FAIL' "$work/verdicts.txt"
+	exit
+fi
 {
 	boot max "max,pauth-impdef=on" "upmc_width=32 upmc_wrap=0 upmc_denied=1 upmc_cli=1"
 	boot a72 "cortex-a72" "upmc_width=32 upmc_wrap=1 upmc_denied=0"

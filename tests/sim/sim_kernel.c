@@ -51,6 +51,7 @@ void sim_reset(unsigned width)
 	sim.slow_reads = 0;
 	sim.read_cost = 0;
 	sim.cycle_counter_at = 0;
+	sim.first_counter = 0;
 }
 
 uint64_t sim_count(unsigned i)
@@ -147,7 +148,7 @@ static unsigned counter_at_open(unsigned i)
 
 	if (cycles == i + 1)
 		return SIM_COUNTERS - 1;
-	return i - (cycles && i + 1 > cycles);
+	return sim.first_counter + i - (cycles && i + 1 > cycles);
 }
 
 int upmc_os_open(struct upmc_set *set, unsigned flags)

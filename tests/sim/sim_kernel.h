@@ -49,6 +49,10 @@ struct sim_machine {
 	 * page index 32, as arm64 puts a set's first cycles event on its
 	 * cycle counter; the others go on counters 0, 1, ... in order. */
 	unsigned cycle_counter_at;
+	/* The counter open puts the set's first event on (the others after
+	 * it): 0, or later, as for a set opened while another holds the first
+	 * counters. */
+	unsigned first_counter;
 };
 
 extern struct sim_machine sim;

@@ -331,9 +331,21 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 
 /*
  * Reads every counter of the set into values[0..n-1]. Returns n, or a
- * negative errno (a failed read leaves every value UPMC_NOT_COUNTED). One call: to the library's
- * straight-line reader for the set's size (chosen at open), or to upmc_read_slow(). Inlining a
- * reader for every size at every call site would cost kilobytes of code each.
+ * negative errno (a failed read leaves every value UPMC_NOT_COUNTED). One
+ * call, to the reader chosen at open: the layout reader of the counters the
+ * set's events sit on (each counter by the instruction that names it, on
+ * arm64), else the straight-line reader of the set's size, or
+ * upmc_read_slow(). Inlining a reader for every size at every call site
+ * would cost kilobytes of code each.
+ *
+ * Which read is cheapest (exact instructions on arm64,
+ * docs/hardware-checks.md): upmc_read_n() for 1 counter (13 against 17) and either for 2
+ * (24); from 4 counters upmc_read(), where the set has a layout reader (40 /
+ * 56 / 65 against 46 / 68 / 80 for 4 / 6 / 7): upmc_read() pays 7 to 10
+ * for its call, upmc_read_n() 3 to 4 a counter for the table it reads each
+ * through. Without a layout reader upmc_read() costs 9 to 11 more than
+ * upmc_read_n(). On x86 (rdpmc takes the counter in a register, no table)
+ * upmc_read_n() is the cheapest.
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 {
@@ -344,8 +356,9 @@ static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 
 /*
  * Reads counters 0..n-1 of a set of at least n counters, n a compile-time
- * constant: the cheapest read, straight-line code. Returns n, or a negative
- * errno (-EINVAL when the set has fewer than n counters).
+ * constant: straight-line code, no call; the cheapest read of 1 or 2
+ * counters (see upmc_read() for more). Returns n, or a negative errno
+ * (-EINVAL when the set has fewer than n counters).
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values, const uint32_t n)
 {
@@ -354,12 +367,31 @@ static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values
 	return upmc_read_first(set, values, n, 0);
 }
 
+/* Where upmc_read_counter() hands over. Where the pass holds its value in
+ * a register (arm64), into a value of its own, then copied, so that the
+ * caller's value never leaves the inline code (as upmc_read_n_handover()
+ * does for arrays): a caller that only uses it keeps it in a register. x86
+ * stores it in the pass (too few registers to hold it past the lock's
+ * load), and hands the caller's over. */
+static UPMC_ALWAYS_INLINE int upmc_read_counter_handover(struct upmc_set *set, unsigned i,
+                                                         uint64_t *value)
+{
+	uint64_t read;
+	int result;
+
+	if (!UPMC_ARCH_HOLDS_VALUES)
+		return upmc_read_counter_slow(set, i, value);
+	result = upmc_read_counter_slow(set, i, &read);
+	*value = read;
+	return result;
+}
+
 /* Reads counter i alone. Returns 0, or a negative errno (a failed read
  * leaves the value UPMC_NOT_COUNTED). */
 static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i, uint64_t *value)
 {
 	const volatile struct upmc_perf_page *pc;
-	uint64_t lock, index;
+	uint64_t lock, index, v;
 
 	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS) || UPMC_OTHER_THREAD(set))
 		return upmc_read_counter_slow(set, i, value);
@@ -369,10 +401,18 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i
 		index = upmc_arch_lock_index(pc, &lock);
 		upmc_barrier(); /* as in upmc_read_first() */
 		if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(pc)))
-			return upmc_read_counter_slow(set, i, value);
-		*value = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED((uint32_t)index);
+			return upmc_read_counter_handover(set, i, value);
+		v = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED((uint32_t)index);
+		__asm__("" ::"r"(v)); /* computed in every pass, as upmc_store_value() */
+		if (!UPMC_ARCH_HOLDS_VALUES)
+			*value = v;
 		upmc_barrier();
 	} while (UPMC_UNLIKELY(upmc_arch_lock(pc) != lock));
+	/* Held, stored once the pass holds: stored in the pass, before the
+	 * lock's load (which may read any memory, *value too), it is stored in
+	 * every pass and loaded back by a caller that uses it. */
+	if (UPMC_ARCH_HOLDS_VALUES)
+		*value = v;
 	return 0;
 }
 
