@@ -23,7 +23,8 @@
  * only where the set's reader does (counters read by read(2): a software
  * event, a forced syscall, multiplexing, a hybrid CPU). The first zone of
  * a thread (which opens its set), a full ring and the serialized option go
- * out of line.
+ * out of line. A full ring grows by a spare block that the collector made
+ * (ask_for_spare()); only when none came in time does the thread allocate.
  */
 #include <errno.h>
 #include <stdatomic.h>
