@@ -130,9 +130,16 @@ TEST(zone, each_thread_counts_its_own_page_faults)
  * once, and the zones it records (none faults a page of its own) count
  * none of the library's page faults. Blocks come from fresh mappings:
  * glibc's threshold fixed, not raised by the blocks freed before. */
-#define GROWER_ZONES 40000
-#define GROWER_BLOCK (1u << 20)
-#define GROWER_FRAME 100 /* zones inside each outer one */
+#define GROWER_ZONES 12000
+#define GROWER_BLOCK (256u << 10) /* 65 pages, about 4,600 zones */
+#define GROWER_FRAME 50           /* zones inside each outer one */
+#ifdef __SANITIZE_THREAD__
+/* ThreadSanitizer's shadow of the records written, and its traces, fault
+ * in zones (18 pages in an outer zone of 100); a block is 65 pages. */
+#define GROWER_EXTRA_FAULTS 32
+#else
+#define GROWER_EXTRA_FAULTS 0
+#endif
 
 struct grower {
 	struct upmc_profile *p;
@@ -193,7 +200,7 @@ TEST(zone, a_buffer_that_grows_counts_in_no_zone)
 	       (unsigned long long)(peak - before), (unsigned long long)g.max_faults);
 	EXPECT_MSG(peak - before >= 2 * GROWER_BLOCK, "the buffer never grew: %llu bytes",
 	           (unsigned long long)(peak - before));
-	EXPECT_MSG(g.max_faults == 0, "a zone counted %llu page faults",
+	EXPECT_MSG(g.max_faults <= GROWER_EXTRA_FAULTS, "a zone counted %llu page faults",
 	           (unsigned long long)g.max_faults);
 	upmc_profile_close(g.p);
 }
