@@ -488,7 +488,7 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own)
 		if (err == 0 && finished)
 			drained(t);
 	}
-	if (!finished)
+	if (!finished && !final) /* a spare for a thread that records on */
 		upmc_zone_make_spare(t);
 	/* Ends dropped after every record read close the zones on top of the
 	 * stack: not open any more, and dropped (upmc_zone_totals()). */
