@@ -388,6 +388,7 @@ static int take(struct upmc_zone_thread *t, const uint64_t *rec)
 static void drained(struct upmc_zone_thread *t)
 {
 	upmc_zone_free_blocks(t->pos_block, t->memory, t->block_bytes);
+	upmc_zone_free_spare(t);
 	t->pos_block = t->block = NULL;
 	t->pos = NULL;
 }
@@ -487,6 +488,8 @@ int upmc_zone_collect_thread(struct upmc_zone_thread *t, int final, int own)
 		if (err == 0 && finished)
 			drained(t);
 	}
+	if (!finished && !final) /* a spare for a thread that records on */
+		upmc_zone_make_spare(t);
 	/* Ends dropped after every record read close the zones on top of the
 	 * stack: not open any more, and dropped (upmc_zone_totals()). */
 	t->pending_ends = 0;

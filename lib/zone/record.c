@@ -23,7 +23,8 @@
  * only where the set's reader does (counters read by read(2): a software
  * event, a forced syscall, multiplexing, a hybrid CPU). The first zone of
  * a thread (which opens its set), a full ring and the serialized option go
- * out of line.
+ * out of line. A full ring grows by a spare block that the collector made
+ * (ask_for_spare()); only when none came in time does the thread allocate.
  */
 #include <errno.h>
 #include <stdatomic.h>
@@ -55,7 +56,8 @@ static uint64_t *room_end(const struct upmc_zone_thread *t, const uint64_t *c)
 	return collector_ahead(t, c) ? (uint64_t *)c - 1 : t->block->end - 1;
 }
 
-/* Where the hot path's begin records may start: up to room_end(). */
+/* Where the hot path's begin records may start: up to room_end(), and
+ * not past halfway while the thread has not asked for a spare there. */
 void upmc_zone_set_limit(struct upmc_zone_thread *t)
 {
 	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
@@ -63,6 +65,8 @@ void upmc_zone_set_limit(struct upmc_zone_thread *t)
 	t->limit = 0;
 	if (!t->serialized && !t->lost.pending)
 		t->limit = (uintptr_t)room_end(t, c) - zone_begin_words(t->w) * sizeof(uint64_t);
+	if (t->halfway && t->limit > (uintptr_t)t->halfway)
+		t->limit = (uintptr_t)t->halfway;
 }
 
 void upmc_zone_note_peak(struct zone_memory *m, uint64_t bytes)
@@ -74,7 +78,8 @@ void upmc_zone_note_peak(struct zone_memory *m, uint64_t bytes)
 		;
 }
 
-/* bytes more for the profile's blocks, if they stay within its max_bytes. */
+/* bytes more for the profile's blocks, if they stay within its max_bytes
+ * (give_memory() gives them back). */
 static int take_memory(struct zone_memory *m, size_t bytes)
 {
 	uint64_t now = __atomic_load_n(&m->bytes, __ATOMIC_RELAXED);
@@ -86,6 +91,12 @@ static int take_memory(struct zone_memory *m, size_t bytes)
 	                                      __ATOMIC_RELAXED));
 	upmc_zone_note_peak(m, now + bytes);
 	return 1;
+}
+
+static void give_memory(struct zone_memory *m, size_t bytes)
+{
+	if (m)
+		__atomic_fetch_sub(&m->bytes, bytes, __ATOMIC_RELAXED);
 }
 
 /* A block, touched now so that no page fault of the library's lands
@@ -103,20 +114,73 @@ struct zone_block *upmc_zone_new_block(size_t bytes)
 	return b;
 }
 
-/* A block added after the thread's, while the profile's blocks stay
- * within max_bytes; NULL beyond, or without memory. The collector reads
- * t->block->next only at the next tag that the caller writes after this:
- * it is not ahead in the block (the caller checked). */
-static struct zone_block *grow_buffer(struct upmc_zone_thread *t)
+/* The thread goes on in block b: from its start, and it asks for a spare
+ * once halfway through it. */
+void upmc_zone_enter_block(struct upmc_zone_thread *t, struct zone_block *b)
+{
+	t->block = b;
+	t->halfway = b->word + (b->end - b->word) / 2;
+}
+
+/*
+ * Halfway through its block, the thread asks the collector for a spare
+ * block when the next one is not free (the collector's, or its own block
+ * alone in the circle): if it is still not free when this one is full, the
+ * thread grows by the spare and allocates nothing itself. A block it made
+ * there, inside whatever zone is open, would count its page faults (one
+ * per 4 KiB, 257 for the default 1 MiB) and its time in that zone.
+ */
+static void ask_for_spare(struct upmc_zone_thread *t, const uint64_t *c)
+{
+	const struct zone_block *b = t->block->next;
+
+	t->halfway = NULL;
+	if ((b == t->block || in_block(b, c)) && !__atomic_load_n(&t->spare, __ATOMIC_ACQUIRE))
+		__atomic_store_n(&t->wants_spare, 1, __ATOMIC_RELEASE);
+}
+
+void upmc_zone_make_spare(struct upmc_zone_thread *t)
 {
 	struct zone_block *b;
 
-	if (!take_memory(t->memory, t->block_bytes))
-		return NULL;
+	if (!__atomic_exchange_n(&t->wants_spare, 0, __ATOMIC_ACQUIRE) ||
+	    __atomic_load_n(&t->spare, __ATOMIC_ACQUIRE) || !take_memory(t->memory, t->block_bytes))
+		return;
 	b = upmc_zone_new_block(t->block_bytes);
 	if (!b) {
-		__atomic_fetch_sub(&t->memory->bytes, t->block_bytes, __ATOMIC_RELAXED);
-		return NULL;
+		give_memory(t->memory, t->block_bytes);
+		return;
+	}
+	__atomic_store_n(&t->spare, b, __ATOMIC_RELEASE);
+}
+
+void upmc_zone_free_spare(struct upmc_zone_thread *t)
+{
+	struct zone_block *b = __atomic_exchange_n(&t->spare, NULL, __ATOMIC_ACQUIRE);
+
+	if (!b)
+		return;
+	free(b);
+	give_memory(t->memory, t->block_bytes);
+}
+
+/* A block added after the thread's: the spare the collector made, or one
+ * made here while the profile's blocks stay within max_bytes; NULL beyond,
+ * or without memory. The collector reads t->block->next only at the next
+ * tag that the caller writes after this: it is not ahead in the block (the
+ * caller checked). */
+static struct zone_block *grow_buffer(struct upmc_zone_thread *t)
+{
+	struct zone_block *b = __atomic_exchange_n(&t->spare, NULL, __ATOMIC_ACQUIRE);
+
+	if (!b) {
+		if (!take_memory(t->memory, t->block_bytes))
+			return NULL;
+		b = upmc_zone_new_block(t->block_bytes);
+		if (!b) {
+			give_memory(t->memory, t->block_bytes);
+			return NULL;
+		}
 	}
 	b->next = t->block->next;
 	t->block->next = b;
@@ -156,6 +220,8 @@ static uint64_t *reserve(struct upmc_zone_thread *t, size_t words)
 	size_t need = words + (t->lost.pending ? ZONE_LOST_WORDS : 0);
 	struct zone_block *b;
 
+	if (t->halfway && w >= t->halfway)
+		ask_for_spare(t, c);
 	if (need > (size_t)(room_end(t, c) - w)) {
 		if (collector_ahead(t, c))
 			return NULL;
@@ -163,7 +229,7 @@ static uint64_t *reserve(struct upmc_zone_thread *t, size_t words)
 		if (!b)
 			return NULL;
 		w[0] = ZONE_TAG_NEXT; /* published with the record after it */
-		t->block = b;
+		upmc_zone_enter_block(t, b);
 		w = b->word;
 	}
 	if (t->lost.pending) {

@@ -97,7 +97,9 @@ static void free_blocks(struct upmc_zone_thread *t)
 
 	if (b)
 		upmc_zone_free_blocks(b, t->memory, t->block_bytes);
+	upmc_zone_free_spare(t);
 	t->block = t->pos_block = NULL;
+	t->halfway = NULL;
 }
 
 static void free_thread(struct upmc_zone_thread *t)
@@ -161,6 +163,7 @@ static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_s
 	t->block_bytes = p->block_bytes;
 	t->names = &p->names;
 	take_set(p, t, set);
+	upmc_zone_enter_block(t, t->block);
 	t->next = t->consumed = t->pos = t->block->word;
 	t->pos_block = t->block;
 	t->serialized = !!(p->profile_flags & UPMC_PROFILE_SERIALIZED);

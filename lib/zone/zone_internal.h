@@ -184,9 +184,12 @@ struct upmc_zone_thread {
 	size_t value_bytes;   /* 8 per word of a snapshot of the set */
 	/* The recording thread's own (out of line) */
 	struct zone_block *block; /* the block it writes */
-	unsigned k;               /* counters recorded: 0 or the profile's */
-	unsigned w;               /* words of their snapshot: k, or 3k when multiplexed */
-	int multiplexed;          /* the set's: snapshots hold counts and their times */
+	/* Past it in its block, the thread asks for a spare block when its
+	 * next block is not free; NULL once past (record.c: ask_for_spare()). */
+	const uint64_t *halfway;
+	unsigned k;      /* counters recorded: 0 or the profile's */
+	unsigned w;      /* words of their snapshot: k, or 3k when multiplexed */
+	int multiplexed; /* the set's: snapshots hold counts and their times */
 	/* The profile's topdown when the set reads PERF_METRICS in user
 	 * space (its snapshots hold the fields' values); NULL otherwise. */
 	const struct upmc_topdown *topdown;
@@ -196,6 +199,8 @@ struct upmc_zone_thread {
 	size_t block_bytes;         /* each block's, its head included */
 	/* Shared */
 	struct zone_drops drops;       /* the thread's stores, the collector's loads */
+	int wants_spare;               /* the thread's release store, the collector's exchange */
+	struct zone_block *spare;      /* made by the collector, taken by the thread as it grows */
 	uint64_t *consumed;            /* the collector's position; published by a release store */
 	int finished;                  /* the thread exited: every record is written */
 	enum zone_state state;         /* under the zone lock */
@@ -303,7 +308,8 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
  * exit, fork, names), collect.c and view.c; threads.c and record.c
  * (recording: the hot path and the blocks) call each other: a thread's
  * first zone joins it, and a joining thread gets its first block; both
- * call collect.c (its allocator and frees), and threads.c calls view.c.
+ * call collect.c (its allocator and frees), and threads.c calls view.c;
+ * collect.c calls record.c to make a thread's spare block.
  * write.c (the exports) and stream.c (a stream) call profile.c's
  * collection, view.c and the writers; the writers call view.c. The
  * Perfetto writer calls down its own files: perfetto.c (the trace) calls
@@ -323,6 +329,14 @@ static inline void upmc_zone_write_lost(struct zone_lost *lost, uint64_t *w)
 struct zone_block *upmc_zone_new_block(size_t bytes);
 void upmc_zone_note_peak(struct zone_memory *m, uint64_t bytes);
 void upmc_zone_set_limit(struct upmc_zone_thread *t);
+void upmc_zone_enter_block(struct upmc_zone_thread *t, struct zone_block *b);
+
+/* The collector's side of a thread's spare block: made when the thread
+ * asked for one, off the thread, so that the pages of a block the thread
+ * grows by fault on the collector's thread, not inside the thread's zones;
+ * freed with the thread's blocks. */
+void upmc_zone_make_spare(struct upmc_zone_thread *t);
+void upmc_zone_free_spare(struct upmc_zone_thread *t);
 
 /* ---- threads.c: a thread's life ---- */
 
