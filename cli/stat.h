@@ -131,7 +131,7 @@ struct stat_run {
 	const char *zone_names;          /* --zones=NAMES; NULL: every zone */
 	const char *zone_spec;           /* what the request asks each thread to count */
 	int zone_fd;                     /* the file the processes report into; -1 */
-	struct stat_zone_report *report; /* the last run's, parsed (stat_zones.c) */
+	struct stat_zone_report *report; /* every run's, parsed (stat_zones.c) */
 };
 
 /* ---- the command line (stat_args.c) ---- */
@@ -326,6 +326,9 @@ void stat_zones_free(struct stat_run *run);
 /* The reports' lines (the library's format, docs/zones.md) parsed: NULL
  * when out of memory. */
 struct stat_zone_report *stat_zones_parse(const char *text, size_t len);
+/* -r: the next run's reports added to r (the tables show the means over
+ * the runs); 0, or -ENOMEM. */
+int stat_zones_parse_more(struct stat_zone_report *r, const char *text, size_t len);
 void stat_zones_free_report(struct stat_zone_report *r);
 /* The zone tables after the report (text, CSV), or the "zones" member of
  * the JSON report's object. */

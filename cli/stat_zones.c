@@ -33,15 +33,20 @@ struct zone_row {
 	uint64_t value[UPMC_MAX_COUNTERS];   /* by column */
 	uint64_t counted[UPMC_MAX_COUNTERS]; /* calls the counter counted in */
 	int has[UPMC_MAX_COUNTERS];          /* the row's process counts this column */
+	unsigned run;                        /* -r: of which run (0, 1, ...) */
+	/* -r: the standard deviation of the mean over the runs, in % of it */
+	double total_noise, noise[UPMC_MAX_COUNTERS];
 };
 
 struct zone_thread {
 	uint64_t pid, tid;
+	unsigned run;
 	char name[128];
 };
 
 struct stat_zone_report {
-	unsigned loaded, reports, own;
+	unsigned runs;                 /* -r: the runs whose reports are here */
+	unsigned loaded, reports, own; /* of the last run */
 	char note[512];
 	unsigned n_columns; /* the counters' names, in the order they came */
 	char column[UPMC_MAX_COUNTERS][UPMC_NAME_MAX];
@@ -112,8 +117,14 @@ void stat_zones_take(struct stat_run *run)
 	text = read_all(run->zone_fd, &len);
 	close(run->zone_fd);
 	run->zone_fd = -1;
-	stat_zones_free_report(run->report);
-	run->report = text ? stat_zones_parse(text, len) : NULL;
+	if (!text)
+		return;
+	if (!run->report)
+		run->report = stat_zones_parse(text, len);
+	else if (stat_zones_parse_more(run->report, text, len) < 0) {
+		stat_zones_free_report(run->report);
+		run->report = NULL;
+	}
 	free(text);
 }
 
@@ -195,6 +206,7 @@ static unsigned column_of(struct stat_zone_report *r, const char *name)
 /* One report's state while its lines are read: its counters' columns. */
 struct reading {
 	uint64_t pid;
+	unsigned run;
 	unsigned n, column[UPMC_MAX_COUNTERS];
 };
 
@@ -207,6 +219,7 @@ static int take_row(struct zone_row *z, const struct reading *rd, char **f, unsi
 		return -1;
 	memset(z->value, 0, sizeof(z->value));
 	z->pid = rd->pid;
+	z->run = rd->run;
 	z->calls = number(f[0]);
 	z->total_ns = number(f[1]);
 	z->self_ns = number(f[2]);
@@ -233,7 +246,9 @@ static int take_line(struct stat_zone_report *r, struct reading *rd, char *line)
 	if (!strcmp(f[0], "upmc-zones") && n >= 4 && !strcmp(f[2], "loaded")) {
 		r->loaded++;
 	} else if (!strcmp(f[0], "upmc-zones") && n >= 5 && !strcmp(f[2], "report")) {
+		unsigned run = rd->run;
 		memset(rd, 0, sizeof(*rd));
+		rd->run = run;
 		rd->pid = number(f[3]);
 		r->reports++;
 		r->own += !strcmp(f[4], "own");
@@ -248,6 +263,7 @@ static int take_line(struct stat_zone_report *r, struct reading *rd, char *line)
 		              grow(r->thread, &r->cap_threads, r->n_threads, sizeof(*r->thread))))
 			return -ENOMEM;
 		r->thread[r->n_threads].pid = rd->pid;
+		r->thread[r->n_threads].run = rd->run;
 		r->thread[r->n_threads].tid = number(f[1]);
 		unescape(r->thread[r->n_threads].name, sizeof(r->thread->name), f[2]);
 		r->n_threads++;
@@ -278,31 +294,37 @@ static int take_line(struct stat_zone_report *r, struct reading *rd, char *line)
 	return 0;
 }
 
-struct stat_zone_report *stat_zones_parse(const char *text, size_t len)
+int stat_zones_parse_more(struct stat_zone_report *r, const char *text, size_t len)
 {
-	struct stat_zone_report *r = calloc(1, sizeof(*r));
 	char *copy = malloc(len + 1), *line, *next;
 	struct reading rd;
+	int err = 0;
 
-	if (!r || !copy) {
-		free(copy);
-		free(r);
-		return NULL;
-	}
+	if (!copy)
+		return -ENOMEM;
 	memcpy(copy, text, len);
 	copy[len] = '\0';
 	memset(&rd, 0, sizeof(rd));
-	for (line = copy; line && *line; line = next) {
+	rd.run = r->runs++;
+	r->loaded = r->reports = r->own = 0; /* the last run's */
+	for (line = copy; line && *line && !err; line = next) {
 		next = strchr(line, '\n');
 		if (next)
 			*next++ = '\0';
-		if (take_line(r, &rd, line) < 0) {
-			stat_zones_free_report(r);
-			r = NULL;
-			break;
-		}
+		err = take_line(r, &rd, line);
 	}
 	free(copy);
+	return err;
+}
+
+struct stat_zone_report *stat_zones_parse(const char *text, size_t len)
+{
+	struct stat_zone_report *r = calloc(1, sizeof(*r));
+
+	if (r && stat_zones_parse_more(r, text, len) < 0) {
+		stat_zones_free_report(r);
+		r = NULL;
+	}
 	return r;
 }
 
@@ -354,9 +376,20 @@ static int by_total(const void *a, const void *b)
 	return (x->total_ns < y->total_ns) - (x->total_ns > y->total_ns);
 }
 
-/* The rows of one thread (pid, tid), or of all (tid 0) merged by name,
- * of the zones wanted, by total time; *n of them. */
-static struct zone_row *rows_of(const struct stat_run *run, uint64_t pid, uint64_t tid, size_t *n)
+/* Whether row z is of the span asked for: one thread (pid, tid) of the
+ * last run, every thread of one run (tid 0, run), or of every run (tid 0,
+ * EVERY_RUN). */
+#define EVERY_RUN (~0u)
+static int of_span(const struct zone_row *z, uint64_t pid, uint64_t tid, unsigned run)
+{
+	if (tid)
+		return z->tid == tid && z->pid == pid;
+	return run == EVERY_RUN || z->run == run;
+}
+
+/* The sums by name of the zones wanted in a span (of_span()); *n of them. */
+static struct zone_row *sums_of(const struct stat_run *run, uint64_t pid, uint64_t tid,
+                                unsigned span, size_t *n)
 {
 	const struct stat_zone_report *r = run->report;
 	struct zone_row *out = calloc(r->n_rows + 1, sizeof(*out));
@@ -365,7 +398,7 @@ static struct zone_row *rows_of(const struct stat_run *run, uint64_t pid, uint64
 	*n = 0;
 	for (i = 0; out && i < r->n_rows; i++) {
 		const struct zone_row *z = &r->row[i];
-		if (!wanted(run, z->name) || (tid && (z->tid != tid || z->pid != pid)))
+		if (!wanted(run, z->name) || !of_span(z, pid, tid, span))
 			continue;
 		for (k = 0; k < *n && strcmp(out[k].name, z->name); k++)
 			;
@@ -377,13 +410,81 @@ static struct zone_row *rows_of(const struct stat_run *run, uint64_t pid, uint64
 		}
 		add_row(&out[k], z);
 	}
+	return out;
+}
+
+static uint64_t mean_of(uint64_t sum, unsigned runs)
+{
+	return (sum + runs / 2) / runs;
+}
+
+/* -r: the row's sums over every run made means, with the spread of the
+ * runs' own sums (a run without the zone adds 0, as its count was 0). */
+static void make_mean(const struct stat_run *run, struct zone_row *z,
+                      const struct zone_row *const *per_run, const size_t *n_per_run)
+{
+	const unsigned runs = run->report->runs;
+	struct stat_spread total, value[UPMC_MAX_COUNTERS];
+	unsigned k, c;
+	size_t i;
+
+	memset(&total, 0, sizeof(total));
+	memset(value, 0, sizeof(value));
+	for (k = 0; k < runs; k++) {
+		const struct zone_row *one = NULL;
+		for (i = 0; per_run[k] && i < n_per_run[k] && !one; i++)
+			if (!strcmp(per_run[k][i].name, z->name))
+				one = &per_run[k][i];
+		stat_spread_add(&total, one ? (double)one->total_ns : 0);
+		for (c = 0; c < UPMC_MAX_COUNTERS; c++)
+			stat_spread_add(&value[c], one ? (double)one->value[c] : 0);
+	}
+	z->calls = mean_of(z->calls, runs);
+	z->total_ns = mean_of(z->total_ns, runs);
+	z->self_ns = mean_of(z->self_ns, runs);
+	z->total_noise = stat_spread_noise(&total);
+	for (c = 0; c < UPMC_MAX_COUNTERS; c++) {
+		z->value[c] = mean_of(z->value[c], runs);
+		z->counted[c] = mean_of(z->counted[c], runs);
+		z->noise[c] = stat_spread_noise(&value[c]);
+	}
+}
+
+/* -r: the rows of every run, means over them, each with its spread. */
+static void make_means(const struct stat_run *run, struct zone_row *rows, size_t n)
+{
+	const unsigned runs = run->report->runs;
+	struct zone_row **per_run = calloc(runs, sizeof(*per_run));
+	size_t *n_per_run = calloc(runs, sizeof(*n_per_run)), i;
+	unsigned k;
+
+	for (k = 0; per_run && n_per_run && k < runs; k++)
+		per_run[k] = sums_of(run, 0, 0, k, &n_per_run[k]);
+	for (i = 0; per_run && n_per_run && i < n; i++)
+		make_mean(run, &rows[i], (const struct zone_row *const *)per_run, n_per_run);
+	for (k = 0; per_run && k < runs; k++)
+		free(per_run[k]);
+	free(per_run);
+	free(n_per_run);
+}
+
+/* The rows of one thread (pid, tid) of the last run, or of all (tid 0)
+ * merged by name (-r: their means over the runs), of the zones wanted, by
+ * total time; *n of them. */
+static struct zone_row *rows_of(const struct stat_run *run, uint64_t pid, uint64_t tid, size_t *n)
+{
+	struct zone_row *out = sums_of(run, pid, tid, EVERY_RUN, n);
+
+	if (out && !tid && run->report->runs > 1)
+		make_means(run, out, *n);
 	if (out && *n > 1)
 		qsort(out, *n, sizeof(*out), by_total);
 	return out;
 }
 
-/* The named zones together over one thread, or all of them (tid 0). */
-static struct zone_row union_of(const struct stat_run *run, uint64_t pid, uint64_t tid)
+/* The named zones together over a span (of_span()). */
+static struct zone_row union_in(const struct stat_run *run, uint64_t pid, uint64_t tid,
+                                unsigned span)
 {
 	const struct stat_zone_report *r = run->report;
 	struct zone_row u;
@@ -392,9 +493,48 @@ static struct zone_row union_of(const struct stat_run *run, uint64_t pid, uint64
 	memset(&u, 0, sizeof(u));
 	cli_format(u.name, sizeof(u.name), "%s", run->zone_names);
 	for (i = 0; i < r->n_unions; i++)
-		if (!tid || (r->unions[i].tid == tid && r->unions[i].pid == pid))
+		if (of_span(&r->unions[i], pid, tid, span))
 			add_row(&u, &r->unions[i]);
 	return u;
+}
+
+/* The named zones together over one thread of the last run, or all of
+ * them (tid 0; -r: the mean over the runs). */
+static struct zone_row union_of(const struct stat_run *run, uint64_t pid, uint64_t tid)
+{
+	const unsigned runs = run->report->runs;
+	struct zone_row u = union_in(run, pid, tid, EVERY_RUN);
+	struct zone_row *per_run = tid || runs < 2 ? NULL : calloc(runs, sizeof(*per_run));
+	const struct zone_row **each = per_run ? calloc(runs, sizeof(*each)) : NULL;
+	size_t *ones = each ? calloc(runs, sizeof(*ones)) : NULL;
+	unsigned k;
+
+	for (k = 0; ones && k < runs; k++) {
+		per_run[k] = union_in(run, 0, 0, k);
+		each[k] = &per_run[k];
+		ones[k] = 1;
+	}
+	if (ones)
+		make_mean(run, &u, (const struct zone_row *const *)each, ones);
+	free(ones);
+	free(each);
+	free(per_run);
+	return u;
+}
+
+/* Whether thread t is of the last run (--per-thread with -r shows those). */
+static int last_runs(const struct stat_zone_report *r, size_t t)
+{
+	return r->thread[t].run + 1 == r->runs;
+}
+
+static size_t threads_of_the_last_run(const struct stat_zone_report *r)
+{
+	size_t t, n = 0;
+
+	for (t = 0; t < r->n_threads; t++)
+		n += last_runs(r, t);
+	return n;
 }
 
 /* ---- what each cell shows ---- */
@@ -456,9 +596,15 @@ static void text_head(FILE *out, const struct stat_run *run, int width)
 	const struct stat_zone_report *r = run->report;
 	unsigned c, j;
 
-	fprintf(out, " %-*s %10s %14s %14s", width, "zone", "calls", "total msec", "self msec");
-	for (c = 0; c < r->n_columns; c++)
+	fprintf(out, " %-*s %10s %14s", width, "zone", "calls", "total msec");
+	if (r->runs > 1)
+		fprintf(out, " %8s", "+-");
+	fprintf(out, " %14s", "self msec");
+	for (c = 0; c < r->n_columns; c++) {
 		fprintf(out, " %18s", r->column[c]);
+		if (r->runs > 1)
+			fprintf(out, " %8s", "+-");
+	}
 	for (j = 0; j < run->n_metrics; j++)
 		fprintf(out, " %14s", metric_name(run, j));
 	fputc('\n', out);
@@ -470,16 +616,23 @@ static void text_row(FILE *out, const struct stat_run *run, const struct zone_ro
 	char num[40];
 	unsigned c, j;
 
-	fprintf(out, " %-*s %10" PRIu64 " %14.3f %14.3f", width, z->name, z->calls,
-	        (double)z->total_ns / 1e6, (double)z->self_ns / 1e6);
+	fprintf(out, " %-*s %10" PRIu64 " %14.3f", width, z->name, z->calls,
+	        (double)z->total_ns / 1e6);
+	if (r->runs > 1)
+		fprintf(out, " %7.2f%%", z->total_noise);
+	fprintf(out, " %14.3f", (double)z->self_ns / 1e6);
 	for (c = 0; c < r->n_columns; c++) {
 		const char *note = zone_note(run, z, c);
 		if (note[0]) {
 			fprintf(out, " %18s", note);
-			continue;
+		} else {
+			cli_thousands(num, sizeof(num), z->value[c]);
+			fprintf(out, " %17s%s", num, z->counted[c] < z->calls ? "*" : " ");
 		}
-		cli_thousands(num, sizeof(num), z->value[c]);
-		fprintf(out, " %17s%s", num, z->counted[c] < z->calls ? "*" : " ");
+		if (r->runs > 1 && note[0])
+			fprintf(out, " %8s", "");
+		else if (r->runs > 1)
+			fprintf(out, " %7.2f%%", z->noise[c]);
 	}
 	for (j = 0; j < run->n_metrics; j++) {
 		double v = zone_metric(run, z, j);
@@ -531,11 +684,18 @@ static void text_zones(FILE *out, const struct stat_run *run)
 	char title[256];
 	size_t t;
 
+	size_t threads = threads_of_the_last_run(r);
+	char means[64] = "";
+
+	if (r->runs > 1)
+		cli_format(means, sizeof(means), ", the means of %u runs", r->runs);
 	cli_format(title, sizeof(title),
-	           "Zones of '%s' (%u process%s, %zu thread%s):", run->argv[0], r->reports,
-	           r->reports == 1 ? "" : "es", r->n_threads, r->n_threads == 1 ? "" : "s");
+	           "Zones of '%s' (%u process%s, %zu thread%s%s):", run->argv[0], r->reports,
+	           r->reports == 1 ? "" : "es", threads, threads == 1 ? "" : "s", means);
 	text_table(out, run, 0, 0, title);
 	for (t = 0; run->zones_per_thread && t < r->n_threads; t++) {
+		if (!last_runs(r, t))
+			continue;
 		cli_format(title, sizeof(title), "thread %" PRIu64 " '%s':", r->thread[t].tid,
 		           r->thread[t].name);
 		text_table(out, run, r->thread[t].pid, r->thread[t].tid, title);
@@ -543,6 +703,10 @@ static void text_zones(FILE *out, const struct stat_run *run)
 	fprintf(out,
 	        "\n counters are totals over a name's calls (* where some of them did not count); "
 	        "time is the zones' own clock; metrics are of the totals\n");
+	if (r->runs > 1)
+		fprintf(out,
+		        " +-: the standard deviation of the mean over the runs, in %% of it%s\n",
+		        run->zones_per_thread ? "; the threads' tables are of the last run" : "");
 	if (run->zone_names)
 		fprintf(out, " (together): the zones named %s, each with what it encloses, once\n",
 		        run->zone_names);
@@ -576,6 +740,22 @@ static void csv_field(FILE *out, const char *sep, const char *s)
 		fputc(*s, out);
 	}
 	fputc('"', out);
+}
+
+/* -r: the spread of the total time, then of each counter (empty where it
+ * did not count), at the end of the row: the columns before keep their
+ * places. */
+static void csv_noise(FILE *out, const struct stat_run *run, const struct zone_row *z)
+{
+	const char *sep = run->separator;
+	unsigned c;
+
+	fprintf(out, "%s%.2f%%", sep, z->total_noise);
+	for (c = 0; c < run->report->n_columns; c++) {
+		fputs(sep, out);
+		if (!zone_note(run, z, c)[0])
+			fprintf(out, "%.2f%%", z->noise[c]);
+	}
 }
 
 /* zone,NAME,THREAD,calls,total ns,self ns, then per counter its value (or
@@ -616,6 +796,8 @@ static void csv_rows(FILE *out, const struct stat_run *run, uint64_t pid, uint64
 			if (!isnan(v))
 				fprintf(out, "%.6g", v);
 		}
+		if (r->runs > 1 && !tid)
+			csv_noise(out, run, &rows[i]);
 		fputc('\n', out);
 	}
 	free(rows);
@@ -634,9 +816,16 @@ static void csv_zones(FILE *out, const struct stat_run *run)
 		fprintf(out, "%s%s", sep, r->column[c]);
 	for (j = 0; j < run->n_metrics; j++)
 		fprintf(out, "%s%s", sep, metric_name(run, j));
+	if (r->runs > 1) {
+		fprintf(out, "%stotal ns +-", sep);
+		for (c = 0; c < r->n_columns; c++)
+			fprintf(out, "%s%s +-", sep, r->column[c]);
+	}
 	fputc('\n', out);
 	csv_rows(out, run, 0, 0, "");
 	for (t = 0; run->zones_per_thread && t < r->n_threads; t++) {
+		if (!last_runs(r, t))
+			continue;
 		cli_format(label, sizeof(label), "%s-%" PRIu64, r->thread[t].name,
 		           r->thread[t].tid);
 		csv_rows(out, run, r->thread[t].pid, r->thread[t].tid, label);
@@ -645,7 +834,7 @@ static void csv_zones(FILE *out, const struct stat_run *run)
 
 /* ---- JSON ---- */
 
-static void json_row(struct json *j, const struct stat_run *run, const struct zone_row *z)
+static void json_row(struct json *j, const struct stat_run *run, const struct zone_row *z, int mean)
 {
 	const struct stat_zone_report *r = run->report;
 	unsigned c, k;
@@ -655,6 +844,10 @@ static void json_row(struct json *j, const struct stat_run *run, const struct zo
 	json_uint(j, "calls", z->calls);
 	json_uint(j, "total_ns", z->total_ns);
 	json_uint(j, "self_ns", z->self_ns);
+	if (mean)
+		json_double(j, "total_noise_pct", z->total_noise);
+	else
+		json_null(j, "total_noise_pct");
 	json_array(j, "counters");
 	for (c = 0; c < r->n_columns; c++) {
 		const char *note = zone_note(run, z, c);
@@ -670,6 +863,10 @@ static void json_row(struct json *j, const struct stat_run *run, const struct zo
 			json_uint(j, "value", z->value[c]);
 			json_uint(j, "counted_calls", z->counted[c]);
 		}
+		if (mean && !note[0])
+			json_double(j, "noise_pct", z->noise[c]);
+		else
+			json_null(j, "noise_pct");
 		json_end(j);
 	}
 	json_end(j);
@@ -685,14 +882,16 @@ static void json_rows(struct json *j, const struct stat_run *run, uint64_t pid, 
 	size_t n, i;
 	struct zone_row *rows = rows_of(run, pid, tid, &n);
 
+	const int mean = !tid && run->report->runs > 1;
+
 	json_array(j, "zones");
 	for (i = 0; rows && i < n; i++)
-		json_row(j, run, &rows[i]);
+		json_row(j, run, &rows[i], mean);
 	json_end(j);
 	if (run->zone_names) {
 		struct zone_row u = union_of(run, pid, tid);
 		json_array(j, "together"); /* one object: the named zones' union */
-		json_row(j, run, &u);
+		json_row(j, run, &u, mean);
 		json_end(j);
 	}
 	free(rows);
@@ -707,6 +906,7 @@ void stat_json_zones(struct json *j, const struct stat_run *run)
 		return;
 	json_object(j, "zones");
 	json_uint(j, "processes", r ? r->reports : 0);
+	json_uint(j, "runs", r ? r->runs : 0);
 	json_bool(j, "own_profile", r && r->own);
 	json_string(j, "note", r && r->note[0] ? r->note : NULL);
 	if (r && r->reports) {
@@ -714,6 +914,8 @@ void stat_json_zones(struct json *j, const struct stat_run *run)
 		if (run->zones_per_thread) {
 			json_array(j, "threads");
 			for (t = 0; t < r->n_threads; t++) {
+				if (!last_runs(r, t))
+					continue;
 				json_object(j, NULL);
 				json_string(j, "thread", r->thread[t].name);
 				json_uint(j, "tid", r->thread[t].tid);
