@@ -381,3 +381,100 @@ TEST(stat_zones, execd_children_are_merged_by_name)
 	EXPECT_EQ_U64(z.calls, 20);
 	cli_result_free(&r);
 }
+
+/* The CSV header's and a row's fields past the counters: -r's spreads. */
+static int csv_field_count(const char *line)
+{
+	int n = 1;
+
+	for (; *line && *line != '\n'; line++)
+		n += *line == ',';
+	return n;
+}
+
+/* -r N: each zone's means over the runs. Run k of the command runs the
+ * workload k times (a file counts the runs), so the calls' means are
+ * exact and differ from any one run's: 10, 20, 30 outer calls, mean 20. */
+TEST(stat_zones, repeat_means_over_the_runs)
+{
+	const char *tmp = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
+	char script[16384], counter[4096];
+	const char *head, *row;
+	struct cli_result r;
+	struct csv_zone z;
+
+	snprintf(counter, sizeof(counter), "%s/repeat.runs", tmp);
+	unlink(counter);
+	snprintf(script, sizeof(script),
+	         "echo >> %s; n=$(wc -l < %s); while [ $n -gt 0 ]; do "
+	         "tests/cli/zone_workload zones; n=$((n - 1)); done; exit 0",
+	         counter, counter);
+	CLI_RUN(r, NULL, "stat", "--zones", "-r", "3", "-x", ",", "-e", EVENTS, "--", "sh", "-c",
+	        script);
+	EXPECT_EQ(r.status, 0);
+	ASSERT(csv_zone(r.err, "outer", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 20);
+	EXPECT(z.count[1] >= 20 * 3 * 16); /* the mean of the pages inner touched */
+	ASSERT(csv_zone(r.err, "inner", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 60);
+	ASSERT(csv_zone(r.err, "work", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 20);
+	/* the spreads at the rows' end: total time's, then each counter's */
+	head = strstr(r.err, "# zone,");
+	ASSERT(head);
+	EXPECT(strstr(head, ",total ns +-,task-clock +-,page-faults +-,context-switches +-\n") !=
+	       NULL);
+	row = strstr(r.err, "\nzone,inner,");
+	ASSERT(row);
+	EXPECT_EQ(csv_field_count(row + 1), 6 + 3 + 1 + 3);
+	EXPECT(strchr(row + 1, '%') && strchr(row + 1, '%') < strchr(row + 1, '\n'));
+	cli_result_free(&r);
+
+	/* text: a +- column after the total time and after each counter */
+	unlink(counter);
+	CLI_RUN(r, NULL, "stat", "--zones", "-r", "3", "-e", EVENTS, "--", "sh", "-c", script);
+	EXPECT(strstr(r.err, "the means of 3 runs") != NULL);
+	EXPECT(strstr(r.err, "total msec       +-") != NULL);
+	EXPECT(strstr(r.err, "page-faults       +-") != NULL);
+	EXPECT(strstr(r.err, "+-: the standard deviation of the mean") != NULL);
+	cli_result_free(&r);
+}
+
+/* -r N with -j: the means, the runs, and each figure's spread. */
+TEST(stat_zones, repeat_json_has_the_spreads)
+{
+	const struct jdoc *zones, *list, *z, *pf;
+	struct cli_result r;
+	struct jdoc *doc;
+	char err[256];
+	size_t i;
+	int seen = 0;
+
+	CLI_RUN(r, NULL, "stat", "--zones=outer,work", "-r", "2", "-j", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "zones");
+	doc = jdoc_parse(r.err, err, sizeof(err));
+	ASSERT_MSG(doc, "%s", err);
+	zones = jdoc_get(doc, "zones");
+	ASSERT(zones);
+	EXPECT_EQ((int)jdoc_number(zones, "runs", -1), 2);
+	list = jdoc_get(zones, "zones");
+	ASSERT(list);
+	for (i = 0; (z = jdoc_at(list, i)); i++) {
+		if (strcmp(jdoc_string(z, "name"), "outer"))
+			continue;
+		seen = 1;
+		EXPECT_EQ((int)jdoc_number(z, "calls", -1), 10);
+		EXPECT(jdoc_number(z, "total_noise_pct", -1) >= 0);
+		pf = jdoc_at(jdoc_get(z, "counters"), 1);
+		ASSERT(pf);
+		EXPECT(jdoc_number(pf, "value", 0) >= 480);
+		EXPECT(jdoc_number(pf, "noise_pct", -1) >= 0);
+	}
+	EXPECT(seen);
+	z = jdoc_at(jdoc_get(zones, "together"), 0);
+	ASSERT(z);
+	EXPECT_EQ((int)jdoc_number(z, "calls", -1), 20);
+	EXPECT(jdoc_number(z, "total_noise_pct", -1) >= 0);
+	jdoc_free(doc);
+	cli_result_free(&r);
+}
