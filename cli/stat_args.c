@@ -42,6 +42,7 @@ const char stat_usage[] =
         "      --zones[=NAMES]        CMD's zones (<upmc/zone.h>), counted with the same\n"
         "                             events: a table per zone name after the counts;\n"
         "                             NAMES (a,b): those only, and them together\n"
+        "                             (with -r: each zone's means over the runs, +-)\n"
         "  -a, --all-cpus             whole CPUs, all of them\n"
         "  -C, --cpu CPUS             whole CPUs, these (0-3,6)\n"
         "  -h, --help                 this help\n"
