@@ -355,6 +355,9 @@ static int stat_command(const struct stat_args *a)
 	run.zone_names = a->zone_names;
 	run.zone_spec = a->spec;
 	run.zone_fd = -1;
+	run.trace_path = a->trace;
+	run.trace_format = a->trace_format;
+	run.trace_fd = -1;
 	/* Opened before counting: a file that cannot be written is known before
 	 * the work it would report. */
 	if (open_output(a, &out))
@@ -370,7 +373,7 @@ static int stat_command(const struct stat_args *a)
 	print_report(&run, a, &out);
 	stat_free_units(&run);
 	stat_zones_free(&run);
-	if (finish_output(a, &out))
+	if (finish_output(a, &out) || run.trace_failed)
 		return CLI_EXIT_FAILURE; /* the command's status would hide the lost report */
 	end_like_the_command(&run);
 	return run.argv ? run.exit_status : 0;

@@ -132,6 +132,12 @@ struct stat_run {
 	const char *zone_spec;           /* what the request asks each thread to count */
 	int zone_fd;                     /* the file the processes report into; -1 */
 	struct stat_zone_report *report; /* every run's, parsed (stat_zones.c) */
+	/* --trace FILE: the processes' traces come into trace_fd (as the
+	 * reports into zone_fd); the last run's first one goes to FILE */
+	const char *trace_path;
+	int trace_format; /* STAT_TRACE_* */
+	int trace_fd;     /* -1 */
+	int trace_failed; /* FILE could not be written: said on stderr */
 };
 
 /* ---- the command line (stat_args.c) ---- */
@@ -156,6 +162,8 @@ struct stat_args {
 	int help;
 	int zones;              /* --zones */
 	const char *zone_names; /* --zones=NAMES */
+	const char *trace;      /* --trace FILE */
+	int trace_format;       /* its STAT_TRACE_* */
 	char **command;         /* NULL: none */
 };
 
@@ -315,6 +323,10 @@ void stat_print_interval_end(FILE *out, const struct stat_run *run);
 
 /* The request's variable for the command: "<fd>:<spec>[;<names>]". */
 #define STAT_ZONES_VARIABLE "UPMC_STAT_ZONES"
+#define STAT_TRACE_VARIABLE "UPMC_STAT_ZONES_TRACE"
+enum { STAT_TRACE_PERFETTO = 1, STAT_TRACE_CHROME };
+/* FILE's format by its name's end (.pftrace, .json); 0: neither. */
+int stat_trace_format(const char *path);
 
 /* A file for the command's processes to report into (a memfd, appended
  * to), run->zone_fd; 0, or -errno with run->error saying why. */

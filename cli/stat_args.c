@@ -43,6 +43,8 @@ const char stat_usage[] =
         "                             events: a table per zone name after the counts;\n"
         "                             NAMES (a,b): those only, and them together\n"
         "                             (with -r: each zone's means over the runs, +-)\n"
+        "      --trace FILE           with --zones: the zones' trace to FILE, Perfetto\n"
+        "                             (FILE.pftrace) or Chrome's JSON (FILE.json)\n"
         "  -a, --all-cpus             whole CPUs, all of them\n"
         "  -C, --cpu CPUS             whole CPUs, these (0-3,6)\n"
         "  -h, --help                 this help\n"
@@ -50,7 +52,7 @@ const char stat_usage[] =
         "  SPEC: `upmc list` shows the events; the default is\n"
         "  " STAT_DEFAULT_SPEC "\n";
 
-enum { OPT_PER_THREAD = 256, OPT_ROTATE, OPT_ZONES };
+enum { OPT_PER_THREAD = 256, OPT_ROTATE, OPT_ZONES, OPT_TRACE };
 
 static const struct option options[] = {
         {"event", required_argument, NULL, 'e'},
@@ -65,6 +67,7 @@ static const struct option options[] = {
         {"tid", required_argument, NULL, 't'},
         {"per-thread", no_argument, NULL, OPT_PER_THREAD},
         {"zones", optional_argument, NULL, OPT_ZONES},
+        {"trace", required_argument, NULL, OPT_TRACE},
         {"all-cpus", no_argument, NULL, 'a'},
         {"cpu", required_argument, NULL, 'C'},
         {"help", no_argument, NULL, 'h'},
@@ -104,6 +107,7 @@ static const char *value_of(int opt)
 	case 'x':
 		return "a separator";
 	case 'o':
+	case OPT_TRACE:
 		return "a file name";
 	case 'p':
 		return "process ids";
@@ -256,6 +260,14 @@ static int take(struct stat_args *a, int opt, const char *value)
 			        "not '%s'",
 			        value);
 		return 0;
+	case OPT_TRACE:
+		a->trace = value;
+		a->trace_format = stat_trace_format(value);
+		return a->trace_format
+		               ? 0
+		               : usage_error("--trace FILE: FILE ends in .pftrace (Perfetto) "
+		                             "or .json (Chrome's trace), not '%s'",
+		                             value);
 	case 'h':
 		a->help = 1;
 		return 0;
@@ -276,6 +288,8 @@ static int check(const struct stat_args *a, int had_dashes)
 		return usage_error(
 		        "--zones counts the zones of a command: give one, without -p, -t, "
 		        "-a or -C");
+	if (a->trace && !a->zones)
+		return usage_error("--trace writes the zones' trace: give --zones too");
 	if (a->per_thread && !attached && !a->zones)
 		return usage_error("--per-thread needs -p or -t (or --zones)");
 	if (a->repeat > 1 && (!a->command || attached))

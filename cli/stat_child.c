@@ -32,6 +32,11 @@ static void hand_zones(const struct stat_run *run)
 	snprintf(request, sizeof(request), "%d:%s%s%s", fd, run->zone_spec ? run->zone_spec : "",
 	         run->zone_names ? ";" : "", run->zone_names ? run->zone_names : "");
 	setenv(STAT_ZONES_VARIABLE, request, 1);
+	if (run->trace_fd < 0 || (fd = dup(run->trace_fd)) < 0)
+		return;
+	snprintf(request, sizeof(request), "%d:%s", fd,
+	         run->trace_format == STAT_TRACE_CHROME ? "chrome" : "perfetto");
+	setenv(STAT_TRACE_VARIABLE, request, 1);
 }
 
 /* In the child: wait for the go, then become the command. */

@@ -57,24 +57,58 @@ struct stat_zone_report {
 	struct zone_thread *thread;
 	size_t n_threads, cap_threads;
 	uint64_t zones, dropped, unbalanced, refused, open;
+	unsigned traces;    /* --trace: the last run's processes that wrote one */
+	uint64_t trace_pid; /* ... the one in the file */
 };
 
 /* ---- the file ---- */
 
-int stat_zones_open(struct stat_run *run)
+int stat_trace_format(const char *path)
 {
-	int fd = memfd_create("upmc-stat-zones", MFD_CLOEXEC);
+	size_t len = strlen(path);
 
-	run->zone_fd = -1;
+	if (len > 8 && !strcmp(path + len - 8, ".pftrace"))
+		return STAT_TRACE_PERFETTO;
+	if (len > 5 && !strcmp(path + len - 5, ".json"))
+		return STAT_TRACE_CHROME;
+	return 0;
+}
+
+/* A file of stat's own that the processes append to; its descriptor, or
+ * -errno with run->error saying why. */
+static int make_file(struct stat_run *run, const char *name, const char *what)
+{
+	int fd = memfd_create(name, MFD_CLOEXEC);
+
 	if (fd < 0 || fcntl(fd, F_SETFL, O_APPEND) < 0) {
 		int err = -errno;
 		if (fd >= 0)
 			close(fd);
 		cli_format(run->error, sizeof(run->error),
-		           "cannot make the file for the zones' report: %s", strerror(-err));
+		           "cannot make the file for the zones' %s: %s", what, strerror(-err));
 		return err;
 	}
+	return fd;
+}
+
+int stat_zones_open(struct stat_run *run)
+{
+	int fd = make_file(run, "upmc-stat-zones", "report");
+
+	run->zone_fd = -1;
+	run->trace_fd = -1;
+	if (fd < 0)
+		return fd;
 	run->zone_fd = fd;
+	if (!run->trace_path)
+		return 0;
+	fd = make_file(run, "upmc-stat-zones-trace", "trace");
+	if (fd < 0) {
+		close(run->zone_fd);
+		run->zone_fd = -1;
+		return fd;
+	}
+	run->trace_fd = fd;
 	return 0;
 }
 
@@ -107,6 +141,74 @@ static char *read_all(int fd, size_t *len)
 	return buf;
 }
 
+/* The first of the traces in text ("upmc-trace\t1\t<pid>\t<bytes>\n",
+ * then the bytes); how many there are, and the first's pid, bytes and
+ * length. */
+static unsigned split_traces(const char *text, size_t len, uint64_t *pid, const char **first,
+                             size_t *first_len)
+{
+	size_t at = 0;
+	unsigned n = 0;
+
+	*first = NULL;
+	*first_len = 0;
+	while (at < len) {
+		const char *line = text + at, *nl = memchr(line, '\n', len - at);
+		unsigned long long who, bytes;
+		if (!nl || sscanf(line, "upmc-trace\t1\t%llu\t%llu", &who, &bytes) != 2 ||
+		    bytes > len - (size_t)(nl + 1 - text))
+			break; /* not whole: what came before stands */
+		if (!n++) {
+			*pid = who;
+			*first = nl + 1;
+			*first_len = (size_t)bytes;
+		}
+		at = (size_t)(nl + 1 - text) + (size_t)bytes;
+	}
+	return n;
+}
+
+/* --trace FILE: the first process's trace, the last run's (each run's
+ * overwrites the one before). A failure is said here and makes stat's
+ * exit status 1. */
+static void take_trace(struct stat_run *run)
+{
+	struct cli_output out;
+	const char *first;
+	size_t len, first_len;
+	uint64_t pid = 0;
+	char *text;
+	unsigned n;
+	int err;
+
+	if (run->trace_fd < 0)
+		return;
+	text = read_all(run->trace_fd, &len);
+	close(run->trace_fd);
+	run->trace_fd = -1;
+	if (!text)
+		return;
+	n = split_traces(text, len, &pid, &first, &first_len);
+	if (run->report) {
+		run->report->traces = n;
+		run->report->trace_pid = pid;
+	}
+	if (n && !(err = cli_output_open(&out, run->trace_path))) {
+		if (fwrite(first, 1, first_len, out.f) != first_len)
+			err = -EIO;
+		if (err)
+			cli_output_discard(&out);
+		else
+			err = cli_output_commit(&out);
+	}
+	if (n && err) {
+		fprintf(stderr, "upmc stat: cannot write the zones' trace '%s': %s\n",
+		        run->trace_path, strerror(-err));
+		run->trace_failed = 1;
+	}
+	free(text);
+}
+
 void stat_zones_take(struct stat_run *run)
 {
 	size_t len;
@@ -118,14 +220,15 @@ void stat_zones_take(struct stat_run *run)
 	close(run->zone_fd);
 	run->zone_fd = -1;
 	if (!text)
-		return;
-	if (!run->report)
+		;
+	else if (!run->report)
 		run->report = stat_zones_parse(text, len);
 	else if (stat_zones_parse_more(run->report, text, len) < 0) {
 		stat_zones_free_report(run->report);
 		run->report = NULL;
 	}
 	free(text);
+	take_trace(run);
 }
 
 void stat_zones_free(struct stat_run *run)
@@ -134,7 +237,9 @@ void stat_zones_free(struct stat_run *run)
 		return;
 	if (run->zone_fd >= 0)
 		close(run->zone_fd);
-	run->zone_fd = -1;
+	if (run->trace_fd >= 0)
+		close(run->trace_fd);
+	run->zone_fd = run->trace_fd = -1;
 	stat_zones_free_report(run->report);
 	run->report = NULL;
 }
@@ -717,6 +822,12 @@ static void text_zones(FILE *out, const struct stat_run *run)
 	if (r->note[0])
 		fprintf(out, " in zones, the events that cannot be counted read not counted: %s\n",
 		        r->note);
+	if (run->trace_path && r->traces)
+		fprintf(out, " the zones' trace%s: %s%s\n", r->runs > 1 ? " (the last run's)" : "",
+		        run->trace_path,
+		        r->traces > 1 ? ", of the first process that reported (of several)" : "");
+	else if (run->trace_path)
+		fprintf(out, " no process wrote a trace: %s was left as it was\n", run->trace_path);
 	if (r->dropped || r->unbalanced || r->refused || r->open)
 		fprintf(out,
 		        " %" PRIu64 " zones dropped, %" PRIu64 " unbalanced ends, %" PRIu64

@@ -15,6 +15,14 @@
  * given, or to nothing. A malformed request is one line on stderr and is
  * otherwise ignored; nothing here changes the program's exit status.
  *
+ * With `upmc stat --zones --trace FILE`, a second variable,
+ *
+ *   UPMC_STAT_ZONES_TRACE=<fd>:<perfetto|chrome>
+ *
+ * names a second descriptor (stat's own file again, not FILE): at the
+ * report, the profile's trace goes there in the format asked, behind one
+ * line "upmc-trace\t1\t<pid>\t<bytes>", in one write. stat writes FILE.
+ *
  * A program that opens its own profile before its first zone keeps it (its
  * counters are what its own exports show): that profile serves the
  * request, with its own counters. Once the request's profile is open, the
@@ -29,6 +37,7 @@
 #include "zone_internal.h"
 
 #define REQUEST_VARIABLE "UPMC_STAT_ZONES"
+#define TRACE_VARIABLE   "UPMC_STAT_ZONES_TRACE"
 #define REQUEST_MAX      4096
 
 enum request_state {
@@ -42,6 +51,8 @@ enum request_state {
 static struct {
 	int state; /* enum request_state, atomic */
 	int fd;
+	int trace_fd; /* -1: no trace asked */
+	enum upmc_format trace_format;
 	int own; /* the program's own profile serves it */
 	int reported;
 	uint64_t pid; /* the process of the profile that serves it */
@@ -49,7 +60,7 @@ static struct {
 	char spec[REQUEST_MAX];
 	char names[REQUEST_MAX];
 	char note[UPMC_REASON_MAX]; /* why the request's spec did not open */
-} request = {.fd = -1};
+} request = {.fd = -1, .trace_fd = -1};
 
 static int request_state(void)
 {
@@ -89,6 +100,50 @@ static int compose(struct upmc_profile *p, char **buf, size_t *len)
 		err = -ENOMEM;
 	return err;
 }
+
+/* The trace behind its line, in one buffer: one write(2) keeps the traces
+ * of processes that share the descriptor apart. */
+static int compose_trace(struct upmc_profile *p, char **buf, size_t *len)
+{
+	char *body = NULL;
+	size_t body_len = 0;
+	FILE *out = open_memstream(&body, &body_len);
+	int err;
+
+	if (!out)
+		return -ENOMEM;
+	err = upmc_profile_write(p, request.trace_format, out);
+	if (fclose(out) != 0 && err == 0)
+		err = -ENOMEM;
+	if (err == 0 && !(out = open_memstream(buf, len)))
+		err = -ENOMEM;
+	if (err == 0) {
+		fprintf(out, "upmc-trace\t1\t%llu\t%zu\n", (unsigned long long)upmc_os_process_id(),
+		        body_len);
+		fwrite(body, 1, body_len, out);
+		if (fclose(out) != 0)
+			err = -ENOMEM;
+	}
+	free(body);
+	return err;
+}
+
+static void write_trace(struct upmc_profile *p)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	if (request.trace_fd < 0)
+		return;
+	err = compose_trace(p, &buf, &len);
+	if (err == 0)
+		err = upmc_os_write_whole(request.trace_fd, buf, len);
+	if (err < 0)
+		fprintf(stderr, "upmc: the zones' trace for upmc stat was not written: %s\n",
+		        strerror(-err));
+	free(buf);
+}
 #endif
 
 /* Once per process: the forked child of a process whose profile serves the
@@ -115,6 +170,7 @@ static void report(struct upmc_profile *p)
 		fprintf(stderr, "upmc: the zones' report for upmc stat was not written: %s\n",
 		        strerror(-err));
 	free(buf);
+	write_trace(p);
 #else
 	(void)p;
 #endif
@@ -218,6 +274,33 @@ static int parse(const char *value, char *why, size_t size)
 	return 0;
 }
 
+/* The trace's descriptor and format; 0, or -EINVAL with why in why. */
+static int parse_trace(const char *value, char *why, size_t size)
+{
+	const char *colon = strchr(value, ':');
+	char *end;
+	long fd;
+
+	errno = 0;
+	fd = strtol(value, &end, 10);
+	if (!colon || end != colon || value[0] < '0' || value[0] > '9' || errno || fd > 1 << 20) {
+		upmc_format(why, size, "it does not start with a descriptor number and ':'");
+		return -EINVAL;
+	}
+	if (strcmp(colon + 1, "perfetto") && strcmp(colon + 1, "chrome")) {
+		upmc_format(why, size, "the format is not perfetto or chrome");
+		return -EINVAL;
+	}
+	if (upmc_os_request_fd((int)fd) < 0) {
+		upmc_format(why, size, "descriptor %ld is not a file or pipe open for writing", fd);
+		return -EINVAL;
+	}
+	request.trace_fd = (int)fd;
+	request.trace_format =
+	        strcmp(colon + 1, "chrome") ? UPMC_FORMAT_PERFETTO : UPMC_FORMAT_CHROME;
+	return 0;
+}
+
 /* A line that says upmc stat's request reached a process with the library:
  * upmc stat tells a program without zones from one without upmc. */
 static void say_loaded(void)
@@ -241,6 +324,9 @@ __attribute__((constructor)) static void read_request(void)
 		fprintf(stderr, "upmc: " REQUEST_VARIABLE " ignored: %s\n", why);
 		return;
 	}
+	value = upmc_os_trusted_env(TRACE_VARIABLE);
+	if (value && parse_trace(value, why, sizeof(why)) < 0)
+		fprintf(stderr, "upmc: " TRACE_VARIABLE " ignored: %s\n", why);
 	say_loaded();
 	__atomic_store_n(&request.state, REQUEST_WAITING, __ATOMIC_RELEASE);
 	upmc_zone_on_first_zone(first_zone);
