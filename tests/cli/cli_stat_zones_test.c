@@ -14,6 +14,7 @@
 
 #include "tests/cli/cli_run.h"
 #include "tests/cli/json_doc.h"
+#include "tests/perfetto/decode.h"
 #include "tests/upmc_test.h"
 
 #define EVENTS "task-clock,page-faults,context-switches"
@@ -476,5 +477,107 @@ TEST(stat_zones, repeat_json_has_the_spreads)
 	EXPECT_EQ((int)jdoc_number(z, "calls", -1), 20);
 	EXPECT(jdoc_number(z, "total_noise_pct", -1) >= 0);
 	jdoc_free(doc);
+	cli_result_free(&r);
+}
+
+/* The slices of the trace named name (Perfetto: slice begins). */
+static unsigned slices_named(const struct pb_trace *tr, const char *name)
+{
+	unsigned n = 0;
+	size_t i;
+
+	for (i = 0; i < tr->n; i++)
+		n += tr->ev[i].type == 1 && !strcmp(tr->ev[i].name, name);
+	return n;
+}
+
+/* --trace FILE.pftrace: the Perfetto trace decodes, and holds a slice for
+ * each call the table counted, of each zone. */
+TEST(stat_zones, trace_pftrace_holds_the_zones_counted)
+{
+	static const char *const names[] = {"outer", "inner", "work"};
+	struct cli_result r;
+	struct pb_node *tree;
+	struct pb_trace tr;
+	struct csv_zone z;
+	char path[4096], why[512];
+	int unknown = 0;
+	unsigned i;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	snprintf(path, sizeof(path), "%s/zones.pftrace",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
+	unlink(path);
+	CLI_RUN(r, NULL, "stat", "--zones", "--trace", path, "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "zones");
+	EXPECT_EQ(r.status, 3);
+	tree = pb_decode_file(path, &unknown, why, sizeof(why));
+	ASSERT_MSG(tree, "%s", why);
+	EXPECT_EQ(unknown, 0);
+	memset(&tr, 0, sizeof(tr));
+	ASSERT_MSG(pb_interpret(tree, &tr, why, sizeof(why)) == 0, "%s", why);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		ASSERT(csv_zone(r.err, names[i], "", &z) == 0);
+		EXPECT_EQ_U64(slices_named(&tr, names[i]), z.calls);
+	}
+	pb_trace_free(&tr);
+	pb_free(tree);
+	cli_result_free(&r);
+}
+
+/* --trace FILE.json: Chrome's trace, a complete event per call. */
+TEST(stat_zones, trace_json_holds_the_zones_counted)
+{
+	static const char *const names[] = {"outer", "inner", "work"};
+	const struct jdoc *events, *e;
+	struct cli_result r;
+	struct csv_zone z;
+	struct jdoc *doc;
+	char path[4096], err[256], *text;
+	unsigned i, n;
+	size_t k, len = 0;
+	FILE *f;
+
+	snprintf(path, sizeof(path), "%s/zones.json",
+	         getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp");
+	unlink(path);
+	CLI_RUN(r, NULL, "stat", "--zones", "--trace", path, "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "zones");
+	EXPECT_EQ(r.status, 3);
+	f = fopen(path, "r");
+	ASSERT_MSG(f, "%s", path);
+	text = malloc(1 << 20);
+	ASSERT(text);
+	len = fread(text, 1, (1 << 20) - 1, f);
+	text[len] = '\0';
+	fclose(f);
+	doc = jdoc_parse(text, err, sizeof(err));
+	ASSERT_MSG(doc, "%s", err);
+	events = jdoc_get(doc, "traceEvents");
+	ASSERT(events);
+	for (i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+		ASSERT(csv_zone(r.err, names[i], "", &z) == 0);
+		for (n = 0, k = 0; (e = jdoc_at(events, k)); k++)
+			n += !strcmp(jdoc_string(e, "name"), names[i]) &&
+			     !strcmp(jdoc_string(e, "ph"), "X");
+		EXPECT_EQ_U64(n, z.calls);
+	}
+	jdoc_free(doc);
+	free(text);
+	cli_result_free(&r);
+}
+
+TEST(stat_zones, trace_needs_zones_and_a_known_format)
+{
+	struct cli_result r;
+
+	CLI_RUN(r, NULL, "stat", "--trace", "x.pftrace", "-e", "task-clock", "--", "true");
+	EXPECT_EQ(r.status, 2);
+	EXPECT(strstr(r.err, "give --zones too") != NULL);
+	cli_result_free(&r);
+	CLI_RUN(r, NULL, "stat", "--zones", "--trace", "x.txt", "-e", "task-clock", "--", "true");
+	EXPECT_EQ(r.status, 2);
+	EXPECT(strstr(r.err, "ends in .pftrace") != NULL);
 	cli_result_free(&r);
 }
