@@ -581,3 +581,34 @@ TEST(stat_zones, trace_needs_zones_and_a_known_format)
 	EXPECT(strstr(r.err, "ends in .pftrace") != NULL);
 	cli_result_free(&r);
 }
+
+/* A garbage trace request: one line, the report still written, no trace;
+ * a trace request on a good descriptor: the trace behind its line. */
+TEST(stat_zones, a_garbage_trace_request_is_one_line)
+{
+	static const char *const garbage[] = {"x", "8", "8:svg", "99:perfetto", "-8:chrome"};
+	const char *tmp = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
+	char cmd[16384], out[4096], trace[4096], err[4096];
+	unsigned i;
+
+	snprintf(out, sizeof(out), "%s/trace-garbage.out", tmp);
+	snprintf(trace, sizeof(trace), "%s/trace-garbage.trace", tmp);
+	for (i = 0; i < sizeof(garbage) / sizeof(garbage[0]); i++) {
+		unlink(out);
+		unlink(trace);
+		snprintf(cmd, sizeof(cmd), "UPMC_STAT_ZONES_TRACE='%s' tests/cli/zone_workload",
+		         garbage[i]);
+		EXPECT_EQ(run_with_request(cmd, "zones", "7:task-clock", out, err, sizeof(err)), 3);
+		EXPECT_MSG(strstr(err, "UPMC_STAT_ZONES_TRACE ignored") != NULL, "%s: %s",
+		           garbage[i], err);
+		EXPECT_MSG(strchr(err, '\n') == strrchr(err, '\n'), "%s", garbage[i]);
+		EXPECT(file_size(out) > 0);
+	}
+	unlink(out);
+	snprintf(cmd, sizeof(cmd), "UPMC_STAT_ZONES_TRACE=8:chrome tests/cli/zone_workload 8>%s",
+	         trace);
+	EXPECT_EQ(run_with_request(cmd, "zones", "7:task-clock", out, err, sizeof(err)), 3);
+	EXPECT_MSG(err[0] == 0, "%s", err);
+	EXPECT(file_size(out) > 0);
+	EXPECT(file_size(trace) > 100);
+}
