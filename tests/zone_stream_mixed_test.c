@@ -18,9 +18,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <sys/ioctl.h>
 #include <sys/stat.h>
-#include <time.h>
 #include <sys/wait.h>
 #include <unistd.h>
 
@@ -536,135 +534,6 @@ TEST(mixed, a_stream_waiting_to_open_blocks_no_other_call)
 	EXPECT_MSG(!WIFSIGNALED(status) || WTERMSIG(status) != SIGALRM,
 	           "a call waited for the stream's open");
 	EXPECT_MSG(WIFEXITED(status) && WEXITSTATUS(status) == 0, "status %d", status);
-	unlink(path);
-}
-
-/* ---- a stream whose write waits (a pipe no one reads) ---- */
-
-#define PIPE_ZONES 20000 /* about 550 KB uncompressed: more than a pipe holds */
-#define WAIT_MS    5000
-
-struct blocked {
-	struct upmc_profile *p;
-	int read_fd;
-	int flushed, flush_done; /* the flush's result, once it returned */
-	int collected, done;     /* the recording thread's collect, once it returned */
-};
-
-static void *flush_into_the_pipe(void *arg)
-{
-	struct blocked *b = arg;
-
-	__atomic_store_n(&b->flushed, upmc_profile_stream_flush(b->p), __ATOMIC_RELAXED);
-	__atomic_store_n(&b->flush_done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-/* A thread that records zones and collects them, as a game's does. */
-static void *record_and_collect(void *arg)
-{
-	static const struct upmc_zone_loc loc = {"beside", "record", "game.c", 40};
-	struct blocked *b = arg;
-	int k;
-
-	for (k = 0; k < 100; k++) {
-		upmc_zone_begin(&loc);
-		upmc_zone_end();
-	}
-	__atomic_store_n(&b->collected, upmc_profile_collect(b->p), __ATOMIC_RELAXED);
-	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
-	return NULL;
-}
-
-static void *drain(void *arg)
-{
-	struct blocked *b = arg;
-	char buf[65536];
-
-	while (read(b->read_fd, buf, sizeof(buf)) > 0)
-		;
-	return NULL;
-}
-
-static long long now_ms(void)
-{
-	struct timespec ts;
-
-	clock_gettime(CLOCK_MONOTONIC, &ts);
-	return (long long)ts.tv_sec * 1000 + ts.tv_nsec / 1000000;
-}
-
-/* Until *flag is set or WAIT_MS passed: whether it was. */
-static int wait_for(const int *flag)
-{
-	long long until = now_ms() + WAIT_MS;
-
-	while (!__atomic_load_n(flag, __ATOMIC_ACQUIRE) && now_ms() < until)
-		usleep(1000);
-	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
-}
-
-/* Until the pipe is full, its writer waiting (or WAIT_MS passed): the
- * bytes in it have stopped growing past half its size (a write fills its
- * pages but the last). */
-static int wait_full(int fd)
-{
-	long long until = now_ms() + WAIT_MS;
-	int queued = 0, was = -1, size = fcntl(fd, F_GETPIPE_SZ);
-
-	while ((queued != was || queued < size / 2) && now_ms() < until) {
-		was = queued;
-		usleep(100 * 1000);
-		if (ioctl(fd, FIONREAD, &queued) < 0)
-			return 0;
-	}
-	return queued == was && queued >= size / 2;
-}
-
-/* While the stream's write waits for a reader (its pipe full), a thread
- * records zones and collects them: neither waits for the write, which
- * holds the stream's lock, not the collector's. (Were it held, the
- * collect would return only once the pipe was read, after WAIT_MS.) */
-TEST(mixed, a_stream_waiting_in_its_write_blocks_no_recording_thread)
-{
-	struct upmc_profile_options o = {sizeof(o), 0, UPMC_PROFILE_UNCOMPRESSED, 0, 0};
-	static const struct upmc_zone_loc loc = {"queued", "loop", "game.c", 50};
-	struct blocked b = {0};
-	pthread_t flusher, recorder, drainer;
-	char path[256];
-	int k, full, recorded;
-
-	temp_path(path, sizeof(path), "full-pipe");
-	unlink(path);
-	if (mkfifo(path, 0600) < 0)
-		SKIP("cannot make a FIFO: %s", strerror(errno));
-	signal(SIGPIPE, SIG_IGN);
-	sim_reset(48);
-	ASSERT(upmc_profile_open(&b.p, NULL, &o) == 0);
-	b.read_fd = open(path, O_RDONLY | O_NONBLOCK); /* the stream's open finds its reader */
-	ASSERT(b.read_fd >= 0);
-	ASSERT_MSG(upmc_profile_stream(b.p, path, AN_HOUR) == 0, "%s", upmc_last_error());
-	for (k = 0; k < PIPE_ZONES; k++) {
-		upmc_zone_begin(&loc);
-		upmc_zone_end();
-	}
-	ASSERT(pthread_create(&flusher, NULL, flush_into_the_pipe, &b) == 0);
-	full = wait_full(b.read_fd);
-	ASSERT(pthread_create(&recorder, NULL, record_and_collect, &b) == 0);
-	recorded = wait_for(&b.done);
-	/* Then the pipe is read, and whatever waited goes on. */
-	fcntl(b.read_fd, F_SETFL, fcntl(b.read_fd, F_GETFL) & ~O_NONBLOCK);
-	ASSERT(pthread_create(&drainer, NULL, drain, &b) == 0);
-	pthread_join(recorder, NULL);
-	pthread_join(flusher, NULL);
-	EXPECT_MSG(full, "the stream's write never filled the pipe");
-	EXPECT_MSG(recorded, "the recording thread's collect waited for the stream's write");
-	EXPECT_EQ(b.collected, 100);
-	EXPECT_EQ(b.flushed, 0);
-	EXPECT_EQ(upmc_profile_stream_end(b.p), 0);
-	pthread_join(drainer, NULL);
-	upmc_profile_close(b.p);
-	close(b.read_fd);
 	unlink(path);
 }
 

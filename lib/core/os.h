@@ -130,11 +130,6 @@ int upmc_os_at_thread_exit_for(enum upmc_os_exit_kind kind, void (*fn)(void *), 
 /* The zone collector's lock (lib/zone.c): a mutex, statically made. */
 void upmc_os_collector_lock(void);
 void upmc_os_collector_unlock(void);
-/* A zone stream's write lock (lib/zone/stream.c): one append compresses
- * and writes at a time, outside the collector's lock. A mutex, statically
- * made; taken before the collector's when both are. */
-void upmc_os_stream_lock(void);
-void upmc_os_stream_unlock(void);
 
 /*
  * A thread of the library's own (a zone stream's writer: lib/zone/stream.c):

@@ -21,10 +21,9 @@
 
 const int upmc_zone_have_zlib = 1;
 
-/* zlib's level 6 (its default): a time-only zone in 0.4 to 1.0 bytes and
- * 4 counters in 4.7 to 8.7, where level 3 took 0.7 to 1.4 and 6 to 7.5,
- * and level 1 up to 2.0 (the timestamps' noise decides), for about half
- * the time (a stream's 150 ns a zone at level 6); docs/zones.md. */
+/* zlib's level 6 (its default): a time-only zone in 0.4 to 0.9 bytes and
+ * 4 counters in 4.7 to 6, where level 3 took 0.7 to 1.4 and 6 to 7.5 (the
+ * timestamps' noise decides) for a third of the time; docs/zones.md. */
 #define CHUNK_LEVEL 6
 
 /* zlib's memory through the zones' allocator, which tests make fail. */
@@ -79,8 +78,8 @@ static z_stream *chunk_stream(struct upmc_zone_perfetto *w)
 	return z;
 }
 
-/* in[0..len) deflated into w->deflated; 0, or -1 (said in w). */
-static int deflate_chunk(struct upmc_zone_perfetto *w, const uint8_t *in, size_t len)
+/* w->out deflated into w->deflated; 0, or -errno (said in w). */
+static int deflate_out(struct upmc_zone_perfetto *w)
 {
 	z_stream *z = chunk_stream(w);
 	uLong bound;
@@ -88,7 +87,7 @@ static int deflate_chunk(struct upmc_zone_perfetto *w, const uint8_t *in, size_t
 
 	if (!z)
 		return -1;
-	bound = deflateBound(z, (uLong)len);
+	bound = deflateBound(z, (uLong)w->out.len);
 	w->deflated.len = 0;
 	if (bound > w->deflated.cap) {
 		uint8_t *bigger = upmc_zone_realloc(w->deflated.buf, bound);
@@ -99,8 +98,8 @@ static int deflate_chunk(struct upmc_zone_perfetto *w, const uint8_t *in, size_t
 		w->deflated.buf = bigger;
 		w->deflated.cap = bound;
 	}
-	z->next_in = (Bytef *)(uintptr_t)in;
-	z->avail_in = (uInt)len;
+	z->next_in = w->out.buf;
+	z->avail_in = (uInt)w->out.len;
 	z->next_out = w->deflated.buf;
 	z->avail_out = (uInt)bound;
 	rc = deflate(z, Z_FINISH);
@@ -121,74 +120,29 @@ static size_t varint_size(uint64_t v)
 	return n;
 }
 
-/* One chunk: Trace.packet { compressed_packets (2 bytes of tag) }, of
- * in[0..len). */
-static int chunk_of(struct upmc_zone_perfetto *w, const uint8_t *in, size_t len)
+/* The chunk: Trace.packet { compressed_packets (2 bytes of tag) }. */
+void upmc_pf_chunk_end(struct upmc_zone_perfetto *w)
 {
 	struct pb *c = &w->chunks;
 
-	if (deflate_chunk(w, in, len) < 0)
-		return -1;
+	if (!w->out.len || w->out.failed || w->zlib_err)
+		return;
+	if (deflate_out(w) < 0)
+		return;
 	upmc_pb_varint(c, (uint64_t)TRACE_PACKET << 3 | 2);
 	upmc_pb_varint(c, 2 + varint_size(w->deflated.len) + w->deflated.len);
 	upmc_pb_varint(c, (uint64_t)PACKET_COMPRESSED_PACKETS << 3 | 2);
 	upmc_pb_varint(c, w->deflated.len);
 	upmc_pb_put(c, w->deflated.buf, w->deflated.len);
-	return c->failed ? -1 : 0;
-}
-
-int upmc_pf_deflate_taken(struct upmc_zone_perfetto *w)
-{
-	size_t i, from = 0;
-	int err = w->zlib_err || w->chunks.failed ? -1 : 0;
-
-	for (i = 0; err == 0 && i < w->n_taken_cuts; i++) {
-		err = chunk_of(w, w->taken.buf + from, w->taken_cuts[i] - from);
-		from = w->taken_cuts[i];
-	}
-	w->taken.len = 0;
-	w->n_taken_cuts = 0;
-	return err;
-}
-
-static size_t last_cut(const struct upmc_zone_perfetto *w)
-{
-	return w->n_cuts ? w->cuts[w->n_cuts - 1] : 0;
-}
-
-static int add_cut(struct upmc_zone_perfetto *w, size_t at)
-{
-	if (w->n_cuts == w->cuts_cap) {
-		size_t cap = w->cuts_cap ? 2 * w->cuts_cap : 16;
-		size_t *bigger = realloc(w->cuts, cap * sizeof(*bigger));
-		if (!bigger)
-			return -1;
-		w->cuts = bigger;
-		w->cuts_cap = cap;
-	}
-	w->cuts[w->n_cuts++] = at;
-	return 0;
-}
-
-void upmc_pf_chunk_end(struct upmc_zone_perfetto *w)
-{
-	if (w->out.len == last_cut(w) || w->out.failed)
-		return;
-	if (add_cut(w, w->out.len) < 0) {
-		w->out.failed = 1;
-		return;
-	}
+	w->out.failed |= c->failed;
+	w->out.len = 0;
 	upmc_pf_sequences_restart(w);
 	w->process_done = 0;
-	if (w->save) {
-		upmc_zone_perfetto_take(w);
-		upmc_pf_deflate_taken(w);
-	}
 }
 
 void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w)
 {
-	if (w->compress && w->out.len - last_cut(w) >= PF_CHUNK_BYTES)
+	if (w->compress && w->out.len >= PF_CHUNK_BYTES)
 		upmc_pf_chunk_end(w);
 }
 
@@ -200,8 +154,6 @@ void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
 	}
 	free(w->deflated.buf);
 	free(w->chunks.buf);
-	free(w->cuts);
-	free(w->taken_cuts);
 }
 
 /* ---- a gzip file (Chrome JSON saved as <name>.gz) ---- */
@@ -258,19 +210,10 @@ void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w)
 	(void)w;
 }
 
-int upmc_pf_deflate_taken(struct upmc_zone_perfetto *w)
-{
-	w->taken.len = 0;
-	w->n_taken_cuts = 0;
-	return 0;
-}
-
 void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
 {
 	free(w->deflated.buf);
 	free(w->chunks.buf);
-	free(w->cuts);
-	free(w->taken_cuts);
 }
 
 int upmc_zone_gzip_copy(FILE *in, FILE *out)

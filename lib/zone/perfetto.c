@@ -110,117 +110,20 @@ static void counter_values(struct upmc_zone_perfetto *w, struct sequence *s,
 		}
 }
 
-/* ---- a zone's packets, the hot part ---- */
-
-/* The most counters a zone's packet has on the direct path: its track
- * event then stays under 128 bytes (a length of one byte). */
-#define DIRECT_COUNTERS   8
-#define DIRECT_PACKET_MAX (3 + 19 + 2 + 11 + 12 + 11 * DIRECT_COUNTERS)
-
-/* Whether the values v of t's counters go out as the direct path writes
- * them: none (no counter track), or every one counted, and few. */
-static int all_counted(const struct upmc_zone_thread *t, const uint64_t *v)
-{
-	unsigned i;
-
-	if (!upmc_pf_has_counter_tracks(t))
-		return 1;
-	if (t->k > DIRECT_COUNTERS)
-		return 0;
-	for (i = 0; i < t->k; i++)
-		if (v[i] == UPMC_NOT_COUNTED)
-			return 0;
-	return 1;
-}
-
-/* The counters' values, all counted, as deltas at e (counter_values()'s
- * fields): the byte after them. */
-static uint8_t *direct_counters(uint8_t *e, struct sequence *s, const struct upmc_zone_thread *t,
-                                const uint64_t *v)
-{
-	unsigned i;
-
-	for (i = 0; upmc_pf_has_counter_tracks(t) && i < t->k; i++) {
-		e = upmc_pb_put_tag(e, EVENT_EXTRA_COUNTER_VALUES, 0);
-		e = upmc_pb_put_varint(e, v[i] - s->last_value[i]);
-		s->last_value[i] = v[i];
-	}
-	return e;
-}
-
-/*
- * A zone's packet that interns nothing, written straight into the trace's
- * bytes: the same bytes as the packet built field by field and copied
- * (upmc_pf_event_head(), a track event, upmc_pf_end_packet()), in a
- * fraction of the time: a stream encodes two of them a zone. Opened: its
- * head written, the lengths left a byte each; the track event's fields go
- * at the pointer returned (NULL without memory); then closed.
- */
-static uint8_t *direct_open(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                            uint64_t delta)
-{
-	uint8_t *o = upmc_pb_room(&w->out, DIRECT_PACKET_MAX);
-
-	if (!o)
-		return NULL; /* w->out.failed */
-	o = upmc_pb_put_tag(o, TRACE_PACKET, 2) + 1;
-	o = upmc_pb_put_tag(o, PACKET_TIMESTAMP, 0);
-	o = upmc_pb_put_varint(o, delta);
-	o = upmc_pb_put_tag(o, PACKET_SEQUENCE_ID, 0);
-	o = upmc_pb_put_varint(o, upmc_pf_sequence_of(t));
-	o = upmc_pb_put_tag(o, PACKET_TRACK_EVENT, 2);
-	return o + 1;
-}
-
-/* The packet's lengths put in: the track event's (under 128 bytes), and
- * the packet's, moved a byte on where it takes two. */
-static void direct_close(struct upmc_zone_perfetto *w, uint8_t *event, uint8_t *end)
-{
-	uint8_t *start = w->out.buf + w->out.len;
-	size_t packet = (size_t)(end - start) - 2;
-
-	event[-1] = (uint8_t)(end - event);
-	if (packet < 0x80) {
-		start[1] = (uint8_t)packet;
-	} else {
-		memmove(start + 3, start + 2, packet);
-		start[1] = (uint8_t)(packet | 0x80);
-		start[2] = (uint8_t)(packet >> 7);
-		end++;
-	}
-	upmc_pb_wrote(&w->out, end);
-}
-
 static void slice_begin(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                         const struct upmc_zone_loc *loc, uint64_t ticks, const uint64_t *v)
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
-	uint64_t name, where = 0, delta;
+	uint64_t name, where = 0;
 
 	if (!s) {
 		w->out.failed = 1;
 		return;
 	}
-	delta = upmc_pf_event_delta(w, s, ticks);
+	upmc_pf_event_head(w, t, s, ticks);
 	name = upmc_pf_name_iid(w, s, NAME_OF_LOC, loc, loc->name);
 	if (loc->file)
 		where = upmc_pf_location_iid(w, s, loc);
-	if (!w->interned.len && all_counted(t, v)) {
-		uint8_t *event = direct_open(w, t, delta), *e = event;
-		if (!e)
-			return;
-		e = upmc_pb_put_tag(e, EVENT_TYPE, 0);
-		*e++ = SLICE_BEGIN;
-		e = upmc_pb_put_tag(e, EVENT_NAME_IID, 0);
-		e = upmc_pb_put_varint(e, name);
-		if (where) {
-			e = upmc_pb_put_tag(e, EVENT_SOURCE_LOCATION_IID, 0);
-			e = upmc_pb_put_varint(e, where);
-		}
-		direct_close(w, event, direct_counters(e, s, t, v));
-		return;
-	}
-	upmc_pf_event_head(w, t, delta);
 	upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
 	upmc_pb_uint(&w->packet, EVENT_TYPE, SLICE_BEGIN);
 	upmc_pb_uint(&w->packet, EVENT_NAME_IID, name);
@@ -232,19 +135,6 @@ static void slice_begin(struct upmc_zone_perfetto *w, const struct upmc_zone_thr
 	upmc_pf_end_packet(w);
 }
 
-/* Whether a slice's end carries nothing but its counters' values, all
- * counted: no multiplexed counts, metric, text or value. */
-static int plain_end(const struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                     const struct zone_done *z)
-{
-	if (!z)
-		return 1;
-	if (t->k && (!upmc_pf_has_counter_tracks(t) || w->p->n_metrics ||
-	             !all_counted(t, t->values + z->v + t->w)))
-		return 0;
-	return !z->has_value && !upmc_zone_text_of(t, z);
-}
-
 /* A slice's end: z the zone it closes, or NULL for one whose end was
  * dropped (a stream had written its begin). */
 static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
@@ -252,25 +142,12 @@ static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_threa
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
 	const char *text;
-	uint64_t delta;
 
 	if (!s) {
 		w->out.failed = 1;
 		return;
 	}
-	delta = upmc_pf_event_delta(w, s, ticks);
-	if (plain_end(w, t, z)) {
-		uint8_t *event = direct_open(w, t, delta), *e = event;
-		if (!e)
-			return;
-		e = upmc_pb_put_tag(e, EVENT_TYPE, 0);
-		*e++ = SLICE_END;
-		if (z)
-			e = direct_counters(e, s, t, t->values + z->v + t->w);
-		direct_close(w, event, e);
-		return;
-	}
-	upmc_pf_event_head(w, t, delta);
+	upmc_pf_event_head(w, t, s, ticks);
 	upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
 	upmc_pb_uint(&w->packet, EVENT_TYPE, SLICE_END);
 	if (z && upmc_pf_has_counter_tracks(t))
@@ -291,42 +168,24 @@ static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_threa
 	upmc_pf_end_packet(w);
 }
 
-/* A frame mark; its label made only when its name is interned. */
 static void frame_instant(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                           const struct zone_frame *f)
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
-	uint8_t *event, *e;
-	uint64_t name, delta;
 	char label[256];
 
 	if (!s) {
 		w->out.failed = 1;
 		return;
 	}
-	delta = upmc_pf_event_delta(w, s, f->t);
-	name = upmc_pf_interned(s, NAME_OF_FRAME, f->name);
-	if (!name) {
-		upmc_zone_frame_label(f, label, sizeof(label));
-		name = upmc_pf_name_iid(w, s, NAME_OF_FRAME, f->name, label);
-	}
-	if (w->interned.len) {
-		upmc_pf_event_head(w, t, delta);
-		upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
-		upmc_pb_uint(&w->packet, EVENT_TYPE, INSTANT);
-		upmc_pb_uint(&w->packet, EVENT_NAME_IID, name);
-		upmc_pb_end(&w->packet);
-		upmc_pf_end_packet(w);
-		return;
-	}
-	event = direct_open(w, t, delta);
-	if (!event)
-		return;
-	e = upmc_pb_put_tag(event, EVENT_TYPE, 0);
-	*e++ = INSTANT;
-	e = upmc_pb_put_tag(e, EVENT_NAME_IID, 0);
-	e = upmc_pb_put_varint(e, name);
-	direct_close(w, event, e);
+	upmc_zone_frame_label(f, label, sizeof(label));
+	upmc_pf_event_head(w, t, s, f->t);
+	upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
+	upmc_pb_uint(&w->packet, EVENT_TYPE, INSTANT);
+	upmc_pb_uint(&w->packet, EVENT_NAME_IID,
+	             upmc_pf_name_iid(w, s, NAME_OF_FRAME, f->name, label));
+	upmc_pb_end(&w->packet);
+	upmc_pf_end_packet(w);
 }
 
 /* ---- the process track ---- */
@@ -442,7 +301,6 @@ void upmc_zone_perfetto_free(struct upmc_zone_perfetto *w)
 	free(w->packet.buf);
 	free(w->interned.buf);
 	free(w->out.buf);
-	free(w->taken.buf);
 	free(w);
 }
 
@@ -451,46 +309,10 @@ void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_z
 	upmc_pf_sequence_forget(w, t);
 }
 
-void upmc_zone_perfetto_take(struct upmc_zone_perfetto *w)
-{
-	struct pb taken = w->taken;
-	size_t *cuts = w->cuts, cuts_cap = w->cuts_cap;
-
-	w->taken = w->out; /* the compressor's buffer, written and emptied, becomes out */
-	w->out = taken;
-	w->out.len = 0;
-	w->cuts = w->taken_cuts;
-	w->cuts_cap = w->taken_cuts_cap;
-	w->taken_cuts = cuts;
-	w->taken_cuts_cap = cuts_cap;
-	w->n_taken_cuts = w->n_cuts;
-	w->n_cuts = 0;
-}
-
-int upmc_zone_perfetto_encoded(const struct upmc_zone_perfetto *w)
-{
-	return w->out.len > 0;
-}
-
-void upmc_zone_perfetto_discard(struct upmc_zone_perfetto *w)
-{
-	w->out.len = 0;
-	w->n_cuts = 0;
-}
-
-int upmc_zone_perfetto_compress(struct upmc_zone_perfetto *w)
-{
-	if (w->compress && upmc_pf_deflate_taken(w) < 0) {
-		if (w->zlib_err)
-			return upmc_fail(w->zlib_err, "%s", w->zlib_why);
-		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
-	}
-	return 0;
-}
-
+/* The bytes built, to write, then forgotten by upmc_zone_perfetto_sent(). */
 const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len)
 {
-	const struct pb *b = w->compress ? &w->chunks : &w->taken;
+	const struct pb *b = w->compress ? &w->chunks : &w->out;
 
 	*len = b->len;
 	return b->buf;
@@ -498,16 +320,16 @@ const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *le
 
 void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w)
 {
-	w->taken.len = 0;
-	w->n_taken_cuts = 0;
+	w->out.len = 0;
 	w->chunks.len = 0;
 }
 
-/* The encoder's failures (the compressor's are upmc_zone_perfetto_compress()'s). */
 static int result(struct upmc_zone_perfetto *w)
 {
-	if (w->out.failed || w->packet.failed || w->interned.failed)
+	if (w->out.failed || w->packet.failed || w->interned.failed || w->chunks.failed)
 		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
+	if (w->zlib_err)
+		return upmc_fail(w->zlib_err, "%s", w->zlib_why);
 	return 0;
 }
 
@@ -591,7 +413,6 @@ int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
 
 	if (!w)
 		return -ENOMEM;
-	w->save = 1;
 	process_track(w);
 	w->process_done = 1;
 	for (t = upmc_zone_threads(p); t && err == 0; t = upmc_zone_thread_next(t)) {
@@ -604,14 +425,10 @@ int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
 	}
 	if (err == 0) {
 		drop_counts(w, latest(p));
-		if (w->compress)
-			upmc_pf_chunk_end(w); /* deflated as it ends: a save's */
-		else
-			upmc_zone_perfetto_take(w);
+		if (compress)
+			upmc_pf_chunk_end(w);
 		err = result(w);
 	}
-	if (err == 0)
-		err = upmc_zone_perfetto_compress(w);
 	bytes = upmc_zone_perfetto_bytes(w, &len);
 	if (err == 0)
 		fwrite(bytes, 1, len, out);

@@ -81,6 +81,7 @@ enum {
 /* ---- protobuf.c: the encoder ---- */
 
 /* Bytes built in memory: nested messages need their length first. */
+/* Bytes built in memory: nested messages need their length first. */
 struct pb {
 	uint8_t *buf;
 	size_t len, cap;
@@ -90,8 +91,6 @@ struct pb {
 };
 
 /* Each sets b->failed, and does nothing more, once memory runs out. */
-/* Room for n more bytes: 0, or -1 (b->failed) without memory. */
-int upmc_pb_grow(struct pb *b, size_t n);
 void upmc_pb_put(struct pb *b, const void *data, size_t n);
 void upmc_pb_varint(struct pb *b, uint64_t v);
 void upmc_pb_uint(struct pb *b, unsigned field, uint64_t v);
@@ -101,36 +100,6 @@ void upmc_pb_string(struct pb *b, unsigned field, const char *s);
 /* A nested message: begun, then ended with its length put in front. */
 void upmc_pb_begin(struct pb *b, unsigned field);
 void upmc_pb_end(struct pb *b);
-
-/* The hot path's writer (a zone's packets): room for n bytes at the end
- * of b, written through the pointer returned and counted by
- * upmc_pb_wrote(); NULL (b->failed) without memory. */
-static inline uint8_t *upmc_pb_room(struct pb *b, size_t n)
-{
-	if (b->len + n > b->cap && upmc_pb_grow(b, n) < 0)
-		return NULL;
-	return b->buf + b->len;
-}
-
-static inline void upmc_pb_wrote(struct pb *b, const uint8_t *end)
-{
-	b->len = (size_t)(end - b->buf);
-}
-
-/* v as a varint at o, which has room for 10 bytes: the byte after it. */
-static inline uint8_t *upmc_pb_put_varint(uint8_t *o, uint64_t v)
-{
-	for (; v > 0x7f; v >>= 7)
-		*o++ = (uint8_t)(v | 0x80);
-	*o++ = (uint8_t)v;
-	return o;
-}
-
-/* A field's tag (field number and wire type) at o. */
-static inline uint8_t *upmc_pb_put_tag(uint8_t *o, unsigned field, unsigned wire_type)
-{
-	return upmc_pb_put_varint(o, (uint64_t)field << 3 | wire_type);
-}
 
 /* ---- sequence.c: a thread's packet sequence ---- */
 
@@ -177,19 +146,9 @@ struct upmc_zone_perfetto {
 	size_t n_names, name_slots;
 	int process_done;
 	/* Compressed: the packets go out in chunks, each a TracePacket whose
-	 * compressed_packets (field 50) is a zlib stream of them (chunk.c).
-	 * The encoder cuts out into chunks (cuts: where each ends); the
-	 * compressor deflates them later, from taken, so that a stream
-	 * encodes under the collector's lock and compresses outside it. */
+	 * compressed_packets (field 50) is a zlib stream of them (chunk.c). */
 	int compress;
-	int save;     /* a save: each chunk deflated once cut (memory stays bounded) */
-	size_t *cuts; /* where each whole chunk of out ends */
-	size_t n_cuts, cuts_cap;
-	/* The compressor's, a stream's under its own lock: */
-	struct pb taken; /* the packets taken from out, to deflate or write */
-	size_t *taken_cuts;
-	size_t n_taken_cuts, taken_cuts_cap;
-	struct pb chunks;   /* the chunks made of them */
+	struct pb chunks;   /* the chunks of this save or append */
 	struct pb deflated; /* one chunk's zlib stream, being made */
 	void *zlib;         /* the z_stream, made at the first chunk */
 	int zlib_err;       /* a zlib failure: -errno, its sentence in zlib_why */
@@ -206,14 +165,9 @@ int upmc_pf_has_counter_tracks(const struct upmc_zone_thread *t);
 /* The sequence of t, started (its first packets written) at its first
  * use; NULL without memory. */
 struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
-/* An event's time, as the delta from its sequence's last, which it
- * becomes (timestamps never go back on a thread: kept so). */
-uint64_t upmc_pf_event_delta(struct upmc_zone_perfetto *w, struct sequence *s, uint64_t ticks);
-/* An event's packet head: its time as that delta and its sequence. */
+/* An event's packet head: its sequence and its time as a delta. */
 void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                        uint64_t delta);
-/* The iid of key in s, 0 when it is not interned (a lookup: nothing written). */
-uint64_t upmc_pf_interned(const struct sequence *s, enum intern_kind kind, const void *key);
+                        struct sequence *s, uint64_t ticks);
 /* The iid of a name (a zone's location, or a frame's name), interned in
  * this packet when new. */
 uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,
@@ -239,16 +193,13 @@ void upmc_pf_sequences_restart(struct upmc_zone_perfetto *w);
 /* Uncompressed bytes a chunk holds at most (give or take a packet). */
 #define PF_CHUNK_BYTES (1u << 20)
 
-/* The packets built since the last cut (in w->out) end a chunk, and every
- * sequence restarts: a reader may begin at any chunk. Nothing when there
- * are none. A save's chunk is deflated now (appended to w->chunks). */
+/* The packets built so far (w->out) deflated into one chunk appended to
+ * w->chunks, and every sequence restarted: a reader may begin at any
+ * chunk. Nothing when there are none; on a zlib failure w->zlib_err. */
 void upmc_pf_chunk_end(struct upmc_zone_perfetto *w);
-/* A chunk ends here when it has grown past PF_CHUNK_BYTES. Called
+/* A chunk ends here when w->out has grown past PF_CHUNK_BYTES. Called
  * between two events, before a sequence's packets begin. */
 void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w);
-/* The chunks taken (w->taken, cut at w->taken_cuts) deflated onto
- * w->chunks; 0, or -1 on a zlib failure (w->zlib_err). */
-int upmc_pf_deflate_taken(struct upmc_zone_perfetto *w);
 /* The zlib stream's memory given back. */
 void upmc_pf_chunk_free(struct upmc_zone_perfetto *w);
 

@@ -7,30 +7,20 @@
 
 #include "perfetto_internal.h"
 
-int upmc_pb_grow(struct pb *b, size_t n)
-{
-	size_t cap = b->cap ? b->cap : 256;
-	uint8_t *bigger;
-
-	if (b->failed)
-		return -1;
-	while (cap < b->len + n)
-		cap *= 2;
-	bigger = realloc(b->buf, cap);
-	if (!bigger) {
-		b->failed = 1;
-		return -1;
-	}
-	b->buf = bigger;
-	b->cap = cap;
-	return 0;
-}
-
 void upmc_pb_put(struct pb *b, const void *data, size_t n)
 {
-	if (b->len + n > b->cap && upmc_pb_grow(b, n) < 0) {
-		b->failed = 1;
-		return;
+	if (b->len + n > b->cap) {
+		size_t cap = b->cap ? b->cap : 256;
+		uint8_t *bigger;
+		while (cap < b->len + n)
+			cap *= 2;
+		bigger = realloc(b->buf, cap);
+		if (!bigger) {
+			b->failed = 1;
+			return;
+		}
+		b->buf = bigger;
+		b->cap = cap;
 	}
 	memcpy(b->buf + b->len, data, n);
 	b->len += n;

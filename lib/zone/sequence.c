@@ -394,30 +394,17 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 	return s;
 }
 
-/* An event's time, as the delta from its sequence's last, which it
- * becomes: timestamps never go back on a thread (kept so). */
-uint64_t upmc_pf_event_delta(struct upmc_zone_perfetto *w, struct sequence *s, uint64_t ticks)
-{
-	uint64_t ns = upmc_zone_ns(w->p, ticks), delta = 0;
-
-	if (ns > s->last_ns) {
-		delta = ns - s->last_ns;
-		s->last_ns = ns;
-	}
-	return delta;
-}
-
-/* An event's packet head: its time as a delta and its sequence. */
+/* An event's packet head: its sequence and its time as a delta. */
 void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                        uint64_t delta)
+                        struct sequence *s, uint64_t ticks)
 {
-	upmc_pb_uint(&w->packet, PACKET_TIMESTAMP, delta);
-	upmc_pb_uint(&w->packet, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
-}
+	uint64_t ns = upmc_zone_ns(w->p, ticks);
 
-uint64_t upmc_pf_interned(const struct sequence *s, enum intern_kind kind, const void *key)
-{
-	return s->interned.slots ? s->interned.slot[intern_slot(&s->interned, kind, key)].iid : 0;
+	if (ns < s->last_ns) /* timestamps never go back on a thread: kept so */
+		ns = s->last_ns;
+	upmc_pb_uint(&w->packet, PACKET_TIMESTAMP, ns - s->last_ns);
+	upmc_pb_uint(&w->packet, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
+	s->last_ns = ns;
 }
 
 /* The iid of a name (a zone's location, or a frame's name), interned in

@@ -9,19 +9,14 @@
  * cut its last packet: upmc_trace_repair() mends that), and memory stays
  * bounded: the buffers by max_bytes, the rest by what one interval records.
  *
- * An append takes the stream's lock, then the collector's for as long as
- * it collects and encodes; it compresses and writes under the stream's
- * lock alone, so that recording threads, collects and exports never wait
- * for the file (a slow disk, a pipe no one reads). The encoder's state is
- * the collector's lock's (so a clear, which holds it, encodes what it is
- * about to forget, for the next append to write); the compressor's and
- * the file are the stream's lock's. upmc_profile_stream_flush() appends
- * from the calling thread. While a stream runs, and once one ended, every
- * collect keeps events (upmc_zone_collect_locked()), so that a user's
- * collect between two appends, or between one stream's end and the next
- * one's start, loses none to the streams. The file is opened outside the
- * locks (a FIFO's open waits for a reader), while the stream is reserved
- * but not yet running.
+ * Every append runs under the collector's lock (as any collect does);
+ * upmc_profile_stream_flush() appends from the calling thread, and a
+ * clear appends what it is about to forget. While a stream runs, and
+ * once one ended, every collect keeps events (upmc_zone_collect_locked()),
+ * so that a user's collect between two appends, or between one stream's
+ * end and the next one's start, loses none to the streams. The file is
+ * opened outside the lock (a FIFO's open waits for a reader), while the
+ * stream is reserved but not yet running.
  */
 #include <errno.h>
 #include <stdlib.h>
@@ -104,10 +99,9 @@ static int stream_write(struct zone_stream *s)
 	                 (unsigned long long)s->written, strerror(err));
 }
 
-/* What was collected: encoded (to wait in the writer until an append
- * takes it), forgotten. The collector's lock held. After an error the
- * stream encodes no more. */
-static int stream_encode_collected(struct zone_stream *s)
+/* What was collected: encoded, written, forgotten. The collector's lock
+ * held. After an error the stream writes no more. */
+static int stream_write_collected(struct zone_stream *s)
 {
 	struct upmc_zone_thread *t;
 	int err;
@@ -115,8 +109,10 @@ static int stream_encode_collected(struct zone_stream *s)
 	if (s->err)
 		return s->err;
 	err = upmc_zone_perfetto_append(s->w);
+	if (err == 0)
+		err = stream_write(s);
+	upmc_zone_perfetto_sent(s->w);
 	if (err < 0) {
-		upmc_zone_perfetto_discard(s->w);
 		stop_events(s->p, 0); /* the zones of this append stay for the other exports */
 		return stream_fail(s, err);
 	}
@@ -125,65 +121,15 @@ static int stream_encode_collected(struct zone_stream *s)
 	return 0;
 }
 
-/* An append's part under the collector's lock (and the stream's): collect,
- * encode, and take the packets to write. A collect that ran out of memory
- * took what it could: that is written, the rest waits for the next append. */
-static int stream_encode(struct zone_stream *s, int final)
+/* One append: collect, then the above. */
+static int stream_append(struct zone_stream *s, int final)
 {
 	if (s->err)
 		return s->err;
+	/* A collect that ran out of memory took what it could: that is
+	 * written, the rest waits for the next append. */
 	upmc_zone_collect_locked(s->p, final);
-	if (stream_encode_collected(s) < 0)
-		return s->err;
-	upmc_zone_perfetto_take(s->w);
-	return 0;
-}
-
-/* Its part under the stream's lock alone: what was taken compressed and
- * written. A failure ends the stream's writing (said by its status). */
-static int stream_write_taken(struct zone_stream *s)
-{
-	int err = upmc_zone_perfetto_compress(s->w);
-
-	if (err == 0)
-		err = stream_write(s);
-	upmc_zone_perfetto_sent(s->w);
-	if (err < 0) {
-		upmc_zone_collector_lock();
-		stop_events(s->p, 0);
-		stream_fail(s, err);
-		upmc_zone_collector_unlock();
-	}
-	return err;
-}
-
-/* One append by the stream's thread: both parts, each under its locks. */
-static int stream_append(struct zone_stream *s)
-{
-	int err;
-
-	upmc_os_stream_lock();
-	upmc_zone_collector_lock();
-	err = stream_encode(s, 0);
-	upmc_zone_collector_unlock();
-	if (err == 0)
-		err = stream_write_taken(s);
-	upmc_os_stream_unlock();
-	return err;
-}
-
-/* Writes what was taken, then what clears encoded meanwhile, until none
- * is left. Both locks held, the collector's let go while it writes. */
-static void stream_write_all(struct zone_stream *s)
-{
-	while (!s->err) {
-		upmc_zone_collector_unlock();
-		stream_write_taken(s);
-		upmc_zone_collector_lock();
-		if (!upmc_zone_perfetto_encoded(s->w))
-			break;
-		upmc_zone_perfetto_take(s->w);
-	}
+	return stream_write_collected(s);
 }
 
 /* Whether the calling process may write the stream's file: a forked
@@ -202,7 +148,9 @@ static void stream_thread(struct upmc_os_thread *self, void *arg)
 		upmc_os_thread_sleep(self, s->interval_ms);
 		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
 			break;
-		err = stream_append(s);
+		upmc_zone_collector_lock();
+		err = stream_append(s, 0); /* s->err, read under the lock */
+		upmc_zone_collector_unlock();
 	}
 }
 
@@ -220,26 +168,23 @@ static void stream_free(struct zone_stream *s)
  * no stream thread: it only lets go. */
 static int stream_finish(struct upmc_profile *p, struct zone_stream *s, int final)
 {
-	int own = own_stream(s), err;
+	int err;
 
-	if (own) {
+	if (own_stream(s)) {
 		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 		upmc_os_thread_wake(s->thread);
 		upmc_os_thread_join(s->thread);
-		upmc_os_stream_lock();
 	}
 	upmc_zone_collector_lock();
-	if (own && stream_encode(s, final) == 0)
-		stream_write_all(s);
-	stop_events(p, own && !s->err);
+	if (own_stream(s))
+		stream_append(s, final);
+	stop_events(p, own_stream(s) && !s->err);
 	p->stream = NULL;
 	p->at_close = NULL;
 	p->at_clear = NULL;
 	p->at_retire = NULL;
 	err = stream_said(s);
 	upmc_zone_collector_unlock();
-	if (own)
-		upmc_os_stream_unlock();
 	stream_free(s);
 	return err;
 }
@@ -266,16 +211,15 @@ static void stream_at_close(struct upmc_profile *p)
 	stream_end(p, 1);
 }
 
-/* Before a clear forgets what was collected: encoded, for the next append
- * to write, so that the file has every zone and no end without its begin
- * (set once the stream took its first append, its thread still starting
- * or not). Not in a forked child. */
+/* Before a clear forgets what was collected: appended, so that the file
+ * has every zone and no end without its begin (set once the file took its
+ * first append, its thread still starting or not). Not in a forked child. */
 static void stream_at_clear(struct upmc_profile *p)
 {
 	struct zone_stream *s = p->stream;
 
 	if (s && own_stream(s))
-		stream_encode_collected(s);
+		stream_write_collected(s);
 }
 
 /* A thread retired: it has nothing left to append, and its sequence goes,
@@ -328,19 +272,10 @@ static int stream_open_file(struct zone_stream *s, const char *path)
 	return 0;
 }
 
-/* The stream gone from the profile. The collector's lock held. */
-static void stream_unhook(struct upmc_profile *p)
-{
-	p->stream = NULL;
-	p->at_close = NULL;
-	p->at_clear = NULL;
-	p->at_retire = NULL;
-}
-
-/* The reserved stream runs (opened: 0), its first append encoded and
- * taken (written next: the file is a trace from the start), or is given
- * up. Both locks held. It stays opening, to the other calls no stream,
- * until its thread is there to stop (stream_thread_start()). */
+/* The reserved stream runs (opened: 0), its first append written (the file
+ * is a trace from the start), or is given up. The collector's lock held.
+ * It stays opening, to the other calls no stream, until its thread is
+ * there to stop (stream_thread_start()). */
 static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opened)
 {
 	int err = opened;
@@ -350,28 +285,16 @@ static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opene
 		p->at_close = stream_at_close;
 		p->at_clear = stream_at_clear;
 		p->at_retire = stream_at_retire;
-		if (stream_encode(s, 0) < 0)
+		if (stream_append(s, 0) < 0)
 			err = stream_said(s);
 	}
 	if (err < 0) {
 		if (opened == 0) /* it ran: its first append failed */
 			stop_events(p, 0);
-		stream_unhook(p);
-		stream_free(s);
-	}
-	return err;
-}
-
-/* The started stream's first append written (the stream's lock held), or
- * the stream given up. */
-static int stream_first_write(struct upmc_profile *p, struct zone_stream *s)
-{
-	int err = stream_write_taken(s); /* its failure stopped the events */
-
-	if (err < 0) {
-		upmc_zone_collector_lock();
-		stream_unhook(p);
-		upmc_zone_collector_unlock();
+		p->stream = NULL;
+		p->at_close = NULL;
+		p->at_clear = NULL;
+		p->at_retire = NULL;
 		stream_free(s);
 	}
 	return err;
@@ -413,35 +336,16 @@ UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsig
 	if (err < 0)
 		return err;
 	err = stream_open_file(s, path);
-	upmc_os_stream_lock();
 	upmc_zone_collector_lock();
 	err = stream_start(p, s, err);
 	upmc_zone_collector_unlock();
-	if (err == 0)
-		err = stream_first_write(p, s);
-	upmc_os_stream_unlock();
 	if (err < 0)
 		return err;
 	return stream_thread_start(p, s);
 }
 
-/* Why p's stream cannot be flushed by the calling process, said; 0 when
- * it can. The collector's lock held. */
-static int flush_refused(struct upmc_profile *p)
-{
-	if (!p->stream || p->stream->ending || p->stream->opening)
-		return upmc_fail(-ENOENT, "upmc_profile_stream_flush: no stream runs");
-	if (!own_stream(p->stream))
-		return upmc_fail(-ECHILD,
-		                 "upmc_profile_stream_flush: this process was forked from the one "
-		                 "that streams: the file is the parent's, and a child appends "
-		                 "nothing to it (upmc_profile_stream_end() lets go of it here)");
-	return 0;
-}
-
 UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)
 {
-	struct zone_stream *s;
 	int err;
 
 	if (!p)
@@ -449,23 +353,19 @@ UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)
 	err = upmc_zone_refuse_in_callback("upmc_profile_stream_flush");
 	if (err < 0)
 		return err;
-	/* Asked first under the collector's lock alone: a forked child never
-	 * takes the stream's, which a thread it does not have may hold. */
 	upmc_zone_collector_lock();
-	err = flush_refused(p);
+	if (!p->stream || p->stream->ending || p->stream->opening)
+		err = upmc_fail(-ENOENT, "upmc_profile_stream_flush: no stream runs");
+	else if (!own_stream(p->stream))
+		err = upmc_fail(-ECHILD,
+		                "upmc_profile_stream_flush: this process was forked from the one "
+		                "that streams: the file is the parent's, and a child appends "
+		                "nothing to it (upmc_profile_stream_end() lets go of it here)");
+	else if (stream_append(p->stream, 0) < 0)
+		err = stream_said(p->stream);
+	else
+		err = 0;
 	upmc_zone_collector_unlock();
-	if (err < 0)
-		return err;
-	upmc_os_stream_lock();
-	upmc_zone_collector_lock();
-	s = p->stream;
-	err = flush_refused(p); /* again: it may have ended meanwhile */
-	if (err == 0 && stream_encode(s, 0) < 0)
-		err = stream_said(s);
-	upmc_zone_collector_unlock();
-	if (err == 0)
-		err = stream_write_taken(s);
-	upmc_os_stream_unlock();
 	return err;
 }
 

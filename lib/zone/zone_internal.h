@@ -522,27 +522,9 @@ struct upmc_zone_perfetto *upmc_zone_perfetto_new(const struct upmc_profile *p, 
 void upmc_zone_perfetto_free(struct upmc_zone_perfetto *w);
 /* Forgets what the writer keeps of a thread retired (its sequence). */
 void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
-/*
- * A stream's writer has two sides, each under its own lock: the encoder's
- * (append, encoded, discard, forget: the collector's lock) and the
- * compressor's (compress, bytes, sent: the stream's lock); take, with
- * both held, hands what was encoded from the one to the other.
- */
-/* Encodes every thread's events, then the drop counts; the packets wait
- * in the writer (compressed, cut into whole chunks) until taken.
- * 0, or -ENOMEM said. */
+/* Encodes every thread's events (the collector's lock held), then the
+ * drop counts; the bytes wait in the writer until sent. 0, or -ENOMEM. */
 int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w);
-/* Whether packets were encoded that are not taken yet. */
-int upmc_zone_perfetto_encoded(const struct upmc_zone_perfetto *w);
-/* The packets not taken yet, forgotten (an append that failed). */
-void upmc_zone_perfetto_discard(struct upmc_zone_perfetto *w);
-/* The packets encoded go to the compressor (which sent what it had). */
-void upmc_zone_perfetto_take(struct upmc_zone_perfetto *w);
-/* The packets taken, deflated into chunks where the writer compresses:
- * 0, or -errno said (zlib's failure). */
-int upmc_zone_perfetto_compress(struct upmc_zone_perfetto *w);
-/* The bytes to write (chunks, or the packets taken), then forgotten by
- * upmc_zone_perfetto_sent(). */
 const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len);
 void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w);
 
