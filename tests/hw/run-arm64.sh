@@ -19,6 +19,8 @@ cache=${UPMC_HW_CACHE:-/var/cache/upmc-hw}
 work=$(mktemp -d)
 trap 'rm -rf "$work"' EXIT
 log() { echo "[run-arm64 $(date +%T)] $*" >&2; }
+# shellcheck source=tools/ci-lib.sh
+. "$repo/tools/ci-lib.sh" # in_parallel; apt_install is this script's own, below
 
 apt_install() {
 	local missing=() p
@@ -58,23 +60,9 @@ objects() {
 	done
 }
 
-# compile SOURCE...: each into its object with build()'s ${cc[@]}, as many
-# at a time as there are CPUs; fails when one does.
-compile() {
-	local src running=0 failed=0 jobs
-	jobs=$(nproc)
-	for src in "$@"; do
-		"${cc[@]}" -c "$src" -o "$(objects "$src")" &
-		if ((++running >= jobs)); then
-			wait -n || failed=1
-			running=$((running - 1))
-		fi
-	done
-	while ((running > 0)); do
-		wait -n || failed=1
-		running=$((running - 1))
-	done
-	return "$failed"
+# compile_one SOURCE: its object, with build()'s ${cc[@]}.
+compile_one() {
+	"${cc[@]}" -c "$1" -o "$(objects "$1")"
 }
 
 build() {
@@ -91,7 +79,7 @@ build() {
 	# Each source compiled once (the library's objects go into both
 	# programs), as many at a time as there are CPUs; hwcheck.c, the
 	# longest, first.
-	compile "${check[@]}" "${lib[@]}" "${cli[@]}" &&
+	in_parallel compile_one "${check[@]}" "${lib[@]}" "${cli[@]}" &&
 		"${cc[@]}" -o "$work/rootfs/hwcheck" $(objects "${check[@]}" "${lib[@]}") -lpthread ||
 		return 1
 	[ -n "${UPMC_HW_LAYOUT:-}" ] ||
