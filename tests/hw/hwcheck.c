@@ -327,64 +327,8 @@ COST(cost_of_uapi8, uapi_read(set, out, 8))
 COST(cost_of_read_counter, upmc_read_counter(set, 0, out))
 
 /*
- * The floor: an inline reader compiled for the layout the cost sets get
- * (counter 0 on PMEVCNTR0_EL0, counter 1, cycles, on the cycle counter, the
- * others on PMEVCNTR1.. in order; lib/core/read.c's layout with cycles 2),
- * each counter by the mrs that names it; upmc_read() when a page says
- * otherwise (or on x86, where the layout is another).
- */
-static UPMC_ALWAYS_INLINE int floor_read(struct upmc_set *set, uint64_t *values, const unsigned n)
-{
-	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
-	uint64_t lock[UPMC_INLINE_COUNTERS], index[UPMC_INLINE_COUNTERS],
-	        want[UPMC_INLINE_COUNTERS];
-	uint64_t even = 0, copy[UPMC_MAX_COUNTERS];
-	unsigned i;
-	int err;
-
-	UPMC_UNROLL
-	for (i = 0; i < n; i++)
-		page[i] = set->page[i];
-	do {
-		UPMC_UNROLL
-		for (i = 0; i < n; i++) {
-			/* the cycle counter's first: 32 fits the cmp, not a ccmp */
-			const unsigned k = n == 1 ? 0 : i == 0 ? 1 : i == 1 ? 0 : i;
-			index[i] = upmc_arch_lock_index(page[k], &lock[k]);
-			want[i] = k == 1 ? 32 : k ? k : 1;
-		}
-		upmc_barrier();
-		if (UPMC_UNLIKELY(upmc_arch_any_differs(index, want, n)))
-			goto other;
-		UPMC_UNROLL
-		for (i = 0; i < n; i++)
-			upmc_store_value(values, i, n,
-			                 (uint64_t)page[i]->offset +
-			                         upmc_arch_read_fixed(i == 1 ? 32
-			                                              : i    ? i
-			                                                     : 1),
-			                 &even);
-		upmc_barrier();
-	} while (UPMC_UNLIKELY(upmc_locks_moved(page, lock, n)));
-	return (int)n;
-other:
-	err = upmc_read(set, copy);
-	UPMC_UNROLL
-	for (i = 0; i < n; i++)
-		values[i] = copy[i];
-	return err;
-}
-
-COST(cost_of_floor1, floor_read(set, out, 1))
-COST(cost_of_floor2, floor_read(set, out, 2))
-COST(cost_of_floor4, floor_read(set, out, 4))
-COST(cost_of_floor6, floor_read(set, out, 6))
-COST(cost_of_floor7, floor_read(set, out, 7))
-
-#if defined(__aarch64__)
-/*
- * The floor of every layout a set's counters may have: the same reader as
- * floor_read(), compiled for counters from PMEVCNTR<start>, the cycle
+ * The floor of every layout a set's counters may have: an inline reader
+ * compiled for counters from PMEVCNTR<start>, the cycle
  * counter (when cycles is not 0) at position cycles - 1, the others in
  * order after start (armv8pmu_get_event_idx(): a set opened while another
  * holds PMEVCNTR0.. starts after it). Counter i's page index:
@@ -449,6 +393,25 @@ other:
 }
 
 /* A layout's floor for each row of the table below. */
+/*
+ * The floor: layout_floor() for the layout the cost sets get
+ * (counter 0 on PMEVCNTR0_EL0, counter 1, cycles, on the cycle counter, the
+ * others on PMEVCNTR1.. in order; lib/core/read.c's layout with cycles 2),
+ * each counter by the mrs that names it; upmc_read() when a page says
+ * otherwise (or on x86, where the layout is another).
+ */
+static UPMC_ALWAYS_INLINE int floor_read(struct upmc_set *set, uint64_t *values, const unsigned n)
+{
+	return layout_floor(set, values, n, 0, n == 1 ? 0 : 2);
+}
+
+COST(cost_of_floor1, floor_read(set, out, 1))
+COST(cost_of_floor2, floor_read(set, out, 2))
+COST(cost_of_floor4, floor_read(set, out, 4))
+COST(cost_of_floor6, floor_read(set, out, 6))
+COST(cost_of_floor7, floor_read(set, out, 7))
+
+#if defined(__aarch64__)
 COST(floor_s0_1, layout_floor(set, out, 1, 0, 0))
 COST(floor_s0_2, layout_floor(set, out, 2, 0, 0))
 COST(floor_s0_4, layout_floor(set, out, 4, 0, 0))
