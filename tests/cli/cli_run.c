@@ -196,3 +196,12 @@ void cli_result_free(struct cli_result *r)
 	free(r->err);
 	r->out = r->err = NULL;
 }
+
+int cli_csv_fields(const char *line)
+{
+	int n = 1;
+
+	for (; *line && *line != '\n'; line++)
+		n += *line == ',';
+	return n;
+}

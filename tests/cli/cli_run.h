@@ -84,4 +84,7 @@ char *cli_read_file(const char *path);
 /* The line of text that contains what; copied into line; 0 when found. */
 int cli_line_with(const char *text, const char *what, char *line, unsigned long size);
 
+/* The comma-separated fields of a CSV line (up to its newline). */
+int cli_csv_fields(const char *line);
+
 #endif /* UPMC_TESTS_CLI_RUN_H */

@@ -391,15 +391,6 @@ static int csv_field(const char *text, const char *event, unsigned field, char *
 	return 0;
 }
 
-static unsigned fields_of(const char *line)
-{
-	unsigned n = 1;
-
-	for (; *line && *line != '\n'; line++)
-		n += *line == ',';
-	return n;
-}
-
 /* -x: perf stat's CSV, one row per counter and nothing else. */
 TEST(cli_stat, csv)
 {
@@ -411,7 +402,7 @@ TEST(cli_stat, csv)
 	EXPECT_EQ(r.status, 0);
 	EXPECT(!strstr(r.err, "Performance counter stats"));
 	for (line = r.err; *line; line = strchr(line, '\n') + 1) {
-		EXPECT_MSG(fields_of(line) == 7, "not 7 fields: %s", line);
+		EXPECT_MSG(cli_csv_fields(line) == 7, "not 7 fields: %s", line);
 		if (!strchr(line, '\n'))
 			break;
 	}

@@ -383,16 +383,6 @@ TEST(stat_zones, execd_children_are_merged_by_name)
 	cli_result_free(&r);
 }
 
-/* The CSV header's and a row's fields past the counters: -r's spreads. */
-static int csv_field_count(const char *line)
-{
-	int n = 1;
-
-	for (; *line && *line != '\n'; line++)
-		n += *line == ',';
-	return n;
-}
-
 /* -r N: each zone's means over the runs. Run k of the command runs the
  * workload k times (a file counts the runs), so the calls' means are
  * exact and differ from any one run's: 10, 20, 30 outer calls, mean 20. */
@@ -427,7 +417,7 @@ TEST(stat_zones, repeat_means_over_the_runs)
 	       NULL);
 	row = strstr(r.err, "\nzone,inner,");
 	ASSERT(row);
-	EXPECT_EQ(csv_field_count(row + 1), 6 + 3 + 1 + 3);
+	EXPECT_EQ(cli_csv_fields(row + 1), 6 + 3 + 1 + 3);
 	EXPECT(strchr(row + 1, '%') && strchr(row + 1, '%') < strchr(row + 1, '\n'));
 	cli_result_free(&r);
 
