@@ -47,6 +47,9 @@ struct zone_thread {
 struct stat_zone_report {
 	unsigned runs;                 /* -r: the runs whose reports are here */
 	unsigned loaded, reports, own; /* of the last run */
+	/* the last process that opened its own profile while the request's
+	 * served it, and when (ns after its first zone); 0: none did */
+	uint64_t ended_pid, ended_ns;
 	char note[512];
 	unsigned n_columns; /* the counters' names, in the order they came */
 	char column[UPMC_MAX_COUNTERS][UPMC_NAME_MAX];
@@ -357,6 +360,9 @@ static int take_line(struct stat_zone_report *r, struct reading *rd, char *line)
 		rd->pid = number(f[3]);
 		r->reports++;
 		r->own += !strcmp(f[4], "own");
+	} else if (!strcmp(f[0], "ended") && n >= 2) {
+		r->ended_pid = rd->pid;
+		r->ended_ns = number(f[1]);
 	} else if (!strcmp(f[0], "note") && n >= 2) {
 		unescape(r->note, sizeof(r->note), f[1]);
 	} else if (!strcmp(f[0], "counter") && n >= 2 && rd->n < UPMC_MAX_COUNTERS) {
@@ -412,6 +418,7 @@ int stat_zones_parse_more(struct stat_zone_report *r, const char *text, size_t l
 	memset(&rd, 0, sizeof(rd));
 	rd.run = r->runs++;
 	r->loaded = r->reports = r->own = 0; /* the last run's */
+	r->ended_pid = r->ended_ns = 0;
 	for (line = copy; line && *line && !err; line = next) {
 		next = strchr(line, '\n');
 		if (next)
@@ -783,10 +790,21 @@ static void text_table(FILE *out, const struct stat_run *run, uint64_t pid, uint
 	free(rows);
 }
 
+/* The one sentence for a program that opened its own profile while the
+ * request's served it (lib/zone/request.c ended the request's there). */
+static const char *ended_sentence(const struct stat_zone_report *r, char *buf, size_t size)
+{
+	cli_format(buf, size,
+	           "process %" PRIu64 " opened its own profile %.3f ms after its first zone: "
+	           "its zones are counted up to then, the rest are in its own profile's exports",
+	           r->ended_pid, r->ended_ns / 1e6);
+	return buf;
+}
+
 static void text_zones(FILE *out, const struct stat_run *run)
 {
 	const struct stat_zone_report *r = run->report;
-	char title[256];
+	char title[256], sentence[256];
 	size_t t;
 
 	size_t threads = threads_of_the_last_run(r);
@@ -819,6 +837,8 @@ static void text_zones(FILE *out, const struct stat_run *run)
 		fprintf(out,
 		        " the program opened its own profile: its counters are those it chose, not "
 		        "-e's\n");
+	if (r->ended_pid)
+		fprintf(out, " %s\n", ended_sentence(r, sentence, sizeof(sentence)));
 	if (r->note[0])
 		fprintf(out, " in zones, the events that cannot be counted read not counted: %s\n",
 		        r->note);
@@ -933,6 +953,10 @@ static void csv_zones(FILE *out, const struct stat_run *run)
 			fprintf(out, "%s%s +-", sep, r->column[c]);
 	}
 	fputc('\n', out);
+	if (r->ended_pid) {
+		char sentence[256];
+		fprintf(out, "# %s\n", ended_sentence(r, sentence, sizeof(sentence)));
+	}
 	csv_rows(out, run, 0, 0, "");
 	for (t = 0; run->zones_per_thread && t < r->n_threads; t++) {
 		if (!last_runs(r, t))
@@ -1020,6 +1044,14 @@ void stat_json_zones(struct json *j, const struct stat_run *run)
 	json_uint(j, "runs", r ? r->runs : 0);
 	json_bool(j, "own_profile", r && r->own);
 	json_string(j, "note", r && r->note[0] ? r->note : NULL);
+	if (r && r->ended_pid) {
+		json_object(j, "own_profile_opened");
+		json_uint(j, "pid", r->ended_pid);
+		json_uint(j, "after_ns", r->ended_ns);
+		json_end(j);
+	} else {
+		json_null(j, "own_profile_opened");
+	}
 	if (r && r->reports) {
 		json_rows(j, run, 0, 0);
 		if (run->zones_per_thread) {

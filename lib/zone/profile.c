@@ -143,6 +143,8 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	if (!out)
 		return upmc_fail(-EINVAL, "upmc_profile_open: the profile pointer is NULL");
 	*out = NULL;
+	/* The program's own profile wins over `upmc stat --zones`'s. */
+	upmc_zone_request_yield();
 	/* Before anything is made: the calling thread may be the open profile's. */
 	err = upmc_zone_check_no_profile();
 	if (err < 0)
@@ -150,6 +152,7 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	p = calloc(1, sizeof(*p));
 	if (!p)
 		return upmc_fail(-ENOMEM, "out of memory allocating a profile");
+	p->for_request = upmc_zone_request_opening();
 	err = read_profile_options(opts, p);
 	if (err == 0)
 		err = upmc_open_timer(&p->timer);

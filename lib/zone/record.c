@@ -58,6 +58,20 @@ static uint64_t *room_end(const struct upmc_zone_thread *t, const uint64_t *c)
 
 /* Where the hot path's begin records may start: up to room_end(), and
  * not past halfway while the thread has not asked for a spare there. */
+/*
+ * A thread of `upmc stat --zones`'s profile, which another thread may end
+ * (upmc_zone_end_profile(): the state, then the limit 0): the limit stored,
+ * then the state loaded, so that one of the two stores 0 last and the
+ * thread's next call comes out of line to leave the ended profile. Other
+ * profiles' threads skip this.
+ */
+static void keep_ended_out_of_line(struct upmc_zone_thread *t)
+{
+	__atomic_store_n(&t->limit, t->limit, __ATOMIC_SEQ_CST);
+	if (__atomic_load_n(&t->state, __ATOMIC_SEQ_CST) == ZONE_ENDED)
+		__atomic_store_n(&t->limit, 0, __ATOMIC_SEQ_CST);
+}
+
 void upmc_zone_set_limit(struct upmc_zone_thread *t)
 {
 	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
@@ -67,6 +81,8 @@ void upmc_zone_set_limit(struct upmc_zone_thread *t)
 		t->limit = (uintptr_t)room_end(t, c) - zone_begin_words(t->w) * sizeof(uint64_t);
 	if (t->halfway && t->limit > (uintptr_t)t->halfway)
 		t->limit = (uintptr_t)t->halfway;
+	if (t->endable && t->limit)
+		keep_ended_out_of_line(t);
 }
 
 void upmc_zone_note_peak(struct zone_memory *m, uint64_t bytes)

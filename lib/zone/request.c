@@ -25,8 +25,11 @@
  *
  * A program that opens its own profile before its first zone keeps it (its
  * counters are what its own exports show): that profile serves the
- * request, with its own counters. Once the request's profile is open, the
- * program's own open fails with -EBUSY, as a second open does.
+ * request, with its own counters. One that opens its own profile after its
+ * first zone opened the request's keeps its own too: the request's profile
+ * is ended there (upmc_zone_end_profile()), the program's open goes on as
+ * it would without upmc stat, and the ended profile is reported at the
+ * exit, with the moment in an "ended" line.
  */
 #define _GNU_SOURCE /* open_memstream */
 #include <errno.h>
@@ -55,7 +58,8 @@ static struct {
 	enum upmc_format trace_format;
 	int own; /* the program's own profile serves it */
 	int reported;
-	uint64_t pid; /* the process of the profile that serves it */
+	uint64_t ended_ns; /* the program opened its own profile then (0: it did not) */
+	uint64_t pid;      /* the process of the profile that serves it */
 	struct upmc_profile *profile;
 	char spec[REQUEST_MAX];
 	char names[REQUEST_MAX];
@@ -94,6 +98,8 @@ static int compose(struct upmc_profile *p, char **buf, size_t *len)
 	        request.own ? "own" : "request");
 	if (request.note[0])
 		fprintf(out, "note\t%s\n", request.note);
+	if (request.ended_ns)
+		fprintf(out, "ended\t%llu\n", (unsigned long long)request.ended_ns);
 	err = upmc_zone_write_stat(p, out, request.names[0] ? request.names : NULL);
 	fprintf(out, "end\n");
 	if (fclose(out) != 0 && err == 0)
@@ -206,6 +212,28 @@ void upmc_zone_request_bind(struct upmc_profile *p)
 	p->at_report = report_at_close;
 	upmc_zone_on_first_zone(NULL);
 	atexit(report_at_exit);
+}
+
+int upmc_zone_request_opening(void)
+{
+	return request_state() == REQUEST_OPENING;
+}
+
+/* The program opens a profile of its own while the request's serves it:
+ * the request's is ended, so that the program's open succeeds as it would
+ * without upmc stat, and reported at the exit as it was then. A forked
+ * child's copy of it recorded nothing there: the child's open finds no
+ * profile open already. */
+void upmc_zone_request_yield(void)
+{
+	struct upmc_profile *p = __atomic_load_n(&request.profile, __ATOMIC_ACQUIRE);
+
+	if (!p || request.own || upmc_os_process_id() != request.pid ||
+	    !move_state(REQUEST_BOUND, REQUEST_DONE))
+		return;
+	request.ended_ns = upmc_zone_ns(p, upmc_timestamp());
+	request.ended_ns += !request.ended_ns; /* 0 says "not ended" */
+	upmc_zone_end_profile(p);
 }
 
 /* ---- the first zone ---- */

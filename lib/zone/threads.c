@@ -167,6 +167,7 @@ static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_s
 	t->next = t->consumed = t->pos = t->block->word;
 	t->pos_block = t->block;
 	t->serialized = !!(p->profile_flags & UPMC_PROFILE_SERIALIZED);
+	t->endable = p->for_request;
 	t->tid = upmc_os_thread_id();
 	if (zone_thread_name[0])
 		upmc_format(t->name, sizeof(t->name), "%s", zone_thread_name);
@@ -176,10 +177,36 @@ static struct upmc_zone_thread *new_thread(struct upmc_profile *p, struct upmc_s
 	return t;
 }
 
+/*
+ * A thread of an ended profile (upmc_zone_end_profile()) leaves it at its
+ * next call: its state there is finished, as if it had exited (every
+ * record it wrote is whole: the report at the process's exit reads them
+ * all, and the collector frees the state), and the thread starts afresh.
+ */
+static void leave_ended(void)
+{
+	struct upmc_zone_thread *t = upmc_zone_self;
+	struct upmc_set *set;
+
+	upmc_os_at_thread_exit(zone_thread_exit, NULL);
+	zone_lock();
+	set = t->set;
+	t->set = NULL;
+	t->state = ZONE_FINISHED;
+	/* Pairs with the collector's acquire load before it reads t->next. */
+	__atomic_store_n(&t->finished, 1, __ATOMIC_RELEASE);
+	upmc_zone_self = &no_thread; /* before the unlock: the collector may free t */
+	zone_unlock();
+	upmc_close(set);
+}
+
 /* A parked state (of a profile closed while the thread lived) is the
- * thread's own: no list holds it, and the thread frees it. */
+ * thread's own: no list holds it, and the thread frees it. An ended one
+ * goes back to its profile's collector. */
 static void unpark_self(void)
 {
+	if (upmc_zone_self->state == ZONE_ENDED)
+		leave_ended();
 	if (upmc_zone_self->state != ZONE_PARKED)
 		return;
 	upmc_os_at_thread_exit(zone_thread_exit, NULL);
@@ -279,6 +306,31 @@ void upmc_zone_unpublish(struct upmc_profile *p)
 	zone_unlock();
 }
 
+/*
+ * `upmc stat --zones`'s profile p, ended for the program's own (request.c),
+ * from any thread: no thread joins it from now on, and each live one leaves
+ * it at its next zone call (its limit 0: out of line) or at its exit
+ * (leave_ended()). Nothing is freed: a thread may be inside a call now.
+ * p stays open for its report at the process's exit.
+ */
+void upmc_zone_end_profile(struct upmc_profile *p)
+{
+	struct upmc_zone_thread *t;
+
+	zone_lock();
+	if (zone_profile == p)
+		set_profile(NULL);
+	for (t = p->first; t; t = t->link) {
+		if (t->state != ZONE_ATTACHED)
+			continue;
+		/* In this order, against upmc_zone_set_limit()'s store of the
+		 * limit, then its load of the state. */
+		__atomic_store_n(&t->state, ZONE_ENDED, __ATOMIC_SEQ_CST);
+		__atomic_store_n(&t->limit, 0, __ATOMIC_SEQ_CST);
+	}
+	zone_unlock();
+}
+
 /* Joins the calling thread to p, if p is still open. */
 static int attach(struct upmc_profile *p)
 {
@@ -348,13 +400,14 @@ static void zone_thread_exit(void *arg)
 		return;
 	zone_lock();
 	state = t->state;
-	if (state == ZONE_ATTACHED) {
+	if (state == ZONE_ATTACHED || state == ZONE_ENDED) {
 		set = t->set;
 		t->set = NULL;
 		t->state = ZONE_FINISHED;
 		/* Pairs with the collector's acquire load before it reads t->next. */
 		__atomic_store_n(&t->finished, 1, __ATOMIC_RELEASE);
 	}
+
 	/* Before the unlock: from there a collector may retire and free t. */
 	upmc_zone_self = (struct upmc_zone_thread *)&exited_thread; /* never written */
 	zone_unlock();

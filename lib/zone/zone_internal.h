@@ -170,7 +170,10 @@ struct zone_names {
 	size_t n, slots;
 };
 
-enum zone_state { ZONE_NONE, ZONE_ATTACHED, ZONE_FINISHED, ZONE_PARKED };
+/* ZONE_ENDED: the thread's profile was `upmc stat --zones`'s, ended for the
+ * program's own (upmc_zone_end_profile()): the thread leaves it (finished
+ * there) at its next call. */
+enum zone_state { ZONE_NONE, ZONE_ATTACHED, ZONE_FINISHED, ZONE_PARKED, ZONE_ENDED };
 
 /* Locations checked lately, by address: a call site is checked once. */
 #define ZONE_LOC_CACHE 64
@@ -194,6 +197,7 @@ struct upmc_zone_thread {
 	 * space (its snapshots hold the fields' values); NULL otherwise. */
 	const struct upmc_topdown *topdown;
 	int serialized; /* fenced timestamps */
+	int endable;    /* its profile may be ended by another thread (for_request) */
 	struct zone_lost lost;
 	struct zone_memory *memory; /* the profile's */
 	size_t block_bytes;         /* each block's, its head included */
@@ -248,6 +252,8 @@ struct upmc_zone_thread {
 struct upmc_profile {
 	char *spec; /* every thread's set opens it; NULL: time only */
 	unsigned flags, profile_flags;
+	/* `upmc stat --zones`'s: another thread may end it (request.c) */
+	int for_request;
 	size_t block_bytes; /* each block of a thread's buffer, its head included */
 	struct zone_memory memory;
 	struct zone_names names;
@@ -364,6 +370,15 @@ void upmc_zone_on_first_zone(void (*fn)(void));
  * format of docs/zones.md; names: the zones whose union is reported too
  * (comma-separated; NULL: none). */
 void upmc_zone_request_bind(struct upmc_profile *p);
+/* Whether a first zone is opening the request's profile now. */
+int upmc_zone_request_opening(void);
+/* Before the program opens a profile of its own: the request's, when it
+ * serves the request, is ended (upmc_zone_end_profile()), and reported at
+ * the process's exit with the moment. */
+void upmc_zone_request_yield(void);
+/* The request's profile ended from any thread: unpublished, and its
+ * threads told to leave it; it stays open for its report at the exit. */
+void upmc_zone_end_profile(struct upmc_profile *p);
 int upmc_zone_write_stat(struct upmc_profile *p, FILE *out, const char *names);
 /* The calling thread's new state for p with set (NULL: opened here; closed
  * on failure), its exit call in place, not yet among p's threads. */

@@ -256,6 +256,72 @@ TEST(stat_zones, a_program_without_zones_is_told_how_to_add_them)
 	cli_result_free(&r);
 }
 
+/* The calls of name's row in a table of upmc_profile_write() (the name,
+ * then its calls); 0 when there is no such row. */
+static unsigned long long own_calls(const char *table, const char *name)
+{
+	const char *line;
+	size_t len = strlen(name);
+	unsigned long long calls;
+
+	for (line = table; line; line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL)
+		if (!strncmp(line, name, len) && line[len] == ' ' &&
+		    sscanf(line + len, "%llu", &calls) == 1)
+			return calls;
+	return 0;
+}
+
+/* The program opens its own profile after its first zones opened the
+ * request's: its open succeeds (a failed one exits 4), its own profile
+ * holds what came after, on both threads; stat's tables hold what came
+ * before, and one sentence says when the program took over. */
+TEST(stat_zones, a_program_that_opens_its_own_profile_keeps_it)
+{
+	struct cli_result r;
+	struct csv_zone z;
+	struct jdoc *doc;
+	const struct jdoc *zones, *opened;
+	char err[256];
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "own");
+	EXPECT_EQ(r.status, 3);
+	ASSERT(csv_zone(r.err, "before", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 10);
+	EXPECT(z.count[1] >= 10 * 4);
+	ASSERT(csv_zone(r.err, "work", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 5);
+	EXPECT_EQ(zone_rows(r.err), 2u);
+	EXPECT(strstr(r.err, "\n# process ") != NULL);
+	EXPECT(strstr(r.err, " opened its own profile ") != NULL);
+	/* its own table: what came after, and nothing of before */
+	EXPECT_EQ_U64(own_calls(r.out, "after"), 20);
+	EXPECT_EQ_U64(own_calls(r.out, "work after"), 5);
+	EXPECT_EQ_U64(own_calls(r.out, "before"), 0);
+	EXPECT(strstr(r.out, "\nwork ") == NULL || strstr(r.out, "\nwork after") != NULL);
+	cli_result_free(&r);
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-e", EVENTS, "--", "tests/cli/zone_workload", "own");
+	EXPECT_EQ(r.status, 3);
+	EXPECT(strstr(r.err, "its zones are counted up to then, the rest are in its own "
+	                     "profile's exports") != NULL);
+	EXPECT(strstr(r.err, "opened its own profile: its counters") == NULL);
+	cli_result_free(&r);
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-j", "-e", EVENTS, "--", "tests/cli/zone_workload",
+	        "own");
+	doc = jdoc_parse(r.err, err, sizeof(err));
+	ASSERT_MSG(doc, "%s", err);
+	zones = jdoc_get(doc, "zones");
+	ASSERT(zones);
+	opened = jdoc_get(zones, "own_profile_opened");
+	ASSERT(opened);
+	EXPECT(jdoc_number(opened, "pid", 0) > 0);
+	EXPECT(jdoc_number(opened, "after_ns", 0) > 0);
+	jdoc_free(doc);
+	cli_result_free(&r);
+}
+
 /* Runs prog with UPMC_STAT_ZONES=value and descriptor 7 on the file out;
  * returns its exit status, its stderr in err. */
 static int run_with_request(const char *prog, const char *arg, const char *value, const char *out,

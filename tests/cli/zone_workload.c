@@ -1,11 +1,16 @@
 /* SPDX-License-Identifier: MIT */
 /*
- * A program with zones and no profile of its own, for `upmc stat --zones`:
+ * A program with zones, for `upmc stat --zones`:
  *
  *   zone_workload zones    main: 10 "outer", each with 3 "inner" that
  *                          touch 16 fresh pages; two threads: 5 "work" each
  *   zone_workload none     the library linked, no zone run
  *   zone_workload ids      prints "uid euid" and runs the zones
+ *   zone_workload own      a thread runs 5 "work", main 10 "before"; then
+ *                          main opens its own profile (task-clock; a failed
+ *                          open exits 4), and the thread runs 5 "work
+ *                          after", main 20 "after"; main prints its own
+ *                          profile's table and exits 3
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -62,8 +67,63 @@ static void zones(void)
 	}
 }
 
+static pthread_barrier_t before_done, own_open;
+
+static void *worker_across_the_open(void *arg)
+{
+	int i;
+
+	(void)arg;
+	upmc_thread_name("worker");
+	for (i = 0; i < 5; i++) {
+		UPMC_ZONE("work");
+		touch(4);
+	}
+	pthread_barrier_wait(&before_done);
+	pthread_barrier_wait(&own_open);
+	for (i = 0; i < 5; i++) {
+		UPMC_ZONE("work after");
+		touch(4);
+	}
+	return NULL;
+}
+
+/* Zones before and after the program opens its own profile, on two threads. */
+static int own(void)
+{
+	struct upmc_profile *p;
+	pthread_t t;
+	int i, err;
+
+	pthread_barrier_init(&before_done, NULL, 2);
+	pthread_barrier_init(&own_open, NULL, 2);
+	pthread_create(&t, NULL, worker_across_the_open, NULL);
+	for (i = 0; i < 10; i++) {
+		UPMC_ZONE("before");
+		touch(4);
+	}
+	pthread_barrier_wait(&before_done);
+	err = upmc_profile_open(&p, "task-clock", NULL);
+	pthread_barrier_wait(&own_open);
+	if (err < 0) {
+		fprintf(stderr, "zone_workload: upmc_profile_open: %s\n", upmc_last_error());
+		pthread_join(t, NULL);
+		return 4;
+	}
+	for (i = 0; i < 20; i++) {
+		UPMC_ZONE("after");
+		touch(4);
+	}
+	pthread_join(t, NULL);
+	err = upmc_profile_write(p, UPMC_FORMAT_TABLE, stdout);
+	upmc_profile_close(p);
+	return err < 0 ? 5 : 3;
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "own"))
+		return own();
 	if (argc == 2 && !strcmp(argv[1], "none"))
 		return 0;
 	if (argc == 2 && !strcmp(argv[1], "ids"))
