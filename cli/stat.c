@@ -80,6 +80,7 @@ static void print_interval(struct stat_run *run, struct intervals *iv, struct ou
 	unsigned n_blocks;
 
 	stat_read_counters(run);
+	stat_zones_tick(run);
 	n_blocks = make_blocks(run, iv->last, now - iv->last_ns, iv->blocks, &fig);
 	if (n_blocks)
 		stat_print_interval(out->f, run, now - iv->start_ns, iv->blocks, n_blocks);
@@ -358,6 +359,7 @@ static int stat_command(const struct stat_args *a)
 	run.trace_path = a->trace;
 	run.trace_format = a->trace_format;
 	run.trace_fd = -1;
+	run.zone_interval_ms = a->zones ? a->interval_ms : 0;
 	/* Opened before counting: a file that cannot be written is known before
 	 * the work it would report. */
 	if (open_output(a, &out))

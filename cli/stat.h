@@ -138,6 +138,10 @@ struct stat_run {
 	int trace_format; /* STAT_TRACE_* */
 	int trace_fd;     /* -1 */
 	int trace_failed; /* FILE could not be written: said on stderr */
+	/* -I with --zones: the processes write their lines every MS too, and
+	 * each interval shows what they added (stat_zones.c) */
+	unsigned zone_interval_ms;
+	struct stat_zone_intervals *zone_intervals;
 };
 
 /* ---- the command line (stat_args.c) ---- */
@@ -322,8 +326,9 @@ void stat_print_interval_end(FILE *out, const struct stat_run *run);
 /* ---- --zones (stat_zones.c) ---- */
 
 /* The request's variable for the command: "<fd>:<spec>[;<names>]". */
-#define STAT_ZONES_VARIABLE "UPMC_STAT_ZONES"
-#define STAT_TRACE_VARIABLE "UPMC_STAT_ZONES_TRACE"
+#define STAT_ZONES_VARIABLE    "UPMC_STAT_ZONES"
+#define STAT_TRACE_VARIABLE    "UPMC_STAT_ZONES_TRACE"
+#define STAT_INTERVAL_VARIABLE "UPMC_STAT_ZONES_INTERVAL"
 enum { STAT_TRACE_PERFETTO = 1, STAT_TRACE_CHROME };
 /* FILE's format by its name's end (.pftrace, .json); 0: neither. */
 int stat_trace_format(const char *path);
@@ -347,5 +352,12 @@ void stat_zones_free_report(struct stat_zone_report *r);
 void stat_print_zones(FILE *out, const struct stat_run *run);
 struct json;
 void stat_json_zones(struct json *j, const struct stat_run *run);
+/* -I: what the processes' latest lines added since the last interval
+ * (read from the file at each interval, before it is printed). */
+void stat_zones_tick(struct stat_run *run);
+/* ... its rows after the interval's counts (text, CSV: each behind the
+ * interval's time), or its "zones" member of the interval's object. */
+void stat_print_zone_interval(FILE *out, const struct stat_run *run, const char *time);
+void stat_json_zone_interval(struct json *j, const struct stat_run *run);
 
 #endif /* UPMC_CLI_STAT_H */

@@ -32,6 +32,11 @@ static void hand_zones(const struct stat_run *run)
 	snprintf(request, sizeof(request), "%d:%s%s%s", fd, run->zone_spec ? run->zone_spec : "",
 	         run->zone_names ? ";" : "", run->zone_names ? run->zone_names : "");
 	setenv(STAT_ZONES_VARIABLE, request, 1);
+	snprintf(request, sizeof(request), "%u", run->zone_interval_ms);
+	if (run->zone_interval_ms)
+		setenv(STAT_INTERVAL_VARIABLE, request, 1);
+	else
+		unsetenv(STAT_INTERVAL_VARIABLE);
 	if (run->trace_fd < 0 || (fd = dup(run->trace_fd)) < 0)
 		return;
 	snprintf(request, sizeof(request), "%d:%s", fd,

@@ -807,6 +807,7 @@ void stat_print_interval(FILE *out, const struct stat_run *run, uint64_t at_ns,
 			json_threads(&j, run, blocks, n_blocks);
 		else
 			json_counters(&j, run, &blocks[0]);
+		stat_json_zone_interval(&j, run);
 		json_end(&j);
 	} else {
 		for (b = 0; b < n_blocks; b++) {
@@ -822,6 +823,8 @@ void stat_print_interval(FILE *out, const struct stat_run *run, uint64_t at_ns,
 			}
 		}
 	}
+	if (run->format != STAT_JSON)
+		stat_print_zone_interval(out, run, time);
 }
 
 void stat_print_interval_end(FILE *out, const struct stat_run *run)

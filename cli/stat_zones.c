@@ -60,6 +60,7 @@ struct stat_zone_report {
 	struct zone_thread *thread;
 	size_t n_threads, cap_threads;
 	uint64_t zones, dropped, unbalanced, refused, open;
+	int intervals;      /* -I's sums: the "interval" lines are taken as a report's */
 	unsigned traces;    /* --trace: the last run's processes that wrote one */
 	uint64_t trace_pid; /* ... the one in the file */
 };
@@ -234,6 +235,8 @@ void stat_zones_take(struct stat_run *run)
 	take_trace(run);
 }
 
+static void free_intervals(struct stat_run *run);
+
 void stat_zones_free(struct stat_run *run)
 {
 	if (!run->zones)
@@ -245,6 +248,7 @@ void stat_zones_free(struct stat_run *run)
 	run->zone_fd = run->trace_fd = -1;
 	stat_zones_free_report(run->report);
 	run->report = NULL;
+	free_intervals(run);
 }
 
 /* ---- parsing the reports ---- */
@@ -315,6 +319,7 @@ static unsigned column_of(struct stat_zone_report *r, const char *name)
 struct reading {
 	uint64_t pid;
 	unsigned run;
+	int skip; /* in lines written for -I (the report's come at the exit) */
 	unsigned n, column[UPMC_MAX_COUNTERS];
 };
 
@@ -351,15 +356,20 @@ static int take_line(struct stat_zone_report *r, struct reading *rd, char *line)
 	unsigned n = split(line, f, sizeof(f) / sizeof(f[0]));
 	struct zone_row *z;
 
-	if (!strcmp(f[0], "upmc-zones") && n >= 4 && !strcmp(f[2], "loaded")) {
+	if (!strcmp(f[0], "upmc-zones") && n >= 5 && !strcmp(f[2], "interval") && !r->intervals) {
+		rd->skip = 1;
+	} else if (!strcmp(f[0], "upmc-zones") && n >= 4 && !strcmp(f[2], "loaded")) {
 		r->loaded++;
-	} else if (!strcmp(f[0], "upmc-zones") && n >= 5 && !strcmp(f[2], "report")) {
+	} else if (!strcmp(f[0], "upmc-zones") && n >= 5 &&
+	           (!strcmp(f[2], "report") || !strcmp(f[2], "interval"))) {
 		unsigned run = rd->run;
 		memset(rd, 0, sizeof(*rd));
 		rd->run = run;
 		rd->pid = number(f[3]);
 		r->reports++;
 		r->own += !strcmp(f[4], "own");
+	} else if (rd->skip) {
+		; /* -I's lines: stat_zones_tick() reads them */
 	} else if (!strcmp(f[0], "ended") && n >= 2) {
 		r->ended_pid = rd->pid;
 		r->ended_ns = number(f[1]);
@@ -892,7 +902,7 @@ static void csv_noise(FILE *out, const struct stat_run *run, const struct zone_r
 /* zone,NAME,THREAD,calls,total ns,self ns, then per counter its value (or
  * its note), then per metric its value (empty: not computed). */
 static void csv_rows(FILE *out, const struct stat_run *run, uint64_t pid, uint64_t tid,
-                     const char *thread)
+                     const char *thread, const char *lead)
 {
 	const struct stat_zone_report *r = run->report;
 	const char *sep = run->separator;
@@ -908,7 +918,9 @@ static void csv_rows(FILE *out, const struct stat_run *run, uint64_t pid, uint64
 		rows[n++] = u;
 	}
 	for (i = 0; i < n; i++) {
-		fprintf(out, "zone%s", sep);
+		if (lead[0] && !rows[i].calls)
+			continue; /* -I: the names with calls in the interval */
+		fprintf(out, "%szone%s", lead, sep);
 		csv_field(out, sep, rows[i].name);
 		fputs(sep, out);
 		csv_field(out, sep, thread);
@@ -934,19 +946,29 @@ static void csv_rows(FILE *out, const struct stat_run *run, uint64_t pid, uint64
 	free(rows);
 }
 
+/* The zone lines' head, without its line end: lead ("time,": -I) first. */
+static void csv_head(FILE *out, const struct stat_run *run, const char *lead)
+{
+	const char *sep = run->separator;
+	unsigned c, j;
+
+	fprintf(out, "# %szone%sname%sthread%scalls%stotal ns%sself ns", lead, sep, sep, sep, sep,
+	        sep);
+	for (c = 0; c < run->report->n_columns; c++)
+		fprintf(out, "%s%s", sep, run->report->column[c]);
+	for (j = 0; j < run->n_metrics; j++)
+		fprintf(out, "%s%s", sep, metric_name(run, j));
+}
+
 static void csv_zones(FILE *out, const struct stat_run *run)
 {
 	const struct stat_zone_report *r = run->report;
 	const char *sep = run->separator;
 	char label[160];
-	unsigned c, j;
+	unsigned c;
 	size_t t;
 
-	fprintf(out, "# zone%sname%sthread%scalls%stotal ns%sself ns", sep, sep, sep, sep, sep);
-	for (c = 0; c < r->n_columns; c++)
-		fprintf(out, "%s%s", sep, r->column[c]);
-	for (j = 0; j < run->n_metrics; j++)
-		fprintf(out, "%s%s", sep, metric_name(run, j));
+	csv_head(out, run, "");
 	if (r->runs > 1) {
 		fprintf(out, "%stotal ns +-", sep);
 		for (c = 0; c < r->n_columns; c++)
@@ -957,13 +979,13 @@ static void csv_zones(FILE *out, const struct stat_run *run)
 		char sentence[256];
 		fprintf(out, "# %s\n", ended_sentence(r, sentence, sizeof(sentence)));
 	}
-	csv_rows(out, run, 0, 0, "");
+	csv_rows(out, run, 0, 0, "", "");
 	for (t = 0; run->zones_per_thread && t < r->n_threads; t++) {
 		if (!last_runs(r, t))
 			continue;
 		cli_format(label, sizeof(label), "%s-%" PRIu64, r->thread[t].name,
 		           r->thread[t].tid);
-		csv_rows(out, run, r->thread[t].pid, r->thread[t].tid, label);
+		csv_rows(out, run, r->thread[t].pid, r->thread[t].tid, label, "");
 	}
 }
 
@@ -1069,6 +1091,253 @@ void stat_json_zones(struct json *j, const struct stat_run *run)
 		}
 	}
 	json_end(j);
+}
+
+/* ---- -I: the zones of each interval ---- */
+
+/* A process's lines as they stood last: its latest "interval" block (or
+ * its report, at its exit). */
+struct process_lines {
+	uint64_t pid;
+	char *text;
+	size_t len;
+};
+
+struct stat_zone_intervals {
+	size_t taken; /* the file's bytes read (whole blocks) */
+	struct process_lines *proc;
+	size_t n_procs, cap_procs;
+	struct stat_zone_report *last; /* the sums at the last interval */
+	struct stat_zone_report *diff; /* this interval's: what they added */
+	int head_width;                /* text: the head printed for this width; 0: none */
+};
+
+static void free_intervals(struct stat_run *run)
+{
+	struct stat_zone_intervals *iv = run->zone_intervals;
+	size_t i;
+
+	if (!iv)
+		return;
+	for (i = 0; i < iv->n_procs; i++)
+		free(iv->proc[i].text);
+	free(iv->proc);
+	stat_zones_free_report(iv->last);
+	stat_zones_free_report(iv->diff);
+	free(iv);
+	run->zone_intervals = NULL;
+}
+
+/* The block at text (a header line "upmc-zones\t1\t<interval|report>\t<pid>"
+ * to its "end" line) made process pid's latest; its length, or 0 where
+ * it is not whole yet. */
+static size_t keep_block(struct stat_zone_intervals *iv, const char *text, size_t len)
+{
+	const char *end = memmem(text, len, "\nend\n", 5), *pid = text + 13;
+	size_t n = end ? (size_t)(end + 5 - text) : 0, i;
+	char *copy;
+
+	if (!n)
+		return 0;
+	pid = strchr(pid, '\t');
+	for (i = 0; i < iv->n_procs && iv->proc[i].pid != number(pid + 1); i++)
+		;
+	if (i == iv->n_procs) {
+		if (!(iv->proc = grow(iv->proc, &iv->cap_procs, iv->n_procs, sizeof(*iv->proc))))
+			return 0;
+		memset(&iv->proc[i], 0, sizeof(iv->proc[i]));
+		iv->proc[i].pid = number(pid + 1);
+		iv->n_procs++;
+	}
+	if (!(copy = malloc(n)))
+		return 0;
+	memcpy(copy, text, n);
+	free(iv->proc[i].text);
+	iv->proc[i].text = copy;
+	iv->proc[i].len = n;
+	return n;
+}
+
+/* The file's new whole blocks, each the latest of its process. */
+static void read_blocks(struct stat_run *run, struct stat_zone_intervals *iv)
+{
+	size_t len, at, n;
+	char *text = read_all(run->zone_fd, &len);
+
+	for (at = iv->taken; text && at < len; at += n) {
+		const char *line = text + at, *nl = memchr(line, '\n', len - at);
+		if (!nl)
+			break;
+		n = (size_t)(nl + 1 - line);
+		if (!strncmp(line, "upmc-zones\t1\tinterval\t", 22) ||
+		    !strncmp(line, "upmc-zones\t1\treport\t", 20))
+			n = keep_block(iv, line, len - at);
+		if (!n)
+			break; /* not whole yet: the next interval reads it */
+	}
+	iv->taken = text && at <= len ? at : iv->taken;
+	free(text);
+}
+
+/* The processes' latest lines added up (their sums since they began). */
+static struct stat_zone_report *sums_now(const struct stat_zone_intervals *iv)
+{
+	struct stat_zone_report *r = calloc(1, sizeof(*r));
+	size_t i;
+
+	if (r)
+		r->intervals = 1;
+	for (i = 0; r && i < iv->n_procs; i++)
+		if (stat_zones_parse_more(r, iv->proc[i].text, iv->proc[i].len) < 0) {
+			stat_zones_free_report(r);
+			r = NULL;
+		}
+	if (r)
+		for (i = 0; i < r->n_rows; i++)
+			r->row[i].run = 0; /* one sum, however many processes */
+	for (i = 0; r && i < r->n_unions; i++)
+		r->unions[i].run = 0;
+	if (r)
+		r->runs = 1;
+	return r;
+}
+
+static uint64_t less(uint64_t a, uint64_t b)
+{
+	return a > b ? a - b : 0; /* a program that clears its profile: 0 */
+}
+
+/* z less what the same row (the process, the thread, the name) had last. */
+static void subtract(struct zone_row *z, const struct stat_zone_report *now,
+                     const struct stat_zone_report *last, const struct zone_row *rows,
+                     size_t n_rows, int named)
+{
+	const struct zone_row *was = NULL;
+	unsigned c, k;
+	size_t i;
+
+	for (i = 0; i < n_rows && !was; i++)
+		if (rows[i].pid == z->pid && rows[i].tid == z->tid &&
+		    (!named || !strcmp(rows[i].name, z->name)))
+			was = &rows[i];
+	if (!was)
+		return;
+	z->calls = less(z->calls, was->calls);
+	z->total_ns = less(z->total_ns, was->total_ns);
+	z->self_ns = less(z->self_ns, was->self_ns);
+	for (c = 0; c < now->n_columns; c++)
+		for (k = 0; k < last->n_columns; k++)
+			if (!strcmp(now->column[c], last->column[k])) {
+				z->value[c] = less(z->value[c], was->value[k]);
+				z->counted[c] = less(z->counted[c], was->counted[k]);
+			}
+}
+
+/* now made what it added since last (NULL: since the start). */
+static void make_difference(struct stat_zone_report *now, const struct stat_zone_report *last)
+{
+	size_t i;
+
+	for (i = 0; last && i < now->n_rows; i++)
+		subtract(&now->row[i], now, last, last->row, last->n_rows, 1);
+	for (i = 0; last && i < now->n_unions; i++)
+		subtract(&now->unions[i], now, last, last->unions, last->n_unions, 0);
+}
+
+void stat_zones_tick(struct stat_run *run)
+{
+	struct stat_zone_intervals *iv = run->zone_intervals;
+	struct stat_zone_report *now, *diff;
+
+	if (!run->zone_interval_ms || run->zone_fd < 0)
+		return;
+	if (!iv && !(iv = run->zone_intervals = calloc(1, sizeof(*iv))))
+		return;
+	read_blocks(run, iv);
+	now = sums_now(iv);
+	diff = sums_now(iv);
+	stat_zones_free_report(iv->diff);
+	iv->diff = NULL;
+	if (!now || !diff) {
+		stat_zones_free_report(now);
+		stat_zones_free_report(diff);
+		return;
+	}
+	make_difference(diff, iv->last);
+	stat_zones_free_report(iv->last);
+	iv->last = now;
+	iv->diff = diff;
+}
+
+/* run, its report this interval's. */
+static struct stat_run *interval_view(const struct stat_run *run, struct stat_run *view)
+{
+	if (!run->zones || !run->zone_intervals || !run->zone_intervals->diff)
+		return NULL;
+	*view = *run;
+	view->report = run->zone_intervals->diff;
+	return view;
+}
+
+static void text_interval(FILE *out, const struct stat_run *view, const char *time)
+{
+	struct stat_zone_intervals *iv = view->zone_intervals;
+	size_t n, i;
+	struct zone_row *rows = rows_of(view, 0, 0, &n), u;
+	int width;
+
+	if (!rows)
+		return;
+	width = name_width(rows, n, view);
+	if (width != iv->head_width && view->report->n_rows) {
+		fprintf(out, "#%15s", "time");
+		text_head(out, view, width);
+		iv->head_width = width;
+	}
+	for (i = 0; i < n; i++)
+		if (rows[i].calls) {
+			fputs(time, out);
+			text_row(out, view, &rows[i], width);
+		}
+	u = view->zone_names ? union_of(view, 0, 0) : (struct zone_row){.calls = 0};
+	if (u.calls) {
+		cli_format(u.name, sizeof(u.name), "(together)");
+		fputs(time, out);
+		text_row(out, view, &u, width);
+	}
+	free(rows);
+}
+
+void stat_print_zone_interval(FILE *out, const struct stat_run *run, const char *time)
+{
+	struct stat_run *view = malloc(sizeof(*view));
+	char lead[64];
+
+	if (view && interval_view(run, view)) {
+		if (run->format == STAT_CSV) {
+			cli_format(lead, sizeof(lead), "%s%s", time, run->separator);
+			if (!run->zone_intervals->head_width && view->report->n_rows) {
+				char head[64];
+				cli_format(head, sizeof(head), "time%s", run->separator);
+				csv_head(out, view, head);
+				fputc('\n', out);
+				run->zone_intervals->head_width = 1;
+			}
+			csv_rows(out, view, 0, 0, "", lead);
+		} else {
+			text_interval(out, view, time);
+		}
+	}
+	free(view);
+}
+
+void stat_json_zone_interval(struct json *j, const struct stat_run *run)
+{
+	struct stat_run *view = malloc(sizeof(*view));
+
+	if (view && interval_view(run, view))
+		json_rows(j, view, 0, 0);
+	free(view);
 }
 
 /* ---- without zones ---- */

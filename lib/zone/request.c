@@ -15,6 +15,12 @@
  * given, or to nothing. A malformed request is one line on stderr and is
  * otherwise ignored; nothing here changes the program's exit status.
  *
+ * With `upmc stat --zones -I MS`, UPMC_STAT_ZONES_INTERVAL=<ms> has a
+ * thread of the library's write the same lines every ms milliseconds, as
+ * they stand then, headed "upmc-zones\t1\tinterval\t<pid>\t<ns>" (ns since
+ * the profile opened): stat prints the difference between two of them as
+ * an interval's zones. The thread is stopped before the report.
+ *
  * With `upmc stat --zones --trace FILE`, a second variable,
  *
  *   UPMC_STAT_ZONES_TRACE=<fd>:<perfetto|chrome>
@@ -39,9 +45,11 @@
 #include "lib/core/os.h"
 #include "zone_internal.h"
 
-#define REQUEST_VARIABLE "UPMC_STAT_ZONES"
-#define TRACE_VARIABLE   "UPMC_STAT_ZONES_TRACE"
-#define REQUEST_MAX      4096
+#define REQUEST_VARIABLE  "UPMC_STAT_ZONES"
+#define TRACE_VARIABLE    "UPMC_STAT_ZONES_TRACE"
+#define INTERVAL_VARIABLE "UPMC_STAT_ZONES_INTERVAL"
+#define INTERVAL_MAX_MS   86400000
+#define REQUEST_MAX       4096
 
 enum request_state {
 	REQUEST_NONE,    /* no request, or it was ignored */
@@ -56,7 +64,10 @@ static struct {
 	int fd;
 	int trace_fd; /* -1: no trace asked */
 	enum upmc_format trace_format;
-	int own; /* the program's own profile serves it */
+	int own;                       /* the program's own profile serves it */
+	unsigned interval_ms;          /* -I: 0 when none */
+	struct upmc_os_thread *ticker; /* -I's thread, while it runs */
+	int stopping;                  /* ... told to stop */
 	int reported;
 	uint64_t ended_ns; /* the program opened its own profile then (0: it did not) */
 	uint64_t pid;      /* the process of the profile that serves it */
@@ -87,15 +98,20 @@ FILE *open_memstream(char **buf, size_t *len);
 
 /* The lines, composed in memory and written in one write(2): processes
  * that share the descriptor (exec'd children) append whole reports. */
-static int compose(struct upmc_profile *p, char **buf, size_t *len)
+static int compose(struct upmc_profile *p, int interval, char **buf, size_t *len)
 {
 	FILE *out = open_memstream(buf, len);
 	int err;
 
 	if (!out)
 		return -ENOMEM;
-	fprintf(out, "upmc-zones\t1\treport\t%llu\t%s\n", (unsigned long long)upmc_os_process_id(),
-	        request.own ? "own" : "request");
+	if (interval)
+		fprintf(out, "upmc-zones\t1\tinterval\t%llu\t%llu\n",
+		        (unsigned long long)upmc_os_process_id(),
+		        (unsigned long long)upmc_zone_ns(p, upmc_timestamp()));
+	else
+		fprintf(out, "upmc-zones\t1\treport\t%llu\t%s\n",
+		        (unsigned long long)upmc_os_process_id(), request.own ? "own" : "request");
 	if (request.note[0])
 		fprintf(out, "note\t%s\n", request.note);
 	if (request.ended_ns)
@@ -150,15 +166,83 @@ static void write_trace(struct upmc_profile *p)
 		        strerror(-err));
 	free(buf);
 }
+
+/* The lines as they stand now, collected first, in one write. */
+static int write_lines(struct upmc_profile *p, int interval)
+{
+	char *buf = NULL;
+	size_t len = 0;
+	int err;
+
+	upmc_zone_collect(p, 0);
+	upmc_zone_collector_lock();
+	err = compose(p, interval, &buf, &len);
+	upmc_zone_collector_unlock();
+	if (err == 0)
+		err = upmc_os_write_whole(request.fd, buf, len);
+	free(buf);
+	return err;
+}
+#else
+static int write_lines(struct upmc_profile *p, int interval)
+{
+	(void)p;
+	(void)interval;
+	return -EOPNOTSUPP; /* no request is read there */
+}
+
+static void write_trace(struct upmc_profile *p)
+{
+	(void)p;
+}
 #endif
+
+/* -I: the lines every interval_ms, until told to stop. A failed write
+ * stops it (said once): the report at the exit still goes. */
+static void tick(struct upmc_os_thread *self, void *arg)
+{
+	struct upmc_profile *p = arg;
+	int err = 0;
+
+	while (!err) {
+		upmc_os_thread_sleep(self, request.interval_ms);
+		if (__atomic_load_n(&request.stopping, __ATOMIC_ACQUIRE))
+			return;
+		err = write_lines(p, 1);
+	}
+	fprintf(stderr, "upmc: the zones' intervals for upmc stat stop here: %s\n", strerror(-err));
+}
+
+static void start_ticker(struct upmc_profile *p)
+{
+	int err;
+
+	if (!request.interval_ms)
+		return;
+	err = upmc_os_thread_start(&request.ticker, tick, p);
+	if (err < 0)
+		fprintf(stderr, "upmc: the zones' intervals for upmc stat did not start: %s\n",
+		        strerror(-err));
+}
+
+/* Before the report: no interval after it. Not from the ticker's own
+ * exit() nor under the collector's lock, which it may wait for. */
+static void stop_ticker(void)
+{
+	struct upmc_os_thread *t = request.ticker;
+
+	if (!t)
+		return;
+	__atomic_store_n(&request.stopping, 1, __ATOMIC_RELEASE);
+	upmc_os_thread_wake(t);
+	upmc_os_thread_join(t);
+	request.ticker = NULL;
+}
 
 /* Once per process: the forked child of a process whose profile serves the
  * request has the parent's profile, which recorded nothing there. */
 static void report(struct upmc_profile *p)
 {
-#ifndef _WIN32
-	char *buf = NULL;
-	size_t len = 0;
 	int err;
 
 	if (upmc_os_process_id() != request.pid ||
@@ -166,20 +250,12 @@ static void report(struct upmc_profile *p)
 		return;
 	if (upmc_zone_collector_held()) /* exit() from a upmc_profile_zones() callback */
 		return;
-	upmc_zone_collect(p, 0);
-	upmc_zone_collector_lock();
-	err = compose(p, &buf, &len);
-	upmc_zone_collector_unlock();
-	if (err == 0)
-		err = upmc_os_write_whole(request.fd, buf, len);
+	stop_ticker();
+	err = write_lines(p, 0);
 	if (err < 0)
 		fprintf(stderr, "upmc: the zones' report for upmc stat was not written: %s\n",
 		        strerror(-err));
-	free(buf);
 	write_trace(p);
-#else
-	(void)p;
-#endif
 }
 
 static void report_at_close(struct upmc_profile *p)
@@ -212,6 +288,7 @@ void upmc_zone_request_bind(struct upmc_profile *p)
 	p->at_report = report_at_close;
 	upmc_zone_on_first_zone(NULL);
 	atexit(report_at_exit);
+	start_ticker(p);
 }
 
 int upmc_zone_request_opening(void)
@@ -329,6 +406,23 @@ static int parse_trace(const char *value, char *why, size_t size)
 	return 0;
 }
 
+/* -I's milliseconds; 0, or -EINVAL with why in why. */
+static int parse_interval(const char *value, char *why, size_t size)
+{
+	char *end;
+	long ms;
+
+	errno = 0;
+	ms = strtol(value, &end, 10);
+	if (value[0] < '0' || value[0] > '9' || *end || errno || ms < 1 || ms > INTERVAL_MAX_MS) {
+		upmc_format(why, size, "it is not a number of milliseconds from 1 to %d",
+		            INTERVAL_MAX_MS);
+		return -EINVAL;
+	}
+	request.interval_ms = (unsigned)ms;
+	return 0;
+}
+
 /* A line that says upmc stat's request reached a process with the library:
  * upmc stat tells a program without zones from one without upmc. */
 static void say_loaded(void)
@@ -355,6 +449,9 @@ __attribute__((constructor)) static void read_request(void)
 	value = upmc_os_trusted_env(TRACE_VARIABLE);
 	if (value && parse_trace(value, why, sizeof(why)) < 0)
 		fprintf(stderr, "upmc: " TRACE_VARIABLE " ignored: %s\n", why);
+	value = upmc_os_trusted_env(INTERVAL_VARIABLE);
+	if (value && parse_interval(value, why, sizeof(why)) < 0)
+		fprintf(stderr, "upmc: " INTERVAL_VARIABLE " ignored: %s\n", why);
 	say_loaded();
 	__atomic_store_n(&request.state, REQUEST_WAITING, __ATOMIC_RELEASE);
 	upmc_zone_on_first_zone(first_zone);

@@ -322,6 +322,91 @@ TEST(stat_zones, a_program_that_opens_its_own_profile_keeps_it)
 	cli_result_free(&r);
 }
 
+/* -I: each interval's zones, behind its time; over the intervals, each
+ * name's calls and counts add up to the whole run's table exactly. */
+TEST(stat_zones, intervals_add_up_to_the_whole_run)
+{
+	struct cli_result r;
+	struct csv_zone whole;
+	unsigned long long calls = 0, faults = 0, total_ns = 0;
+	unsigned intervals = 0;
+	const char *line;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-I", "10", "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "paced");
+	EXPECT_EQ(r.status, 3);
+	EXPECT(strstr(r.err, "\n# time,zone,name,thread,calls,total ns,self ns,task-clock,"
+	                     "page-faults,context-switches\n") != NULL);
+	for (line = r.err; line && *line;
+	     line = strchr(line, '\n') ? strchr(line, '\n') + 1 : NULL) {
+		char time[32];
+		struct csv_zone z;
+		const char *comma = strchr(line, ',');
+		if (!comma || strncmp(comma, ",zone,tick,", 11) || comma - line >= 32)
+			continue;
+		snprintf(time, sizeof(time), "%.*s", (int)(comma - line), line);
+		EXPECT(csv_zone(comma + 1, "tick", "", &z) == 0);
+		EXPECT(z.calls > 0);
+		calls += z.calls;
+		faults += z.count[1];
+		total_ns += z.total_ns;
+		intervals++;
+	}
+	EXPECT_MSG(intervals >= 2, "%u intervals with zones:\n%s", intervals, r.err);
+	ASSERT(csv_zone(r.err, "tick", "", &whole) == 0); /* the whole run's, after */
+	EXPECT_EQ_U64(whole.calls, 20);
+	EXPECT_EQ_U64(calls, whole.calls);
+	EXPECT_EQ_U64(faults, whole.count[1]);
+	EXPECT_EQ_U64(total_ns, whole.total_ns);
+	cli_result_free(&r);
+}
+
+TEST(stat_zones, intervals_in_text_and_json)
+{
+	struct cli_result r;
+	const char *p;
+	unsigned long long calls = 0;
+	unsigned lines = 0;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-I", "10", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "paced");
+	EXPECT_EQ(r.status, 3);
+	EXPECT(strstr(r.err, "#           time zone ") != NULL);
+	for (p = r.err; (p = strstr(p, " tick ")); p++) {
+		unsigned long long n;
+		if (p[-1] < '0' || p[-1] > '9' || sscanf(p + 6, "%llu", &n) != 1)
+			continue; /* the whole run's table: " tick" at the line's start */
+		calls += n;
+	}
+	EXPECT_EQ_U64(calls, 20);
+	cli_result_free(&r);
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-I", "10", "-j", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "paced");
+	EXPECT_EQ(r.status, 3);
+	calls = 0;
+	for (p = r.err; p && *p; p = strchr(p, '\n') ? strchr(p, '\n') + 1 : NULL) {
+		char err[256], *one = strndup(p, strcspn(p, "\n"));
+		struct jdoc *doc = jdoc_parse(one, err, sizeof(err));
+		const struct jdoc *zones, *z;
+		size_t i;
+		free(one);
+		ASSERT_MSG(doc, "%s", err);
+		zones = jdoc_get(doc, "zones");
+		if (jdoc_get(doc, "interval")) {
+			ASSERT(zones);
+			lines++;
+			for (i = 0; (z = jdoc_at(zones, i)); i++)
+				if (!strcmp(jdoc_string(z, "name"), "tick"))
+					calls += (unsigned long long)jdoc_number(z, "calls", 0);
+		}
+		jdoc_free(doc);
+	}
+	EXPECT(lines >= 2);
+	EXPECT_EQ_U64(calls, 20);
+	cli_result_free(&r);
+}
+
 /* Runs prog with UPMC_STAT_ZONES=value and descriptor 7 on the file out;
  * returns its exit status, its stderr in err. */
 static int run_with_request(const char *prog, const char *arg, const char *value, const char *out,
@@ -643,6 +728,7 @@ TEST(stat_zones, trace_needs_zones_and_a_known_format)
 TEST(stat_zones, a_garbage_trace_request_is_one_line)
 {
 	static const char *const garbage[] = {"x", "8", "8:svg", "99:perfetto", "-8:chrome"};
+	static const char *const intervals[] = {"x", "0", "-5", "10ms", "99999999999"};
 	const char *tmp = getenv("TEST_TMPDIR") ? getenv("TEST_TMPDIR") : "/tmp";
 	char cmd[16384], out[4096], trace[4096], err[4096];
 	unsigned i;
@@ -658,6 +744,16 @@ TEST(stat_zones, a_garbage_trace_request_is_one_line)
 		EXPECT_MSG(strstr(err, "UPMC_STAT_ZONES_TRACE ignored") != NULL, "%s: %s",
 		           garbage[i], err);
 		EXPECT_MSG(strchr(err, '\n') == strrchr(err, '\n'), "%s", garbage[i]);
+		EXPECT(file_size(out) > 0);
+	}
+	for (i = 0; i < sizeof(intervals) / sizeof(intervals[0]); i++) {
+		unlink(out);
+		snprintf(cmd, sizeof(cmd), "UPMC_STAT_ZONES_INTERVAL='%s' tests/cli/zone_workload",
+		         intervals[i]);
+		EXPECT_EQ(run_with_request(cmd, "zones", "7:task-clock", out, err, sizeof(err)), 3);
+		EXPECT_MSG(strstr(err, "UPMC_STAT_ZONES_INTERVAL ignored") != NULL, "%s: %s",
+		           intervals[i], err);
+		EXPECT_MSG(strchr(err, '\n') == strrchr(err, '\n'), "%s", intervals[i]);
 		EXPECT(file_size(out) > 0);
 	}
 	unlink(out);

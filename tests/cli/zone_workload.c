@@ -11,6 +11,8 @@
  *                          open exits 4), and the thread runs 5 "work
  *                          after", main 20 "after"; main prints its own
  *                          profile's table and exits 3
+ *   zone_workload paced    main: 20 "tick", each 4 ms of sleep and 4 pages
+ *                          (-I's intervals see a few each)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
@@ -120,8 +122,23 @@ static int own(void)
 	return err < 0 ? 5 : 3;
 }
 
+static void paced(void)
+{
+	int i;
+
+	for (i = 0; i < 20; i++) {
+		UPMC_ZONE("tick");
+		usleep(4000);
+		touch(4);
+	}
+}
+
 int main(int argc, char **argv)
 {
+	if (argc == 2 && !strcmp(argv[1], "paced")) {
+		paced();
+		return 3;
+	}
 	if (argc == 2 && !strcmp(argv[1], "own"))
 		return own();
 	if (argc == 2 && !strcmp(argv[1], "none"))
