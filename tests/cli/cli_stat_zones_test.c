@@ -184,6 +184,56 @@ TEST(stat_zones, a_python_programs_totals_equal_its_own_export)
 	cli_result_free(&r);
 }
 
+/* Hardware events this machine lacks, counted by the fake kernel that
+ * tests/cli/zone_fake_workload is linked over: 1 per ns of its time, so
+ * each counter totals 25000 over outer's calls and 15000 over inner's,
+ * whether the request's profile counts them or the program's own, whose
+ * table then says the same as stat's. */
+#define HW_EVENTS "cycles,instructions,branches"
+static const struct expected fake_zones[] = {{"outer", 10}, {"inner", 30}};
+
+static void expect_fake_counts(const char *csv)
+{
+	struct csv_zone z;
+	unsigned c;
+
+	ASSERT(csv_zone(csv, "outer", "", &z) == 0);
+	for (c = 0; c < 3; c++)
+		EXPECT_EQ_U64(z.count[c], 25000);
+	ASSERT(csv_zone(csv, "inner", "", &z) == 0);
+	for (c = 0; c < 3; c++)
+		EXPECT_EQ_U64(z.count[c], 15000);
+}
+
+TEST(stat_zones, hardware_events_of_the_fake_kernel_in_the_requests_profile)
+{
+	struct cli_result r;
+	struct csv_zone z;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-x", ",", "-e", HW_EVENTS, "--",
+	        "tests/cli/zone_fake_workload", "request");
+	EXPECT_EQ(r.status, 0);
+	ASSERT(csv_zone(r.err, "outer", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 10);
+	ASSERT(csv_zone(r.err, "inner", "", &z) == 0);
+	EXPECT_EQ_U64(z.calls, 30);
+	EXPECT_EQ(zone_rows(r.err), 2u);
+	expect_fake_counts(r.err);
+	cli_result_free(&r);
+}
+
+TEST(stat_zones, hardware_events_of_the_fake_kernel_equal_its_own_export)
+{
+	struct cli_result r;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-x", ",", "-e", HW_EVENTS, "--",
+	        "tests/cli/zone_fake_workload", HW_EVENTS);
+	EXPECT_EQ(r.status, 0);
+	expect_its_own_export(&r, fake_zones, 2);
+	expect_fake_counts(r.err);
+	cli_result_free(&r);
+}
+
 /* A program with no profile of its own: the request's, with -e's events,
  * on every thread; calls exact; the exit status is the program's. */
 TEST(stat_zones, the_requests_profile_counts_every_thread)
