@@ -38,16 +38,22 @@ static void touch(unsigned pages)
 	munmap(p, (size_t)pages * PAGE);
 }
 
-static void *worker(void *arg)
+/* A worker's 5 "work" zones. */
+static void work(void)
 {
 	int i;
 
-	(void)arg;
 	upmc_thread_name("worker");
 	for (i = 0; i < 5; i++) {
 		UPMC_ZONE("work");
 		touch(4);
 	}
+}
+
+static void *worker(void *arg)
+{
+	(void)arg;
+	work();
 	return NULL;
 }
 
@@ -76,11 +82,7 @@ static void *worker_across_the_open(void *arg)
 	int i;
 
 	(void)arg;
-	upmc_thread_name("worker");
-	for (i = 0; i < 5; i++) {
-		UPMC_ZONE("work");
-		touch(4);
-	}
+	work();
 	pthread_barrier_wait(&before_done);
 	pthread_barrier_wait(&own_open);
 	for (i = 0; i < 5; i++) {
