@@ -56,33 +56,37 @@ static uint64_t *room_end(const struct upmc_zone_thread *t, const uint64_t *c)
 	return collector_ahead(t, c) ? (uint64_t *)c - 1 : t->block->end - 1;
 }
 
-/* Where the hot path's begin records may start: up to room_end(), and
- * not past halfway while the thread has not asked for a spare there. */
 /*
  * A thread of `upmc stat --zones`'s profile, which another thread may end
  * (upmc_zone_end_profile(): the state, then the limit 0): the limit stored,
  * then the state loaded, so that one of the two stores 0 last and the
  * thread's next call comes out of line to leave the ended profile. Other
- * profiles' threads skip this.
+ * profiles' threads skip this. The hot path's load of the limit stays a
+ * plain one (an atomic one costs x86 a separate load): a word the ender
+ * stores 0 to whole, which the hot path reads before or after.
  */
-static void keep_ended_out_of_line(struct upmc_zone_thread *t)
+static void keep_ended_out_of_line(struct upmc_zone_thread *t, uintptr_t limit)
 {
-	__atomic_store_n(&t->limit, t->limit, __ATOMIC_SEQ_CST);
+	__atomic_store_n(&t->limit, limit, __ATOMIC_SEQ_CST);
 	if (__atomic_load_n(&t->state, __ATOMIC_SEQ_CST) == ZONE_ENDED)
 		__atomic_store_n(&t->limit, 0, __ATOMIC_SEQ_CST);
 }
 
+/* Where the hot path's begin records may start: up to room_end(), and
+ * not past halfway while the thread has not asked for a spare there. */
 void upmc_zone_set_limit(struct upmc_zone_thread *t)
 {
 	const uint64_t *c = __atomic_load_n(&t->consumed, __ATOMIC_ACQUIRE);
+	uintptr_t limit = 0;
 
-	t->limit = 0;
 	if (!t->serialized && !t->lost.pending)
-		t->limit = (uintptr_t)room_end(t, c) - zone_begin_words(t->w) * sizeof(uint64_t);
-	if (t->halfway && t->limit > (uintptr_t)t->halfway)
-		t->limit = (uintptr_t)t->halfway;
-	if (t->endable && t->limit)
-		keep_ended_out_of_line(t);
+		limit = (uintptr_t)room_end(t, c) - zone_begin_words(t->w) * sizeof(uint64_t);
+	if (t->halfway && limit > (uintptr_t)t->halfway)
+		limit = (uintptr_t)t->halfway;
+	if (t->endable && limit)
+		keep_ended_out_of_line(t, limit);
+	else
+		__atomic_store_n(&t->limit, limit, __ATOMIC_RELAXED);
 }
 
 void upmc_zone_note_peak(struct zone_memory *m, uint64_t bytes)
@@ -276,7 +280,7 @@ static void count_drop(uint64_t *count)
  * is whole. Every call goes out of line until the lost record is written. */
 static void begin_drop_period(struct upmc_zone_thread *t)
 {
-	t->limit = 0;
+	__atomic_store_n(&t->limit, 0, __ATOMIC_RELAXED);
 	if (t->lost.pending)
 		return;
 	t->lost.pending = 1;

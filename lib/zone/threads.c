@@ -362,7 +362,9 @@ struct upmc_zone_thread *upmc_zone_recording_thread(void)
 	struct upmc_profile *p;
 	uint64_t serial;
 
-	if (t->state == ZONE_ATTACHED)
+	/* Relaxed: upmc_zone_end_profile() may store ZONE_ENDED from another
+	 * thread; the same one load as a plain one. */
+	if (__atomic_load_n(&t->state, __ATOMIC_RELAXED) == ZONE_ATTACHED)
 		return t;
 	/* No lock: zones compiled in while no profile is open cost little. */
 	p = open_profile();
