@@ -132,19 +132,14 @@ static void profile_free(struct upmc_profile *p)
 	free(p);
 }
 
-UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
-                               const struct upmc_profile_options *opts)
+static int profile_open(struct upmc_profile **out, const char *spec,
+                        const struct upmc_profile_options *opts)
 {
 	struct upmc_zone_thread *t = NULL;
 	struct upmc_profile *p;
 	struct upmc_set *set = NULL;
 	int err;
 
-	if (!out)
-		return upmc_fail(-EINVAL, "upmc_profile_open: the profile pointer is NULL");
-	*out = NULL;
-	/* The program's own profile wins over `upmc stat --zones`'s. */
-	upmc_zone_request_yield();
 	/* Before anything is made: the calling thread may be the open profile's. */
 	err = upmc_zone_check_no_profile();
 	if (err < 0)
@@ -174,6 +169,22 @@ UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
 	upmc_zone_request_bind(p);
 	*out = p;
 	return 0;
+}
+
+UPMC_API int upmc_profile_open(struct upmc_profile **out, const char *spec,
+                               const struct upmc_profile_options *opts)
+{
+	int claimed, err;
+
+	if (!out)
+		return upmc_fail(-EINVAL, "upmc_profile_open: the profile pointer is NULL");
+	*out = NULL;
+	/* The program's own profile wins over `upmc stat --zones`'s. */
+	claimed = upmc_zone_request_yield();
+	err = profile_open(out, spec, opts);
+	if (err < 0)
+		upmc_zone_request_unclaim(claimed);
+	return err;
 }
 
 /* Whether the calling thread holds the collector's lock (a callback of

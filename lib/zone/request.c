@@ -54,7 +54,7 @@
 enum request_state {
 	REQUEST_NONE,    /* no request, or it was ignored */
 	REQUEST_WAITING, /* read: the first zone or profile serves it */
-	REQUEST_OPENING, /* a first zone is opening its profile */
+	REQUEST_OPENING, /* a first zone, or the program, is opening a profile for it */
 	REQUEST_BOUND,   /* a profile serves it */
 	REQUEST_DONE,    /* reported, or no profile could serve it */
 };
@@ -275,42 +275,76 @@ static void report_at_exit(void)
 		report(p);
 }
 
+/* This thread's first zone opens the request's profile now. */
+static _Thread_local int opening_here;
+/* The program's own open holds REQUEST_OPENING (upmc_zone_request_yield()). */
+static int own_opening;
+
 void upmc_zone_request_bind(struct upmc_profile *p)
 {
 	int state = request_state();
 
-	if (state == REQUEST_WAITING && move_state(REQUEST_WAITING, REQUEST_BOUND))
-		request.own = 1; /* the program opened it before its first zone */
-	else if (state != REQUEST_OPENING)
-		return;
+	if (state != REQUEST_OPENING)
+		return; /* no request, or served already: the profile is the program's alone */
+	request.own = own_opening; /* else the first zone's open of the request's spec */
 	request.pid = upmc_os_process_id();
 	request.profile = p;
 	p->at_report = report_at_close;
 	upmc_zone_on_first_zone(NULL);
 	atexit(report_at_exit);
 	start_ticker(p);
+	if (own_opening) {
+		own_opening = 0;
+		__atomic_store_n(&request.state, REQUEST_BOUND, __ATOMIC_RELEASE);
+	}
 }
 
 int upmc_zone_request_opening(void)
 {
-	return request_state() == REQUEST_OPENING;
+	return opening_here;
 }
 
-/* The program opens a profile of its own while the request's serves it:
- * the request's is ended, so that the program's open succeeds as it would
- * without upmc stat, and reported at the exit as it was then. A forked
- * child's copy of it recorded nothing there: the child's open finds no
- * profile open already. */
-void upmc_zone_request_yield(void)
+/*
+ * Before the program's own upmc_profile_open(), one at a time with the
+ * request's first zone. While the request waits, the program's open takes
+ * it (returns 1: its profile will serve the request, marked own; a first
+ * zone meanwhile waits for it). While the request's profile serves it, the
+ * program's open ends it, so that the open succeeds as it would without
+ * upmc stat; the ended profile is reported at the exit as it was then. A
+ * forked child's copy recorded nothing there: the child's open finds no
+ * profile open already.
+ */
+int upmc_zone_request_yield(void)
 {
-	struct upmc_profile *p = __atomic_load_n(&request.profile, __ATOMIC_ACQUIRE);
+	struct upmc_profile *p;
+	int state;
 
+	if (opening_here)
+		return 0; /* the first zone's own open */
+	while ((state = request_state()) == REQUEST_OPENING ||
+	       (state == REQUEST_WAITING && !move_state(REQUEST_WAITING, REQUEST_OPENING)))
+		; /* another thread opens a profile for it: a few system calls */
+	if (state == REQUEST_WAITING) {
+		own_opening = 1;
+		return 1;
+	}
+	p = __atomic_load_n(&request.profile, __ATOMIC_ACQUIRE);
 	if (!p || request.own || upmc_os_process_id() != request.pid ||
 	    !move_state(REQUEST_BOUND, REQUEST_DONE))
-		return;
+		return 0;
 	request.ended_ns = upmc_zone_ns(p, upmc_timestamp());
 	request.ended_ns += !request.ended_ns; /* 0 says "not ended" */
 	upmc_zone_end_profile(p);
+	return 0;
+}
+
+/* The program's own open failed: the request waits again. */
+void upmc_zone_request_unclaim(int claimed)
+{
+	if (!claimed)
+		return;
+	own_opening = 0;
+	__atomic_store_n(&request.state, REQUEST_WAITING, __ATOMIC_RELEASE);
 }
 
 /* ---- the first zone ---- */
@@ -335,11 +369,14 @@ static void open_requested(void)
 static void first_zone(void)
 {
 	if (move_state(REQUEST_WAITING, REQUEST_OPENING)) {
+		opening_here = 1;
 		open_requested(); /* binds it (upmc_zone_request_bind) */
-		if (!move_state(REQUEST_OPENING, REQUEST_BOUND)) {
-			__atomic_store_n(&request.state, REQUEST_DONE, __ATOMIC_RELEASE);
-			upmc_zone_on_first_zone(NULL);
-		}
+		opening_here = 0;
+		if (!request.profile)
+			upmc_zone_on_first_zone(
+			        NULL); /* none: zones go back to their inline test */
+		__atomic_store_n(&request.state, request.profile ? REQUEST_BOUND : REQUEST_DONE,
+		                 __ATOMIC_RELEASE);
 		return;
 	}
 	while (request_state() == REQUEST_OPENING)

@@ -370,12 +370,16 @@ void upmc_zone_on_first_zone(void (*fn)(void));
  * format of docs/zones.md; names: the zones whose union is reported too
  * (comma-separated; NULL: none). */
 void upmc_zone_request_bind(struct upmc_profile *p);
-/* Whether a first zone is opening the request's profile now. */
+/* Whether the calling thread's first zone is opening the request's
+ * profile now. */
 int upmc_zone_request_opening(void);
-/* Before the program opens a profile of its own: the request's, when it
- * serves the request, is ended (upmc_zone_end_profile()), and reported at
- * the process's exit with the moment. */
-void upmc_zone_request_yield(void);
+/* Before the program opens a profile of its own, one at a time with the
+ * request's first zone: 1 when its profile will serve the waiting request
+ * (then, should the open fail, upmc_zone_request_unclaim(1)); the
+ * request's profile, when it serves the request, is ended
+ * (upmc_zone_end_profile()) and reported at the exit with the moment. */
+int upmc_zone_request_yield(void);
+void upmc_zone_request_unclaim(int claimed);
 /* The request's profile ended from any thread: unpublished, and its
  * threads told to leave it; it stays open for its report at the exit. */
 void upmc_zone_end_profile(struct upmc_profile *p);

@@ -436,6 +436,33 @@ TEST(stat_zones, a_program_that_opens_its_own_profile_keeps_it)
 	cli_result_free(&r);
 }
 
+/* The program opens its own profile while another thread is inside zone
+ * calls flat out: nothing is freed under it, and no zone is counted twice.
+ * stat's report has every zone begun before the open (but one, that may be
+ * open across it), the program's own table every zone begun after the open
+ * returned (but one); those in between, while neither profile was open,
+ * are in neither, as without upmc stat. */
+TEST(stat_zones, own_profile_opened_while_another_thread_records)
+{
+	struct cli_result r;
+	struct csv_zone z;
+	unsigned long long before, after, spins, own;
+
+	CLI_RUN(r, NULL, "stat", "--zones", "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "own-busy");
+	EXPECT_EQ(r.status, 3);
+	ASSERT_MSG(sscanf(r.out, "spins %llu %llu %llu", &before, &after, &spins) == 3, "%s",
+	           r.out);
+	ASSERT_MSG(csv_zone(r.err, "spin", "", &z) == 0, "%s", r.err);
+	own = own_calls(r.out, "spin");
+	EXPECT_MSG(z.calls + 1 >= before && z.calls <= after, "%llu in stat's report, %llu %llu",
+	           z.calls, before, after);
+	EXPECT_MSG(own + 1 >= spins - after && own <= spins - before, "%llu in its own, %llu %llu",
+	           own, after, spins);
+	EXPECT(z.calls + own <= spins);
+	cli_result_free(&r);
+}
+
 /* -I: each interval's zones, behind its time; over the intervals, each
  * name's calls and counts add up to the whole run's table exactly. */
 TEST(stat_zones, intervals_add_up_to_the_whole_run)

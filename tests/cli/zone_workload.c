@@ -11,11 +11,18 @@
  *                          open exits 4), and the thread runs 5 "work
  *                          after", main 20 "after"; main prints its own
  *                          profile's table and exits 3
+ *   zone_workload own-busy a thread runs "spin" zones flat out; main opens
+ *                          its own profile (task-clock; a failed open exits
+ *                          4) once it ran 1000, stops it 1000 after; prints
+ *                          "spins B A T" (the thread's zones begun before
+ *                          the open, after it, in all), its own table, and
+ *                          exits 3
  *   zone_workload paced    main: 20 "tick", each 4 ms of sleep and 4 pages
  *                          (-I's intervals see a few each)
  */
 #define _GNU_SOURCE
 #include <pthread.h>
+#include <sched.h>
 #include <stdio.h>
 #include <string.h>
 #include <sys/mman.h>
@@ -124,6 +131,56 @@ static int own(void)
 	return err < 0 ? 5 : 3;
 }
 
+static int stop_spinning;
+static unsigned long long spins; /* the spinner's zones begun: its store, main's loads */
+
+static void *spinner(void *arg)
+{
+	unsigned long long n = 0;
+
+	(void)arg;
+	while (!__atomic_load_n(&stop_spinning, __ATOMIC_ACQUIRE)) {
+		UPMC_ZONE("spin");
+		__atomic_store_n(&spins, ++n, __ATOMIC_RELEASE);
+	}
+	return NULL;
+}
+
+static unsigned long long wait_for_spins(unsigned long long n)
+{
+	unsigned long long now;
+
+	while ((now = __atomic_load_n(&spins, __ATOMIC_ACQUIRE)) < n)
+		sched_yield();
+	return now;
+}
+
+/* The program's open while another thread is inside zone calls: it opens
+ * once the thread ran 1000 zones, and stops it 1000 zones after. */
+static int own_busy(void)
+{
+	unsigned long long before, after;
+	struct upmc_profile *p;
+	pthread_t t;
+	int err;
+
+	pthread_create(&t, NULL, spinner, NULL);
+	before = wait_for_spins(1000);
+	err = upmc_profile_open(&p, "task-clock", NULL);
+	after = __atomic_load_n(&spins, __ATOMIC_ACQUIRE);
+	wait_for_spins(after + 1000);
+	__atomic_store_n(&stop_spinning, 1, __ATOMIC_RELEASE);
+	pthread_join(t, NULL);
+	if (err < 0) {
+		fprintf(stderr, "zone_workload: upmc_profile_open: %s\n", upmc_last_error());
+		return 4;
+	}
+	printf("spins %llu %llu %llu\n", before, after, spins);
+	err = upmc_profile_write(p, UPMC_FORMAT_TABLE, stdout);
+	upmc_profile_close(p);
+	return err < 0 ? 5 : 3;
+}
+
 static void paced(void)
 {
 	int i;
@@ -143,6 +200,8 @@ int main(int argc, char **argv)
 	}
 	if (argc == 2 && !strcmp(argv[1], "own"))
 		return own();
+	if (argc == 2 && !strcmp(argv[1], "own-busy"))
+		return own_busy();
 	if (argc == 2 && !strcmp(argv[1], "none"))
 		return 0;
 	if (argc == 2 && !strcmp(argv[1], "ids"))
