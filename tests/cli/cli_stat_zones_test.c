@@ -500,6 +500,16 @@ TEST(stat_zones, intervals_add_up_to_the_whole_run)
 	EXPECT_EQ_U64(faults, whole.count[1]);
 	EXPECT_EQ_U64(total_ns, whole.total_ns);
 	cli_result_free(&r);
+
+	/* --zones=NAMES: each interval's (together) row too */
+	CLI_RUN(r, NULL, "stat", "--zones=tick", "-I", "10", "-x", ",", "-e", EVENTS, "--",
+	        "tests/cli/zone_workload", "paced");
+	calls = 0;
+	for (line = r.err; (line = strstr(line, ",zone,(together),,")); line++)
+		if (line[-1] >= '0' && line[-1] <= '9') /* behind a time: an interval's */
+			calls += strtoull(line + strlen(",zone,(together),,"), NULL, 10);
+	EXPECT_EQ_U64(calls, 20);
+	cli_result_free(&r);
 }
 
 TEST(stat_zones, intervals_in_text_and_json)
