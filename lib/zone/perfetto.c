@@ -309,27 +309,10 @@ void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_z
 	upmc_pf_sequence_forget(w, t);
 }
 
-/* The bytes built, to write, then forgotten by upmc_zone_perfetto_sent(). */
-const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len)
-{
-	const struct pb *b = w->compress ? &w->chunks : &w->out;
-
-	*len = b->len;
-	return b->buf;
-}
-
-void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w)
-{
-	w->out.len = 0;
-	w->chunks.len = 0;
-}
-
 static int result(struct upmc_zone_perfetto *w)
 {
-	if (w->out.failed || w->packet.failed || w->interned.failed || w->chunks.failed)
+	if (w->out.failed || w->packet.failed || w->interned.failed || w->cuts_failed)
 		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
-	if (w->zlib_err)
-		return upmc_fail(w->zlib_err, "%s", w->zlib_why);
 	return 0;
 }
 
@@ -370,8 +353,7 @@ int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w)
 		}
 	}
 	drop_counts(w, latest(w->p));
-	if (w->compress)
-		upmc_pf_chunk_end(w); /* each append ends with a whole chunk */
+	upmc_pf_chunk_end(w); /* each append ends with a whole chunk */
 	return result(w);
 }
 
@@ -403,19 +385,15 @@ static int slice_packet(void *arg, const struct zone_done *z, int begin, unsigne
 	return result(s->w);
 }
 
-int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
+/* The trace encoded under the collector's lock, as exports are. */
+static int encode_trace(struct upmc_zone_perfetto *w)
 {
-	struct upmc_zone_perfetto *w = upmc_zone_perfetto_new(p, compress);
-	const uint8_t *bytes;
-	size_t len;
 	struct upmc_zone_thread *t;
 	int err = 0;
 
-	if (!w)
-		return -ENOMEM;
 	process_track(w);
 	w->process_done = 1;
-	for (t = upmc_zone_threads(p); t && err == 0; t = upmc_zone_thread_next(t)) {
+	for (t = upmc_zone_threads(w->p); t && err == 0; t = upmc_zone_thread_next(t)) {
 		struct slices s = {w, t, 0};
 		if (upmc_pf_sequence(w, t) == NULL)
 			err = upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
@@ -424,14 +402,28 @@ int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
 		frames_until(&s, UINT64_MAX);
 	}
 	if (err == 0) {
-		drop_counts(w, latest(p));
-		if (compress)
-			upmc_pf_chunk_end(w);
+		drop_counts(w, latest(w->p));
+		upmc_pf_chunk_end(w);
 		err = result(w);
 	}
-	bytes = upmc_zone_perfetto_bytes(w, &len);
+	return err;
+}
+
+int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
+{
+	struct upmc_zone_perfetto *w = upmc_zone_perfetto_new(p, compress);
+	struct upmc_zone_chunks *c = w ? upmc_zone_chunks_new() : NULL;
+	const uint8_t *bytes = NULL;
+	size_t len = 0;
+	int err = c ? encode_trace(w) : -ENOMEM;
+
+	if (err == 0) {
+		upmc_zone_perfetto_take(w, c);
+		err = upmc_zone_chunks_bytes(c, &bytes, &len);
+	}
 	if (err == 0)
 		fwrite(bytes, 1, len, out);
+	upmc_zone_chunks_free(c);
 	upmc_zone_perfetto_free(w);
 	return err;
 }

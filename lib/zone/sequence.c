@@ -306,6 +306,7 @@ void upmc_pf_sequence_forget(struct upmc_zone_perfetto *w, const struct upmc_zon
 
 	if (!w->seq_slots || !w->seq[hole = seq_slot_of(w, (uint64_t)t->index + 1)].owner)
 		return;
+	w->last_thread = NULL;
 	free(w->seq[hole].s->interned.slot);
 	free(w->seq[hole].s);
 	w->seq[hole].owner = 0;
@@ -381,8 +382,9 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 	struct sequence *s;
 
 	upmc_pf_chunk_maybe(w);
+	if (t == w->last_thread && w->last_seq->started)
+		return w->last_seq;
 	s = sequence_make(w, t);
-
 	if (!s)
 		return NULL;
 	if (!s->started) {
@@ -391,6 +393,8 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 			return NULL;
 		s->started = 1;
 	}
+	w->last_thread = t;
+	w->last_seq = s;
 	return s;
 }
 
