@@ -199,6 +199,15 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 /* An event's packet head: its sequence and its time as a delta. */
 void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                         struct sequence *s, uint64_t ticks);
+/* An event's whole packet: its head (as above) and its TrackEvent, whose
+ * n bytes are encoded already (event). */
+void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                          struct sequence *s, uint64_t ticks, const uint8_t *event, size_t n);
+/* A key's iid in the sequence; *fresh when given now (its data must be
+ * written in this packet). */
+uint64_t upmc_pf_intern(struct sequence *s, enum intern_kind kind, const void *key, int *fresh);
+/* The interned data of an event name, in this packet. */
+void upmc_pf_interned_name(struct upmc_zone_perfetto *w, uint64_t iid, const char *name);
 /* The iid of a name (a zone's location, or a frame's name), interned in
  * this packet when new. */
 uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,

@@ -95,8 +95,12 @@ void upmc_pb_end(struct pb *b)
 
 	if (b->failed)
 		return;
+	if (body < 0x80) { /* the byte kept holds it */
+		b->buf[start - 1] = (uint8_t)body;
+		return;
+	}
 	more = (size_t)(upmc_pb_varint_at(bytes, body) - bytes) - 1;
-	if (more && upmc_pb_room(b, more) < 0)
+	if (upmc_pb_room(b, more) < 0)
 		return;
 	memmove(b->buf + start + more, b->buf + start, body);
 	memcpy(b->buf + start - 1, bytes, more + 1);

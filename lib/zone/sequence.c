@@ -90,10 +90,16 @@ void upmc_pf_end_packet(struct upmc_zone_perfetto *w)
 		upmc_pb_put(b, w->interned.buf, w->interned.len);
 		w->interned.len = 0;
 	}
-	upmc_pb_varint(&w->out, (uint64_t)TRACE_PACKET << 3 | 2);
-	upmc_pb_varint(&w->out, b->len);
-	upmc_pb_put(&w->out, b->buf, b->len);
 	w->out.failed |= b->failed | w->interned.failed;
+	if (upmc_pb_room(&w->out, 11 + b->len) == 0) { /* the tag, the length, the body */
+		uint8_t *at = w->out.buf + w->out.len;
+		size_t i;
+		*at++ = (uint8_t)(TRACE_PACKET << 3 | 2);
+		at = upmc_pb_varint_at(at, b->len);
+		for (i = 0; i < b->len; i++) /* a few bytes: no call */
+			at[i] = b->buf[i];
+		w->out.len = (size_t)(at + b->len - w->out.buf);
+	}
 	b->len = 0;
 }
 
@@ -399,16 +405,70 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 }
 
 /* An event's packet head: its sequence and its time as a delta. */
-void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                        struct sequence *s, uint64_t ticks)
+/* The event's time as a delta on its sequence's clock. */
+static uint64_t event_delta(struct upmc_zone_perfetto *w, struct sequence *s, uint64_t ticks)
 {
-	uint64_t ns = upmc_zone_ns(w->p, ticks);
+	uint64_t ns = upmc_zone_ns(w->p, ticks), delta;
 
 	if (ns < s->last_ns) /* timestamps never go back on a thread: kept so */
 		ns = s->last_ns;
-	upmc_pb_uint(&w->packet, PACKET_TIMESTAMP, ns - s->last_ns);
-	upmc_pb_uint(&w->packet, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
+	delta = ns - s->last_ns;
 	s->last_ns = ns;
+	return delta;
+}
+
+void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                        struct sequence *s, uint64_t ticks)
+{
+	upmc_pb_uint(&w->packet, PACKET_TIMESTAMP, event_delta(w, s, ticks));
+	upmc_pb_uint(&w->packet, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
+}
+
+uint64_t upmc_pf_intern(struct sequence *s, enum intern_kind kind, const void *key, int *fresh)
+{
+	return intern_key(&s->interned, kind, key, fresh);
+}
+
+void upmc_pf_interned_name(struct upmc_zone_perfetto *w, uint64_t iid, const char *name)
+{
+	upmc_pb_begin(&w->interned, INTERNED_EVENT_NAMES);
+	upmc_pb_uint(&w->interned, INTERNED_IID, iid);
+	upmc_pb_string(&w->interned, INTERNED_NAME, name);
+	upmc_pb_end(&w->interned);
+}
+
+/* Where an event's packet needs no interned data (its names were), it
+ * goes straight into the packets, its lengths known from the start. */
+void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                          struct sequence *s, uint64_t ticks, const uint8_t *event, size_t n)
+{
+	uint8_t head[40], *at;
+	size_t head_n, packet_n;
+
+	if (w->interned.len) { /* the general way */
+		upmc_pf_event_head(w, t, s, ticks);
+		upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
+		upmc_pb_put(&w->packet, event, n);
+		upmc_pb_end(&w->packet);
+		upmc_pf_end_packet(w);
+		return;
+	}
+	at = upmc_pb_varint_at(head, PACKET_TIMESTAMP << 3);
+	at = upmc_pb_varint_at(at, event_delta(w, s, ticks));
+	at = upmc_pb_varint_at(at, PACKET_SEQUENCE_ID << 3);
+	at = upmc_pb_varint_at(at, upmc_pf_sequence_of(t));
+	at = upmc_pb_varint_at(at, PACKET_TRACK_EVENT << 3 | 2);
+	at = upmc_pb_varint_at(at, n);
+	head_n = (size_t)(at - head);
+	packet_n = head_n + n;
+	if (upmc_pb_room(&w->out, 11 + packet_n) < 0)
+		return;
+	at = w->out.buf + w->out.len;
+	at = upmc_pb_varint_at(at, TRACE_PACKET << 3 | 2);
+	at = upmc_pb_varint_at(at, packet_n);
+	memcpy(at, head, head_n);
+	memcpy(at + head_n, event, n);
+	w->out.len = (size_t)(at + packet_n - w->out.buf);
 }
 
 /* The iid of a name (a zone's location, or a frame's name), interned in
@@ -419,12 +479,8 @@ uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum
 	int fresh;
 	uint64_t iid = intern_key(&s->interned, kind, key, &fresh);
 
-	if (fresh) {
-		upmc_pb_begin(&w->interned, INTERNED_EVENT_NAMES);
-		upmc_pb_uint(&w->interned, INTERNED_IID, iid);
-		upmc_pb_string(&w->interned, INTERNED_NAME, name);
-		upmc_pb_end(&w->interned);
-	}
+	if (fresh)
+		upmc_pf_interned_name(w, iid, name);
 	return iid;
 }
 
