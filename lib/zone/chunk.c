@@ -21,11 +21,8 @@
 
 const int upmc_zone_have_zlib = 1;
 
-/* zlib's level 3 with memLevel 8: a time-only zone in 0.7 to 1.4 bytes
- * and 4 counters in 2 to 3 (the timestamps' noise decides) in less than
- * half level 6's time (0.4 to 0.9 bytes; docs/zones.md); level 1 takes
- * longer than 3 here, with more bytes. */
-#define CHUNK_LEVEL 3
+/* A .gz file at zlib's level 6 (its default), as saves' chunks are. */
+#define GZIP_LEVEL UPMC_ZONE_SAVE_LEVEL
 
 /* zlib's memory through the zones' allocator, which tests make fail. */
 static voidpf chunk_alloc(voidpf opaque, uInt items, uInt size)
@@ -68,7 +65,7 @@ static int chunk_stream(struct upmc_zone_chunks *c, z_stream **out)
 	memset(z, 0, sizeof(*z));
 	z->zalloc = chunk_alloc;
 	z->zfree = chunk_release;
-	rc = deflateInit2(z, CHUNK_LEVEL, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY);
+	rc = deflateInit2(z, c->level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY);
 	if (rc != Z_OK) {
 		rc = chunk_fail(rc, "begin", z->msg);
 		free(z);
@@ -170,7 +167,7 @@ int upmc_zone_gzip_copy(FILE *in, FILE *out)
 	memset(&z, 0, sizeof(z));
 	z.zalloc = chunk_alloc;
 	z.zfree = chunk_release;
-	if (!from || deflateInit2(&z, CHUNK_LEVEL, Z_DEFLATED, 15 + 16 /* gzip */, 8,
+	if (!from || deflateInit2(&z, GZIP_LEVEL, Z_DEFLATED, 15 + 16 /* gzip */, 8,
 	                          Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(from);
 		return upmc_fail(-ENOMEM, "zlib could not begin a gzip file: out of memory");
@@ -260,12 +257,14 @@ void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
 
 /* ---- packets taken out of a writer ---- */
 
-struct upmc_zone_chunks *upmc_zone_chunks_new(void)
+struct upmc_zone_chunks *upmc_zone_chunks_new(int level)
 {
 	struct upmc_zone_chunks *c = calloc(1, sizeof(*c));
 
 	if (!c)
 		upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
+	else
+		c->level = level;
 	return c;
 }
 

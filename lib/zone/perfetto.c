@@ -124,15 +124,17 @@ static void slice_begin(struct upmc_zone_perfetto *w, const struct upmc_zone_thr
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
 	uint8_t event[EVENT_BYTES], *at = event;
+	const struct recent_location *r;
 
 	if (!s) {
 		w->out.failed = 1;
 		return;
 	}
+	r = upmc_pf_begin_iids(w, s, loc);
 	at = put_uint(at, EVENT_TYPE, SLICE_BEGIN);
-	at = put_uint(at, EVENT_NAME_IID, upmc_pf_name_iid(w, s, NAME_OF_LOC, loc, loc->name));
-	if (loc->file)
-		at = put_uint(at, EVENT_SOURCE_LOCATION_IID, upmc_pf_location_iid(w, s, loc));
+	at = put_uint(at, EVENT_NAME_IID, r->name);
+	if (r->where)
+		at = put_uint(at, EVENT_SOURCE_LOCATION_IID, r->where);
 	if (upmc_pf_has_counter_tracks(t))
 		at = counter_values(at, s, t, v);
 	upmc_pf_event_packet(w, t, s, ticks, event, (size_t)(at - event));
@@ -434,7 +436,7 @@ static int encode_trace(struct upmc_zone_perfetto *w)
 int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
 {
 	struct upmc_zone_perfetto *w = upmc_zone_perfetto_new(p, compress);
-	struct upmc_zone_chunks *c = w ? upmc_zone_chunks_new() : NULL;
+	struct upmc_zone_chunks *c = w ? upmc_zone_chunks_new(UPMC_ZONE_SAVE_LEVEL) : NULL;
 	const uint8_t *bytes = NULL;
 	size_t len = 0;
 	int err = c ? encode_trace(w) : -ENOMEM;

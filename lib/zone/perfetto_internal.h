@@ -153,6 +153,12 @@ struct sequence {
 	uint64_t last_ns;                       /* the sequence clock's last value */
 	uint64_t last_value[UPMC_MAX_COUNTERS]; /* each counter track's */
 	struct intern_table interned;
+	/* The iids of the locations begun last, by their address: a begin
+	 * finds its name's and its location's here, without two look-ups. */
+	struct recent_location {
+		const struct upmc_zone_loc *loc;
+		uint64_t name, where;
+	} recent[16];
 };
 
 struct upmc_zone_perfetto {
@@ -208,12 +214,10 @@ void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_t
 uint64_t upmc_pf_intern(struct sequence *s, enum intern_kind kind, const void *key, int *fresh);
 /* The interned data of an event name, in this packet. */
 void upmc_pf_interned_name(struct upmc_zone_perfetto *w, uint64_t iid, const char *name);
-/* The iid of a name (a zone's location, or a frame's name), interned in
- * this packet when new. */
-uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,
-                          const void *key, const char *name);
-uint64_t upmc_pf_location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
-                              const struct upmc_zone_loc *loc);
+/* A zone's location's recent iids: its name's, and its location's (0
+ * where it has no file), interned in this packet when new. */
+const struct recent_location *upmc_pf_begin_iids(struct upmc_zone_perfetto *w, struct sequence *s,
+                                                 const struct upmc_zone_loc *loc);
 /* A debug annotation begun, its name interned (key: the name's address,
  * which lives as long as the profile); the caller puts its value and ends it. */
 void upmc_pf_annotation_head(struct upmc_zone_perfetto *w, struct sequence *s, const char *name);
@@ -245,6 +249,7 @@ void upmc_pf_chunk_free(struct upmc_zone_perfetto *w);
 /* Packets taken out of a writer, made into the bytes of a file: the
  * chunks (each a zlib stream) where compressed. */
 struct upmc_zone_chunks {
+	int level; /* zlib's */
 	struct pb packets;
 	size_t *cut; /* where each chunk of packets ends; none: uncompressed */
 	size_t n_cuts, cuts_cap;

@@ -473,8 +473,8 @@ void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_t
 
 /* The iid of a name (a zone's location, or a frame's name), interned in
  * this packet when new. */
-uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,
-                          const void *key, const char *name)
+static uint64_t name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,
+                         const void *key, const char *name)
 {
 	int fresh;
 	uint64_t iid = intern_key(&s->interned, kind, key, &fresh);
@@ -484,8 +484,8 @@ uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum
 	return iid;
 }
 
-uint64_t upmc_pf_location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
-                              const struct upmc_zone_loc *loc)
+static uint64_t location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
+                             const struct upmc_zone_loc *loc)
 {
 	int fresh;
 	uint64_t iid = intern_key(&s->interned, LOCATION, loc, &fresh);
@@ -500,6 +500,19 @@ uint64_t upmc_pf_location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
 		upmc_pb_end(&w->interned);
 	}
 	return iid;
+}
+
+const struct recent_location *upmc_pf_begin_iids(struct upmc_zone_perfetto *w, struct sequence *s,
+                                                 const struct upmc_zone_loc *loc)
+{
+	struct recent_location *r = &s->recent[((uintptr_t)loc >> 4) % 16];
+
+	if (r->loc != loc) {
+		r->name = name_iid(w, s, NAME_OF_LOC, loc, loc->name);
+		r->where = loc->file ? location_iid(w, s, loc) : 0;
+		r->loc = r->name && (r->where || !loc->file) ? loc : NULL; /* 0: no memory */
+	}
+	return r;
 }
 
 /* A debug annotation, its name interned (key: the name's address, which
@@ -534,6 +547,7 @@ void upmc_pf_sequences_restart(struct upmc_zone_perfetto *w)
 			memset(s->interned.slot, 0, s->interned.slots * sizeof(*s->interned.slot));
 		s->interned.n = 0;
 		memset(s->interned.next_iid, 0, sizeof(s->interned.next_iid));
+		memset(s->recent, 0, sizeof(s->recent));
 	}
 }
 

@@ -293,7 +293,7 @@ static int stream_reserve(struct upmc_profile *p, unsigned interval_ms, struct z
 	s = calloc(1, sizeof(*s));
 	if (s) {
 		s->w = upmc_zone_perfetto_new(p, !(p->profile_flags & UPMC_PROFILE_UNCOMPRESSED));
-		s->taken = upmc_zone_chunks_new();
+		s->taken = upmc_zone_chunks_new(UPMC_ZONE_STREAM_LEVEL);
 	}
 	if (!s || !s->w || !s->taken) {
 		if (s)
