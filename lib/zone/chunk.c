@@ -99,15 +99,6 @@ static int deflate_packets(struct upmc_zone_chunks *c, const uint8_t *packets, s
 	return 0;
 }
 
-static size_t varint_size(uint64_t v)
-{
-	size_t n = 1;
-
-	for (; v > 0x7f; v >>= 7)
-		n++;
-	return n;
-}
-
 /* One chunk: Trace.packet { compressed_packets (2 bytes of tag) }. */
 static int chunk_of(struct upmc_zone_chunks *c, const uint8_t *packets, size_t len)
 {
@@ -118,7 +109,7 @@ static int chunk_of(struct upmc_zone_chunks *c, const uint8_t *packets, size_t l
 	if (err < 0)
 		return err;
 	upmc_pb_varint(out, (uint64_t)TRACE_PACKET << 3 | 2);
-	upmc_pb_varint(out, 2 + varint_size(c->deflated.len) + c->deflated.len);
+	upmc_pb_varint(out, 2 + upmc_pb_varint_size(c->deflated.len) + c->deflated.len);
 	upmc_pb_varint(out, (uint64_t)PACKET_COMPRESSED_PACKETS << 3 | 2);
 	upmc_pb_varint(out, c->deflated.len);
 	upmc_pb_put(out, c->deflated.buf, c->deflated.len);

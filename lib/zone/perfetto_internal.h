@@ -110,6 +110,15 @@ static inline uint8_t *upmc_pb_varint_at(uint8_t *out, uint64_t v)
 	return out;
 }
 
+static inline size_t upmc_pb_varint_size(uint64_t v)
+{
+	size_t n = 1;
+
+	for (; v > 0x7f; v >>= 7)
+		n++;
+	return n;
+}
+
 static inline void upmc_pb_varint(struct pb *b, uint64_t v)
 {
 	if (b->cap - b->len < 10 && upmc_pb_room(b, 10) < 0)

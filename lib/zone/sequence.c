@@ -442,8 +442,10 @@ void upmc_pf_interned_name(struct upmc_zone_perfetto *w, uint64_t iid, const cha
 void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                           struct sequence *s, uint64_t ticks, const uint8_t *event, size_t n)
 {
-	uint8_t head[40], *at;
-	size_t head_n, packet_n;
+	uint64_t delta;
+	uint32_t sequence = upmc_pf_sequence_of(t);
+	size_t packet_n;
+	uint8_t *at;
 
 	if (w->interned.len) { /* the general way */
 		upmc_pf_event_head(w, t, s, ticks);
@@ -453,22 +455,22 @@ void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_t
 		upmc_pf_end_packet(w);
 		return;
 	}
-	at = upmc_pb_varint_at(head, PACKET_TIMESTAMP << 3);
-	at = upmc_pb_varint_at(at, event_delta(w, s, ticks));
-	at = upmc_pb_varint_at(at, PACKET_SEQUENCE_ID << 3);
-	at = upmc_pb_varint_at(at, upmc_pf_sequence_of(t));
-	at = upmc_pb_varint_at(at, PACKET_TRACK_EVENT << 3 | 2);
-	at = upmc_pb_varint_at(at, n);
-	head_n = (size_t)(at - head);
-	packet_n = head_n + n;
+	delta = event_delta(w, s, ticks);
+	packet_n = 3 + upmc_pb_varint_size(delta) + upmc_pb_varint_size(sequence) +
+	           upmc_pb_varint_size(n) + n; /* 3: the fields' tags */
 	if (upmc_pb_room(&w->out, 11 + packet_n) < 0)
 		return;
 	at = w->out.buf + w->out.len;
-	at = upmc_pb_varint_at(at, TRACE_PACKET << 3 | 2);
+	*at++ = TRACE_PACKET << 3 | 2;
 	at = upmc_pb_varint_at(at, packet_n);
-	memcpy(at, head, head_n);
-	memcpy(at + head_n, event, n);
-	w->out.len = (size_t)(at + packet_n - w->out.buf);
+	*at++ = PACKET_TIMESTAMP << 3;
+	at = upmc_pb_varint_at(at, delta);
+	*at++ = PACKET_SEQUENCE_ID << 3;
+	at = upmc_pb_varint_at(at, sequence);
+	*at++ = PACKET_TRACK_EVENT << 3 | 2;
+	at = upmc_pb_varint_at(at, n);
+	memcpy(at, event, n);
+	w->out.len = (size_t)(at + n - w->out.buf);
 }
 
 /* The iid of a name (a zone's location, or a frame's name), interned in
