@@ -7,6 +7,9 @@
  * beginning (incremental state cleared, names interned again, clocks and
  * counter values absolute), so that a reader may begin at any chunk, and
  * a stream's file cut after a chunk (a kill) keeps every chunk before.
+ * The encoder only marks where each chunk ends, under the collector's
+ * lock; the zlib streams are made once the packets are taken out of the
+ * writer (struct upmc_zone_chunks), with that lock free.
  *
  * And Chrome JSON saved under a name that ends in ".gz", as gzip.
  */
