@@ -15,6 +15,8 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <fcntl.h>
+#include <sys/ioctl.h>
 #include <sys/resource.h>
 #include <sys/stat.h>
 #include <sys/wait.h>
@@ -493,6 +495,152 @@ TEST(stream, errors_are_said)
 	EXPECT_EQ(upmc_profile_stream(p, path, AN_HOUR), -EBUSY);
 	EXPECT_EQ(upmc_profile_stream_end(p), 0);
 	upmc_profile_close(p);
+	unlink(path);
+}
+
+/* ---- a write that blocks ---- */
+
+struct blocked {
+	struct upmc_profile *p;
+	int fd; /* the FIFO's reading end */
+	char copy[300];
+	int err, done, zones;
+};
+
+static void *flush_into_the_fifo(void *arg)
+{
+	struct blocked *b = arg;
+
+	b->err = upmc_profile_stream_flush(b->p);
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* A thread that joins the profile, names itself and collects: each takes
+ * the collector's lock. */
+static void *record_name_and_collect(void *arg)
+{
+	struct blocked *b = arg;
+
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	upmc_thread_name("late");
+	upmc_zone_begin(&render_loc);
+	upmc_zone_end();
+	b->zones = upmc_profile_collect(b->p);
+	__atomic_store_n(&b->done, 1, __ATOMIC_RELEASE);
+	return NULL;
+}
+
+/* What waits in the FIFO (its reading end non-blocking) read into
+ * b->copy: the pipe is empty after. */
+static void read_what_waits(struct blocked *b)
+{
+	FILE *out = fopen(b->copy, "wb");
+	char buf[4096];
+	ssize_t got;
+
+	while ((got = read(b->fd, buf, sizeof(buf))) > 0)
+		if (out)
+			fwrite(buf, 1, (size_t)got, out);
+	if (out)
+		fclose(out);
+}
+
+/* The FIFO read onto the end of b->copy until its writer closes it. */
+static void *drain_the_fifo(void *arg)
+{
+	struct blocked *b = arg;
+	FILE *out = fopen(b->copy, "ab");
+	char buf[4096];
+	ssize_t got;
+
+	fcntl(b->fd, F_SETFL, fcntl(b->fd, F_GETFL) & ~O_NONBLOCK);
+	while ((got = read(b->fd, buf, sizeof(buf))) > 0)
+		if (out)
+			fwrite(buf, 1, (size_t)got, out);
+	if (out)
+		fclose(out);
+	return NULL;
+}
+
+/* Whether flag turns 1 within about ten seconds. */
+static int set_soon(const int *flag)
+{
+	int ms;
+
+	for (ms = 0; ms < 10000 && !__atomic_load_n(flag, __ATOMIC_ACQUIRE); ms++)
+		usleep(1000);
+	return __atomic_load_n(flag, __ATOMIC_ACQUIRE);
+}
+
+/* Whether bytes wait in the (empty) FIFO within about ten seconds: a
+ * write began. */
+static int fifo_written(int fd)
+{
+	int ms, queued = 0;
+
+	for (ms = 0; ms < 10000; ms++) {
+		if (ioctl(fd, FIONREAD, &queued) == 0 && queued > 0)
+			return 1;
+		usleep(1000);
+	}
+	return 0;
+}
+
+/*
+ * An append whose write blocks (a FIFO that no one reads, as a full pipe
+ * or a slow disk would) holds the stream's writing lock, never the
+ * collector's: while it waits, a thread joins the profile, records, names
+ * itself and collects. Once the reader reads, every zone is in the file.
+ */
+TEST(stream, a_blocked_write_keeps_no_collect_waiting)
+{
+	struct upmc_profile_options o = {sizeof(o), 0, UPMC_PROFILE_UNCOMPRESSED, 0, 0};
+	struct blocked flusher = {0}, late = {0};
+	struct upmc_profile *p = NULL;
+	pthread_t flush_thread, late_thread, drain_thread;
+	char path[256], why[512];
+	struct slices seen;
+	int k, frames = 400; /* about 40 KiB of packets: far past the FIFO's 4 KiB */
+
+	temp_path(path, sizeof(path), "fifo");
+	unlink(path);
+	ASSERT(mkfifo(path, 0600) == 0);
+	flusher.fd =
+	        open(path, O_RDONLY | O_NONBLOCK); /* the writer's open then waits for no one */
+	ASSERT(flusher.fd >= 0);
+	ASSERT(fcntl(flusher.fd, F_SETPIPE_SZ, 4096) >= 0);
+	snprintf(flusher.copy, sizeof(flusher.copy), "%s.read", path);
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, NULL, &o) == 0);
+	ASSERT_MSG(upmc_profile_stream(p, path, AN_HOUR) == 0, "%s", upmc_last_error());
+	read_what_waits(&flusher); /* the first append's */
+	for (k = 0; k < frames; k++)
+		frame(k);
+	flusher.p = late.p = p;
+	ASSERT(pthread_create(&flush_thread, NULL, flush_into_the_fifo, &flusher) == 0);
+	EXPECT(fifo_written(flusher.fd));
+	/* 40 KiB cannot go into 4 KiB: the flush waits in its write */
+	EXPECT(!__atomic_load_n(&flusher.done, __ATOMIC_ACQUIRE));
+	ASSERT(pthread_create(&late_thread, NULL, record_name_and_collect, &late) == 0);
+	EXPECT_MSG(set_soon(&late.done), "a collect waited for the stream's write");
+	EXPECT(!__atomic_load_n(&flusher.done, __ATOMIC_ACQUIRE)); /* and still waits */
+	ASSERT(pthread_create(&drain_thread, NULL, drain_the_fifo, &flusher) == 0);
+	pthread_join(flush_thread, NULL);
+	pthread_join(late_thread, NULL);
+	EXPECT_EQ(flusher.err, 0);
+	EXPECT_EQ(late.zones, 2);
+	EXPECT_EQ(upmc_profile_stream_end(p), 0);
+	pthread_join(drain_thread, NULL);
+	upmc_profile_close(p);
+	close(flusher.fd);
+	if (pb_have_protoc()) { /* every zone in the file: the late thread's in the end's append */
+		ASSERT_MSG(read_trace(flusher.copy, &seen, why, sizeof(why)) == 0, "%s", why);
+		EXPECT_EQ(seen.n, 3 * frames + 2);
+		EXPECT_EQ(seen.frames, frames);
+	}
+	unlink(flusher.copy);
 	unlink(path);
 }
 

@@ -130,6 +130,11 @@ int upmc_os_at_thread_exit_for(enum upmc_os_exit_kind kind, void (*fn)(void *), 
 /* The zone collector's lock (lib/zone.c): a mutex, statically made. */
 void upmc_os_collector_lock(void);
 void upmc_os_collector_unlock(void);
+/* A zone stream's writing lock (lib/zone/stream.c): held while a stream
+ * compresses and writes what it took, which the collector's is not; taken
+ * before the collector's where both are. A mutex, statically made. */
+void upmc_os_stream_lock(void);
+void upmc_os_stream_unlock(void);
 
 /*
  * A thread of the library's own (a zone stream's writer: lib/zone/stream.c):

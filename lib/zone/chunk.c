@@ -7,6 +7,9 @@
  * beginning (incremental state cleared, names interned again, clocks and
  * counter values absolute), so that a reader may begin at any chunk, and
  * a stream's file cut after a chunk (a kill) keeps every chunk before.
+ * The encoder only marks where each chunk ends, under the collector's
+ * lock; the zlib streams are made once the packets are taken out of the
+ * writer (struct upmc_zone_chunks), with that lock free.
  *
  * And Chrome JSON saved under a name that ends in ".gz", as gzip.
  */
@@ -21,10 +24,8 @@
 
 const int upmc_zone_have_zlib = 1;
 
-/* zlib's level 6 (its default): a time-only zone in 0.4 to 0.9 bytes and
- * 4 counters in 4.7 to 6, where level 3 took 0.7 to 1.4 and 6 to 7.5 (the
- * timestamps' noise decides) for a third of the time; docs/zones.md. */
-#define CHUNK_LEVEL 6
+/* A .gz file at zlib's level 6 (its default), as saves' chunks are. */
+#define GZIP_LEVEL UPMC_ZONE_SAVE_LEVEL
 
 /* zlib's memory through the zones' allocator, which tests make fail. */
 static voidpf chunk_alloc(voidpf opaque, uInt items, uInt size)
@@ -39,123 +40,112 @@ static void chunk_release(voidpf opaque, voidpf address)
 	free(address);
 }
 
-static void chunk_fail(struct upmc_zone_perfetto *w, int err, const char *what, const char *msg)
+static int chunk_fail(int rc, const char *what, const char *msg)
 {
-	if (w->zlib_err)
-		return;
-	w->zlib_err = err;
-	upmc_format(w->zlib_why, sizeof(w->zlib_why), "zlib could not %s a Perfetto chunk: %s",
-	            what,
-	            msg              ? msg
-	            : err == -ENOMEM ? "out of memory"
-	                             : "error");
+	int err = rc == Z_MEM_ERROR ? -ENOMEM : -EIO;
+
+	return upmc_fail(err, "zlib could not %s a Perfetto chunk: %s", what,
+	                 msg              ? msg
+	                 : err == -ENOMEM ? "out of memory"
+	                                  : "error");
 }
 
 /* The z_stream, made once and reset for each chunk (each a zlib stream
- * of its own); NULL after a failure. */
-static z_stream *chunk_stream(struct upmc_zone_perfetto *w)
+ * of its own): 0, or -errno said. */
+static int chunk_stream(struct upmc_zone_chunks *c, z_stream **out)
 {
-	z_stream *z = w->zlib;
+	z_stream *z = c->zlib;
 	int rc;
 
-	if (z)
-		return deflateReset(z) == Z_OK ? z : NULL;
-	z = upmc_zone_realloc(NULL, sizeof(*z));
-	if (!z) {
-		chunk_fail(w, -ENOMEM, "begin", NULL);
-		return NULL;
+	if (z) {
+		rc = deflateReset(z);
+		*out = z;
+		return rc == Z_OK ? 0 : chunk_fail(rc, "begin", z->msg);
 	}
+	z = upmc_zone_realloc(NULL, sizeof(*z));
+	if (!z)
+		return chunk_fail(Z_MEM_ERROR, "begin", NULL);
 	memset(z, 0, sizeof(*z));
 	z->zalloc = chunk_alloc;
 	z->zfree = chunk_release;
-	rc = deflateInit(z, CHUNK_LEVEL);
+	rc = deflateInit2(z, c->level, Z_DEFLATED, 15, 8, Z_DEFAULT_STRATEGY);
 	if (rc != Z_OK) {
-		chunk_fail(w, rc == Z_MEM_ERROR ? -ENOMEM : -EIO, "begin", z->msg);
+		rc = chunk_fail(rc, "begin", z->msg);
 		free(z);
-		return NULL;
+		return rc;
 	}
-	w->zlib = z;
-	return z;
-}
-
-/* w->out deflated into w->deflated; 0, or -errno (said in w). */
-static int deflate_out(struct upmc_zone_perfetto *w)
-{
-	z_stream *z = chunk_stream(w);
-	uLong bound;
-	int rc;
-
-	if (!z)
-		return -1;
-	bound = deflateBound(z, (uLong)w->out.len);
-	w->deflated.len = 0;
-	if (bound > w->deflated.cap) {
-		uint8_t *bigger = upmc_zone_realloc(w->deflated.buf, bound);
-		if (!bigger) {
-			chunk_fail(w, -ENOMEM, "deflate", NULL);
-			return -1;
-		}
-		w->deflated.buf = bigger;
-		w->deflated.cap = bound;
-	}
-	z->next_in = w->out.buf;
-	z->avail_in = (uInt)w->out.len;
-	z->next_out = w->deflated.buf;
-	z->avail_out = (uInt)bound;
-	rc = deflate(z, Z_FINISH);
-	if (rc != Z_STREAM_END) {
-		chunk_fail(w, rc == Z_MEM_ERROR ? -ENOMEM : -EIO, "deflate", z->msg);
-		return -1;
-	}
-	w->deflated.len = bound - z->avail_out;
+	c->zlib = *out = z;
 	return 0;
 }
 
-static size_t varint_size(uint64_t v)
+/* len bytes of packets deflated into c->deflated; 0, or -errno said. */
+static int deflate_packets(struct upmc_zone_chunks *c, const uint8_t *packets, size_t len)
 {
-	size_t n = 1;
+	z_stream *z = NULL;
+	uLong bound;
+	int rc = chunk_stream(c, &z);
 
-	for (; v > 0x7f; v >>= 7)
-		n++;
-	return n;
+	if (rc < 0)
+		return rc;
+	bound = deflateBound(z, (uLong)len);
+	c->deflated.len = 0;
+	if (upmc_pb_room(&c->deflated, bound) < 0)
+		return chunk_fail(Z_MEM_ERROR, "deflate", NULL);
+	z->next_in = (Bytef *)(uintptr_t)packets;
+	z->avail_in = (uInt)len;
+	z->next_out = c->deflated.buf;
+	z->avail_out = (uInt)bound;
+	rc = deflate(z, Z_FINISH);
+	if (rc != Z_STREAM_END)
+		return chunk_fail(rc, "deflate", z->msg);
+	c->deflated.len = bound - z->avail_out;
+	return 0;
 }
 
-/* The chunk: Trace.packet { compressed_packets (2 bytes of tag) }. */
-void upmc_pf_chunk_end(struct upmc_zone_perfetto *w)
+/* One chunk: Trace.packet { compressed_packets (2 bytes of tag) }. */
+static int chunk_of(struct upmc_zone_chunks *c, const uint8_t *packets, size_t len)
 {
-	struct pb *c = &w->chunks;
+	struct pb *out = &c->chunks;
 
-	if (!w->out.len || w->out.failed || w->zlib_err)
-		return;
-	if (deflate_out(w) < 0)
-		return;
-	upmc_pb_varint(c, (uint64_t)TRACE_PACKET << 3 | 2);
-	upmc_pb_varint(c, 2 + varint_size(w->deflated.len) + w->deflated.len);
-	upmc_pb_varint(c, (uint64_t)PACKET_COMPRESSED_PACKETS << 3 | 2);
-	upmc_pb_varint(c, w->deflated.len);
-	upmc_pb_put(c, w->deflated.buf, w->deflated.len);
-	w->out.failed |= c->failed;
-	w->out.len = 0;
-	upmc_pf_sequences_restart(w);
-	w->process_done = 0;
+	int err = deflate_packets(c, packets, len);
+
+	if (err < 0)
+		return err;
+	upmc_pb_varint(out, (uint64_t)TRACE_PACKET << 3 | 2);
+	upmc_pb_varint(out, 2 + upmc_pb_varint_size(c->deflated.len) + c->deflated.len);
+	upmc_pb_varint(out, (uint64_t)PACKET_COMPRESSED_PACKETS << 3 | 2);
+	upmc_pb_varint(out, c->deflated.len);
+	upmc_pb_put(out, c->deflated.buf, c->deflated.len);
+	return out->failed ? chunk_fail(Z_MEM_ERROR, "keep", NULL) : 0;
 }
 
-void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w)
+int upmc_zone_chunks_bytes(struct upmc_zone_chunks *c, const uint8_t **bytes, size_t *len)
 {
-	if (w->compress && w->out.len >= PF_CHUNK_BYTES)
-		upmc_pf_chunk_end(w);
+	size_t i, from = 0;
+	int err;
+
+	if (c->packets.failed)
+		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
+	*bytes = c->packets.buf;
+	*len = c->packets.len;
+	if (!c->n_cuts)
+		return 0;
+	c->chunks.len = 0;
+	for (i = 0; i < c->n_cuts; from = c->cut[i++])
+		if ((err = chunk_of(c, c->packets.buf + from, c->cut[i] - from)) < 0)
+			return err;
+	*bytes = c->chunks.buf;
+	*len = c->chunks.len;
+	return 0;
 }
 
-void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
+static void chunks_end_zlib(struct upmc_zone_chunks *c)
 {
-	if (w->zlib) {
-		deflateEnd(w->zlib);
-		free(w->zlib);
+	if (c->zlib) {
+		deflateEnd(c->zlib);
+		free(c->zlib);
 	}
-	free(w->deflated.buf);
-	free(w->chunks.buf);
 }
-
 /* ---- a gzip file (Chrome JSON saved as <name>.gz) ---- */
 
 #define GZIP_BUFFER (1u << 16)
@@ -171,7 +161,7 @@ int upmc_zone_gzip_copy(FILE *in, FILE *out)
 	memset(&z, 0, sizeof(z));
 	z.zalloc = chunk_alloc;
 	z.zfree = chunk_release;
-	if (!from || deflateInit2(&z, CHUNK_LEVEL, Z_DEFLATED, 15 + 16 /* gzip */, 8,
+	if (!from || deflateInit2(&z, GZIP_LEVEL, Z_DEFLATED, 15 + 16 /* gzip */, 8,
 	                          Z_DEFAULT_STRATEGY) != Z_OK) {
 		free(from);
 		return upmc_fail(-ENOMEM, "zlib could not begin a gzip file: out of memory");
@@ -200,20 +190,18 @@ int upmc_zone_gzip_copy(FILE *in, FILE *out)
 
 const int upmc_zone_have_zlib = 0;
 
-void upmc_pf_chunk_end(struct upmc_zone_perfetto *w)
+int upmc_zone_chunks_bytes(struct upmc_zone_chunks *c, const uint8_t **bytes, size_t *len)
 {
-	(void)w;
+	if (c->packets.failed)
+		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
+	*bytes = c->packets.buf;
+	*len = c->packets.len;
+	return 0;
 }
 
-void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w)
+static void chunks_end_zlib(struct upmc_zone_chunks *c)
 {
-	(void)w;
-}
-
-void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
-{
-	free(w->deflated.buf);
-	free(w->chunks.buf);
+	(void)c;
 }
 
 int upmc_zone_gzip_copy(FILE *in, FILE *out)
@@ -224,3 +212,89 @@ int upmc_zone_gzip_copy(FILE *in, FILE *out)
 	                           "UPMC_HAVE_ZLIB defined and link -lz)");
 }
 #endif
+
+/* ---- the chunks' ends, marked by the encoder ---- */
+
+void upmc_pf_chunk_end(struct upmc_zone_perfetto *w)
+{
+	size_t last = w->n_cuts ? w->cut[w->n_cuts - 1] : 0;
+
+	if (!w->compress || w->out.len == last)
+		return;
+	if (w->n_cuts == w->cuts_cap) {
+		size_t cap = w->cuts_cap ? 2 * w->cuts_cap : 16;
+		size_t *bigger = realloc(w->cut, cap * sizeof(*bigger));
+		if (!bigger) {
+			w->cuts_failed = 1;
+			return;
+		}
+		w->cut = bigger;
+		w->cuts_cap = cap;
+	}
+	w->cut[w->n_cuts++] = w->out.len;
+	upmc_pf_sequences_restart(w);
+	w->process_done = 0;
+}
+
+void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w)
+{
+	size_t last = w->n_cuts ? w->cut[w->n_cuts - 1] : 0;
+
+	if (w->compress && w->out.len - last >= PF_CHUNK_BYTES)
+		upmc_pf_chunk_end(w);
+}
+
+void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
+{
+	free(w->cut);
+}
+
+/* ---- packets taken out of a writer ---- */
+
+struct upmc_zone_chunks *upmc_zone_chunks_new(int level)
+{
+	struct upmc_zone_chunks *c = calloc(1, sizeof(*c));
+
+	if (!c)
+		upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
+	else
+		c->level = level;
+	return c;
+}
+
+void upmc_zone_chunks_free(struct upmc_zone_chunks *c)
+{
+	if (!c)
+		return;
+	chunks_end_zlib(c);
+	free(c->packets.buf);
+	free(c->cut);
+	free(c->chunks.buf);
+	free(c->deflated.buf);
+	free(c);
+}
+
+/* A swap: each side keeps its buffers' memory for the next time. */
+void upmc_zone_perfetto_take(struct upmc_zone_perfetto *w, struct upmc_zone_chunks *c)
+{
+	struct pb packets = c->packets;
+	size_t *cut = c->cut, cuts_cap = c->cuts_cap;
+
+	c->packets = w->out;
+	c->cut = w->cut;
+	c->n_cuts = w->n_cuts;
+	c->cuts_cap = w->cuts_cap;
+	w->out = packets;
+	w->out.len = 0;
+	w->out.failed = 0;
+	w->cut = cut;
+	w->n_cuts = 0;
+	w->cuts_cap = cuts_cap;
+}
+
+void upmc_zone_chunks_sent(struct upmc_zone_chunks *c)
+{
+	c->packets.len = 0;
+	c->n_cuts = 0;
+	c->chunks.len = 0;
+}

@@ -89,10 +89,19 @@ static void metric_values(struct upmc_zone_perfetto *w, struct sequence *s,
 	}
 }
 
+/* An event's TrackEvent is encoded in place, into a buffer this big: its
+ * type, name and location, and each counter's track and value. */
+#define EVENT_BYTES (48 + 22 * UPMC_MAX_COUNTERS)
+
+static uint8_t *put_uint(uint8_t *at, unsigned field, uint64_t v)
+{
+	return upmc_pb_varint_at(upmc_pb_varint_at(at, (uint64_t)field << 3), v);
+}
+
 /* The thread's counter values at this point, as deltas on their tracks;
  * one that did not count is left out (its track's uuids then given). */
-static void counter_values(struct upmc_zone_perfetto *w, struct sequence *s,
-                           const struct upmc_zone_thread *t, const uint64_t *v)
+static uint8_t *counter_values(uint8_t *at, struct sequence *s, const struct upmc_zone_thread *t,
+                               const uint64_t *v)
 {
 	unsigned i, counted = 0;
 
@@ -100,39 +109,44 @@ static void counter_values(struct upmc_zone_perfetto *w, struct sequence *s,
 		counted += v[i] != UPMC_NOT_COUNTED;
 	for (i = 0; counted < t->k && i < t->k; i++)
 		if (v[i] != UPMC_NOT_COUNTED)
-			upmc_pb_uint(&w->packet, EVENT_EXTRA_COUNTER_TRACK_UUIDS,
-			             upmc_pf_thread_uuid(t) + 1 + i);
+			at = put_uint(at, EVENT_EXTRA_COUNTER_TRACK_UUIDS,
+			              upmc_pf_thread_uuid(t) + 1 + i);
 	for (i = 0; i < t->k; i++)
 		if (v[i] != UPMC_NOT_COUNTED) {
-			upmc_pb_uint(&w->packet, EVENT_EXTRA_COUNTER_VALUES,
-			             v[i] - s->last_value[i]);
+			at = put_uint(at, EVENT_EXTRA_COUNTER_VALUES, v[i] - s->last_value[i]);
 			s->last_value[i] = v[i];
 		}
+	return at;
 }
 
 static void slice_begin(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                         const struct upmc_zone_loc *loc, uint64_t ticks, const uint64_t *v)
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
-	uint64_t name, where = 0;
+	uint8_t event[EVENT_BYTES], *at = event;
+	const struct recent_location *r;
 
 	if (!s) {
 		w->out.failed = 1;
 		return;
 	}
-	upmc_pf_event_head(w, t, s, ticks);
-	name = upmc_pf_name_iid(w, s, NAME_OF_LOC, loc, loc->name);
-	if (loc->file)
-		where = upmc_pf_location_iid(w, s, loc);
-	upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
-	upmc_pb_uint(&w->packet, EVENT_TYPE, SLICE_BEGIN);
-	upmc_pb_uint(&w->packet, EVENT_NAME_IID, name);
-	if (where)
-		upmc_pb_uint(&w->packet, EVENT_SOURCE_LOCATION_IID, where);
+	r = upmc_pf_begin_iids(w, s, loc);
+	at = put_uint(at, EVENT_TYPE, SLICE_BEGIN);
+	at = put_uint(at, EVENT_NAME_IID, r->name);
+	if (r->where)
+		at = put_uint(at, EVENT_SOURCE_LOCATION_IID, r->where);
 	if (upmc_pf_has_counter_tracks(t))
-		counter_values(w, s, t, v);
-	upmc_pb_end(&w->packet);
-	upmc_pf_end_packet(w);
+		at = counter_values(at, s, t, v);
+	upmc_pf_event_packet(w, t, s, ticks, event, (size_t)(at - event));
+}
+
+/* Whether a zone's end has debug annotations: its counts (multiplexed),
+ * its metrics, its text or its value. */
+static int annotated(const struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                     const struct zone_done *z)
+{
+	return (t->k && (!upmc_pf_has_counter_tracks(t) || w->p->n_metrics)) || z->text ||
+	       z->has_value;
 }
 
 /* A slice's end: z the zone it closes, or NULL for one whose end was
@@ -141,51 +155,61 @@ static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_threa
                       uint64_t ticks, const struct zone_done *z)
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
+	uint8_t event[EVENT_BYTES], *at = event;
 	const char *text;
 
 	if (!s) {
 		w->out.failed = 1;
 		return;
 	}
+	at = put_uint(at, EVENT_TYPE, SLICE_END);
+	if (z && upmc_pf_has_counter_tracks(t))
+		at = counter_values(at, s, t, t->values + z->v + t->w);
+	if (!z || !annotated(w, t, z)) {
+		upmc_pf_event_packet(w, t, s, ticks, event, (size_t)(at - event));
+		return;
+	}
 	upmc_pf_event_head(w, t, s, ticks);
 	upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
-	upmc_pb_uint(&w->packet, EVENT_TYPE, SLICE_END);
-	if (z && upmc_pf_has_counter_tracks(t))
-		counter_values(w, s, t, t->values + z->v + t->w);
-	else if (z && t->k)
+	upmc_pb_put(&w->packet, event, (size_t)(at - event));
+	if (t->k && !upmc_pf_has_counter_tracks(t))
 		multiplexed_counts(w, s, t, z);
-	if (z && t->k && w->p->n_metrics)
+	if (t->k && w->p->n_metrics)
 		metric_values(w, s, t, z);
-	text = z ? upmc_zone_text_of(t, z) : NULL;
+	text = upmc_zone_text_of(t, z);
 	if (text) {
 		upmc_pf_annotation_head(w, s, "text");
 		upmc_pb_string(&w->packet, ANNOTATION_STRING_VALUE, text);
 		upmc_pb_end(&w->packet);
 	}
-	if (z && z->has_value)
+	if (z->has_value)
 		uint_annotation(w, s, "value", z->value);
 	upmc_pb_end(&w->packet);
 	upmc_pf_end_packet(w);
 }
 
+/* A frame's name is made only when first interned in a sequence. */
 static void frame_instant(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                           const struct zone_frame *f)
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
+	uint8_t event[EVENT_BYTES], *at = event;
 	char label[256];
+	uint64_t iid;
+	int fresh;
 
 	if (!s) {
 		w->out.failed = 1;
 		return;
 	}
-	upmc_zone_frame_label(f, label, sizeof(label));
-	upmc_pf_event_head(w, t, s, f->t);
-	upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
-	upmc_pb_uint(&w->packet, EVENT_TYPE, INSTANT);
-	upmc_pb_uint(&w->packet, EVENT_NAME_IID,
-	             upmc_pf_name_iid(w, s, NAME_OF_FRAME, f->name, label));
-	upmc_pb_end(&w->packet);
-	upmc_pf_end_packet(w);
+	iid = upmc_pf_intern(s, NAME_OF_FRAME, f->name, &fresh);
+	if (fresh) {
+		upmc_zone_frame_label(f, label, sizeof(label));
+		upmc_pf_interned_name(w, iid, label);
+	}
+	at = put_uint(at, EVENT_TYPE, INSTANT);
+	at = put_uint(at, EVENT_NAME_IID, iid);
+	upmc_pf_event_packet(w, t, s, f->t, event, (size_t)(at - event));
 }
 
 /* ---- the process track ---- */
@@ -309,27 +333,10 @@ void upmc_zone_perfetto_forget(struct upmc_zone_perfetto *w, const struct upmc_z
 	upmc_pf_sequence_forget(w, t);
 }
 
-/* The bytes built, to write, then forgotten by upmc_zone_perfetto_sent(). */
-const uint8_t *upmc_zone_perfetto_bytes(struct upmc_zone_perfetto *w, size_t *len)
-{
-	const struct pb *b = w->compress ? &w->chunks : &w->out;
-
-	*len = b->len;
-	return b->buf;
-}
-
-void upmc_zone_perfetto_sent(struct upmc_zone_perfetto *w)
-{
-	w->out.len = 0;
-	w->chunks.len = 0;
-}
-
 static int result(struct upmc_zone_perfetto *w)
 {
-	if (w->out.failed || w->packet.failed || w->interned.failed || w->chunks.failed)
+	if (w->out.failed || w->packet.failed || w->interned.failed || w->cuts_failed)
 		return upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
-	if (w->zlib_err)
-		return upmc_fail(w->zlib_err, "%s", w->zlib_why);
 	return 0;
 }
 
@@ -370,8 +377,7 @@ int upmc_zone_perfetto_append(struct upmc_zone_perfetto *w)
 		}
 	}
 	drop_counts(w, latest(w->p));
-	if (w->compress)
-		upmc_pf_chunk_end(w); /* each append ends with a whole chunk */
+	upmc_pf_chunk_end(w); /* each append ends with a whole chunk */
 	return result(w);
 }
 
@@ -403,19 +409,15 @@ static int slice_packet(void *arg, const struct zone_done *z, int begin, unsigne
 	return result(s->w);
 }
 
-int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
+/* The trace encoded under the collector's lock, as exports are. */
+static int encode_trace(struct upmc_zone_perfetto *w)
 {
-	struct upmc_zone_perfetto *w = upmc_zone_perfetto_new(p, compress);
-	const uint8_t *bytes;
-	size_t len;
 	struct upmc_zone_thread *t;
 	int err = 0;
 
-	if (!w)
-		return -ENOMEM;
 	process_track(w);
 	w->process_done = 1;
-	for (t = upmc_zone_threads(p); t && err == 0; t = upmc_zone_thread_next(t)) {
+	for (t = upmc_zone_threads(w->p); t && err == 0; t = upmc_zone_thread_next(t)) {
 		struct slices s = {w, t, 0};
 		if (upmc_pf_sequence(w, t) == NULL)
 			err = upmc_fail(-ENOMEM, "out of memory writing a Perfetto trace");
@@ -424,14 +426,28 @@ int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
 		frames_until(&s, UINT64_MAX);
 	}
 	if (err == 0) {
-		drop_counts(w, latest(p));
-		if (compress)
-			upmc_pf_chunk_end(w);
+		drop_counts(w, latest(w->p));
+		upmc_pf_chunk_end(w);
 		err = result(w);
 	}
-	bytes = upmc_zone_perfetto_bytes(w, &len);
+	return err;
+}
+
+int upmc_zone_write_perfetto(struct upmc_profile *p, FILE *out, int compress)
+{
+	struct upmc_zone_perfetto *w = upmc_zone_perfetto_new(p, compress);
+	struct upmc_zone_chunks *c = w ? upmc_zone_chunks_new(UPMC_ZONE_SAVE_LEVEL) : NULL;
+	const uint8_t *bytes = NULL;
+	size_t len = 0;
+	int err = c ? encode_trace(w) : -ENOMEM;
+
+	if (err == 0) {
+		upmc_zone_perfetto_take(w, c);
+		err = upmc_zone_chunks_bytes(c, &bytes, &len);
+	}
 	if (err == 0)
 		fwrite(bytes, 1, len, out);
+	upmc_zone_chunks_free(c);
 	upmc_zone_perfetto_free(w);
 	return err;
 }

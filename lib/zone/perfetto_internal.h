@@ -81,7 +81,6 @@ enum {
 /* ---- protobuf.c: the encoder ---- */
 
 /* Bytes built in memory: nested messages need their length first. */
-/* Bytes built in memory: nested messages need their length first. */
 struct pb {
 	uint8_t *buf;
 	size_t len, cap;
@@ -92,14 +91,50 @@ struct pb {
 
 /* Each sets b->failed, and does nothing more, once memory runs out. */
 void upmc_pb_put(struct pb *b, const void *data, size_t n);
-void upmc_pb_varint(struct pb *b, uint64_t v);
-void upmc_pb_uint(struct pb *b, unsigned field, uint64_t v);
+/* Room for n more bytes: 0, or -1 (b->failed set). */
+int upmc_pb_room(struct pb *b, size_t n);
 void upmc_pb_double(struct pb *b, unsigned field, double v);
 /* A string, made UTF-8 where it is not. */
 void upmc_pb_string(struct pb *b, unsigned field, const char *s);
 /* A nested message: begun, then ended with its length put in front. */
 void upmc_pb_begin(struct pb *b, unsigned field);
 void upmc_pb_end(struct pb *b);
+
+/* Varints are most of a trace's bytes: written in place, inline, where
+ * the buffer has room (a stream encodes millions a second). */
+static inline uint8_t *upmc_pb_varint_at(uint8_t *out, uint64_t v)
+{
+	for (; v > 0x7f; v >>= 7)
+		*out++ = (uint8_t)(v | 0x80);
+	*out++ = (uint8_t)v;
+	return out;
+}
+
+static inline size_t upmc_pb_varint_size(uint64_t v)
+{
+	size_t n = 1;
+
+	for (; v > 0x7f; v >>= 7)
+		n++;
+	return n;
+}
+
+static inline void upmc_pb_varint(struct pb *b, uint64_t v)
+{
+	if (b->cap - b->len < 10 && upmc_pb_room(b, 10) < 0)
+		return;
+	b->len = (size_t)(upmc_pb_varint_at(b->buf + b->len, v) - b->buf);
+}
+
+static inline void upmc_pb_uint(struct pb *b, unsigned field, uint64_t v)
+{
+	uint8_t *at;
+
+	if (b->cap - b->len < 20 && upmc_pb_room(b, 20) < 0)
+		return;
+	at = upmc_pb_varint_at(b->buf + b->len, (uint64_t)field << 3); /* wire type 0: varint */
+	b->len = (size_t)(upmc_pb_varint_at(at, v) - b->buf);
+}
 
 /* ---- sequence.c: a thread's packet sequence ---- */
 
@@ -127,6 +162,12 @@ struct sequence {
 	uint64_t last_ns;                       /* the sequence clock's last value */
 	uint64_t last_value[UPMC_MAX_COUNTERS]; /* each counter track's */
 	struct intern_table interned;
+	/* The iids of the locations begun last, by their address: a begin
+	 * finds its name's and its location's here, without two look-ups. */
+	struct recent_location {
+		const struct upmc_zone_loc *loc;
+		uint64_t name, where;
+	} recent[16];
 };
 
 struct upmc_zone_perfetto {
@@ -139,6 +180,10 @@ struct upmc_zone_perfetto {
 	 * none of the threads gone. */
 	struct sequence_slot *seq;
 	size_t n_seq, seq_slots;
+	/* The thread of the last event and its sequence: the next event is
+	 * most often the same thread's, and needs no look-up. */
+	const struct upmc_zone_thread *last_thread;
+	struct sequence *last_seq;
 	/* Every thread track name written, for the file's life, as a hash of
 	 * it and the thread (index + 1) that bears it: no two tracks share
 	 * one, even once a thread is gone. Open addressing. */
@@ -146,13 +191,14 @@ struct upmc_zone_perfetto {
 	size_t n_names, name_slots;
 	int process_done;
 	/* Compressed: the packets go out in chunks, each a TracePacket whose
-	 * compressed_packets (field 50) is a zlib stream of them (chunk.c). */
+	 * compressed_packets (field 50) is a zlib stream of them (chunk.c).
+	 * The encoder only marks where each chunk ends, under the collector's
+	 * lock; the zlib streams are made once the packets are taken out of
+	 * the writer (upmc_zone_perfetto_take()), with no lock held. */
 	int compress;
-	struct pb chunks;   /* the chunks of this save or append */
-	struct pb deflated; /* one chunk's zlib stream, being made */
-	void *zlib;         /* the z_stream, made at the first chunk */
-	int zlib_err;       /* a zlib failure: -errno, its sentence in zlib_why */
-	char zlib_why[160];
+	size_t *cut; /* where each chunk of out ends */
+	size_t n_cuts, cuts_cap;
+	int cuts_failed;
 };
 
 /* The packet built so far goes out as one Trace.packet; the next begins. */
@@ -168,12 +214,19 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 /* An event's packet head: its sequence and its time as a delta. */
 void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                         struct sequence *s, uint64_t ticks);
-/* The iid of a name (a zone's location, or a frame's name), interned in
- * this packet when new. */
-uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,
-                          const void *key, const char *name);
-uint64_t upmc_pf_location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
-                              const struct upmc_zone_loc *loc);
+/* An event's whole packet: its head (as above) and its TrackEvent, whose
+ * n bytes are encoded already (event). */
+void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                          struct sequence *s, uint64_t ticks, const uint8_t *event, size_t n);
+/* A key's iid in the sequence; *fresh when given now (its data must be
+ * written in this packet). */
+uint64_t upmc_pf_intern(struct sequence *s, enum intern_kind kind, const void *key, int *fresh);
+/* The interned data of an event name, in this packet. */
+void upmc_pf_interned_name(struct upmc_zone_perfetto *w, uint64_t iid, const char *name);
+/* A zone's location's recent iids: its name's, and its location's (0
+ * where it has no file), interned in this packet when new. */
+const struct recent_location *upmc_pf_begin_iids(struct upmc_zone_perfetto *w, struct sequence *s,
+                                                 const struct upmc_zone_loc *loc);
 /* A debug annotation begun, its name interned (key: the name's address,
  * which lives as long as the profile); the caller puts its value and ends it. */
 void upmc_pf_annotation_head(struct upmc_zone_perfetto *w, struct sequence *s, const char *name);
@@ -193,14 +246,25 @@ void upmc_pf_sequences_restart(struct upmc_zone_perfetto *w);
 /* Uncompressed bytes a chunk holds at most (give or take a packet). */
 #define PF_CHUNK_BYTES (1u << 20)
 
-/* The packets built so far (w->out) deflated into one chunk appended to
- * w->chunks, and every sequence restarted: a reader may begin at any
- * chunk. Nothing when there are none; on a zlib failure w->zlib_err. */
+/* A chunk ends here (the packets built since the last end, if any), and
+ * every sequence starts again: a reader may begin at any chunk. */
 void upmc_pf_chunk_end(struct upmc_zone_perfetto *w);
 /* A chunk ends here when w->out has grown past PF_CHUNK_BYTES. Called
  * between two events, before a sequence's packets begin. */
 void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w);
-/* The zlib stream's memory given back. */
+/* The chunks' ends given back. */
 void upmc_pf_chunk_free(struct upmc_zone_perfetto *w);
+
+/* Packets taken out of a writer, made into the bytes of a file: the
+ * chunks (each a zlib stream) where compressed. */
+struct upmc_zone_chunks {
+	int level; /* zlib's */
+	struct pb packets;
+	size_t *cut; /* where each chunk of packets ends; none: uncompressed */
+	size_t n_cuts, cuts_cap;
+	struct pb chunks;   /* the chunks made */
+	struct pb deflated; /* one chunk's zlib stream, being made */
+	void *zlib;         /* the z_stream, made at the first chunk */
+};
 
 #endif /* UPMC_PERFETTO_INTERNAL_H */

@@ -7,47 +7,31 @@
 
 #include "perfetto_internal.h"
 
+int upmc_pb_room(struct pb *b, size_t n)
+{
+	size_t cap = b->cap ? b->cap : 256;
+	uint8_t *bigger;
+
+	if (b->len + n <= b->cap)
+		return 0;
+	while (cap < b->len + n)
+		cap *= 2;
+	bigger = realloc(b->buf, cap);
+	if (!bigger) {
+		b->failed = 1;
+		return -1;
+	}
+	b->buf = bigger;
+	b->cap = cap;
+	return 0;
+}
+
 void upmc_pb_put(struct pb *b, const void *data, size_t n)
 {
-	if (b->len + n > b->cap) {
-		size_t cap = b->cap ? b->cap : 256;
-		uint8_t *bigger;
-		while (cap < b->len + n)
-			cap *= 2;
-		bigger = realloc(b->buf, cap);
-		if (!bigger) {
-			b->failed = 1;
-			return;
-		}
-		b->buf = bigger;
-		b->cap = cap;
-	}
+	if (upmc_pb_room(b, n) < 0)
+		return;
 	memcpy(b->buf + b->len, data, n);
 	b->len += n;
-}
-
-static size_t varint(uint8_t *out, uint64_t v)
-{
-	size_t n = 0;
-
-	do {
-		out[n++] = (uint8_t)((v & 0x7f) | (v > 0x7f ? 0x80 : 0));
-		v >>= 7;
-	} while (v);
-	return n;
-}
-
-void upmc_pb_varint(struct pb *b, uint64_t v)
-{
-	uint8_t bytes[10];
-
-	upmc_pb_put(b, bytes, varint(bytes, v));
-}
-
-void upmc_pb_uint(struct pb *b, unsigned field, uint64_t v)
-{
-	upmc_pb_varint(b, (uint64_t)field << 3); /* wire type 0: varint */
-	upmc_pb_varint(b, v);
 }
 
 void upmc_pb_double(struct pb *b, unsigned field, double v)
@@ -93,22 +77,32 @@ void upmc_pb_string(struct pb *b, unsigned field, const char *s)
 	}
 }
 
+/* One byte is kept for the length: most bodies are shorter than 128
+ * bytes, and need no move at the end. */
 void upmc_pb_begin(struct pb *b, unsigned field)
 {
 	upmc_pb_varint(b, (uint64_t)field << 3 | 2);
+	if (upmc_pb_room(b, 1) == 0)
+		b->len++;
 	b->open[b->depth++] = b->len;
 }
 
 /* Puts the body's length in front of it. */
 void upmc_pb_end(struct pb *b)
 {
-	size_t start = b->open[--b->depth], body = b->len - start, n;
+	size_t start = b->open[--b->depth], body = b->len - start, more;
 	uint8_t bytes[10];
 
-	n = varint(bytes, body);
-	upmc_pb_put(b, bytes, n); /* room for the length */
 	if (b->failed)
 		return;
-	memmove(b->buf + start + n, b->buf + start, body);
-	memcpy(b->buf + start, bytes, n);
+	if (body < 0x80) { /* the byte kept holds it */
+		b->buf[start - 1] = (uint8_t)body;
+		return;
+	}
+	more = (size_t)(upmc_pb_varint_at(bytes, body) - bytes) - 1;
+	if (upmc_pb_room(b, more) < 0)
+		return;
+	memmove(b->buf + start + more, b->buf + start, body);
+	memcpy(b->buf + start - 1, bytes, more + 1);
+	b->len += more;
 }

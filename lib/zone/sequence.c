@@ -90,10 +90,16 @@ void upmc_pf_end_packet(struct upmc_zone_perfetto *w)
 		upmc_pb_put(b, w->interned.buf, w->interned.len);
 		w->interned.len = 0;
 	}
-	upmc_pb_varint(&w->out, (uint64_t)TRACE_PACKET << 3 | 2);
-	upmc_pb_varint(&w->out, b->len);
-	upmc_pb_put(&w->out, b->buf, b->len);
 	w->out.failed |= b->failed | w->interned.failed;
+	if (upmc_pb_room(&w->out, 11 + b->len) == 0) { /* the tag, the length, the body */
+		uint8_t *at = w->out.buf + w->out.len;
+		size_t i;
+		*at++ = (uint8_t)(TRACE_PACKET << 3 | 2);
+		at = upmc_pb_varint_at(at, b->len);
+		for (i = 0; i < b->len; i++) /* a few bytes: no call */
+			at[i] = b->buf[i];
+		w->out.len = (size_t)(at + b->len - w->out.buf);
+	}
 	b->len = 0;
 }
 
@@ -306,6 +312,7 @@ void upmc_pf_sequence_forget(struct upmc_zone_perfetto *w, const struct upmc_zon
 
 	if (!w->seq_slots || !w->seq[hole = seq_slot_of(w, (uint64_t)t->index + 1)].owner)
 		return;
+	w->last_thread = NULL;
 	free(w->seq[hole].s->interned.slot);
 	free(w->seq[hole].s);
 	w->seq[hole].owner = 0;
@@ -381,8 +388,9 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 	struct sequence *s;
 
 	upmc_pf_chunk_maybe(w);
+	if (t == w->last_thread && w->last_seq->started)
+		return w->last_seq;
 	s = sequence_make(w, t);
-
 	if (!s)
 		return NULL;
 	if (!s->started) {
@@ -391,41 +399,95 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 			return NULL;
 		s->started = 1;
 	}
+	w->last_thread = t;
+	w->last_seq = s;
 	return s;
 }
 
 /* An event's packet head: its sequence and its time as a delta. */
-void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                        struct sequence *s, uint64_t ticks)
+/* The event's time as a delta on its sequence's clock. */
+static uint64_t event_delta(struct upmc_zone_perfetto *w, struct sequence *s, uint64_t ticks)
 {
-	uint64_t ns = upmc_zone_ns(w->p, ticks);
+	uint64_t ns = upmc_zone_ns(w->p, ticks), delta;
 
 	if (ns < s->last_ns) /* timestamps never go back on a thread: kept so */
 		ns = s->last_ns;
-	upmc_pb_uint(&w->packet, PACKET_TIMESTAMP, ns - s->last_ns);
-	upmc_pb_uint(&w->packet, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
+	delta = ns - s->last_ns;
 	s->last_ns = ns;
+	return delta;
+}
+
+void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                        struct sequence *s, uint64_t ticks)
+{
+	upmc_pb_uint(&w->packet, PACKET_TIMESTAMP, event_delta(w, s, ticks));
+	upmc_pb_uint(&w->packet, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
+}
+
+uint64_t upmc_pf_intern(struct sequence *s, enum intern_kind kind, const void *key, int *fresh)
+{
+	return intern_key(&s->interned, kind, key, fresh);
+}
+
+void upmc_pf_interned_name(struct upmc_zone_perfetto *w, uint64_t iid, const char *name)
+{
+	upmc_pb_begin(&w->interned, INTERNED_EVENT_NAMES);
+	upmc_pb_uint(&w->interned, INTERNED_IID, iid);
+	upmc_pb_string(&w->interned, INTERNED_NAME, name);
+	upmc_pb_end(&w->interned);
+}
+
+/* Where an event's packet needs no interned data (its names were), it
+ * goes straight into the packets, its lengths known from the start. */
+void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                          struct sequence *s, uint64_t ticks, const uint8_t *event, size_t n)
+{
+	uint64_t delta;
+	uint32_t sequence = upmc_pf_sequence_of(t);
+	size_t packet_n;
+	uint8_t *at;
+
+	if (w->interned.len) { /* the general way */
+		upmc_pf_event_head(w, t, s, ticks);
+		upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
+		upmc_pb_put(&w->packet, event, n);
+		upmc_pb_end(&w->packet);
+		upmc_pf_end_packet(w);
+		return;
+	}
+	delta = event_delta(w, s, ticks);
+	packet_n = 3 + upmc_pb_varint_size(delta) + upmc_pb_varint_size(sequence) +
+	           upmc_pb_varint_size(n) + n; /* 3: the fields' tags */
+	if (upmc_pb_room(&w->out, 11 + packet_n) < 0)
+		return;
+	at = w->out.buf + w->out.len;
+	*at++ = TRACE_PACKET << 3 | 2;
+	at = upmc_pb_varint_at(at, packet_n);
+	*at++ = PACKET_TIMESTAMP << 3;
+	at = upmc_pb_varint_at(at, delta);
+	*at++ = PACKET_SEQUENCE_ID << 3;
+	at = upmc_pb_varint_at(at, sequence);
+	*at++ = PACKET_TRACK_EVENT << 3 | 2;
+	at = upmc_pb_varint_at(at, n);
+	memcpy(at, event, n);
+	w->out.len = (size_t)(at + n - w->out.buf);
 }
 
 /* The iid of a name (a zone's location, or a frame's name), interned in
  * this packet when new. */
-uint64_t upmc_pf_name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,
-                          const void *key, const char *name)
+static uint64_t name_iid(struct upmc_zone_perfetto *w, struct sequence *s, enum intern_kind kind,
+                         const void *key, const char *name)
 {
 	int fresh;
 	uint64_t iid = intern_key(&s->interned, kind, key, &fresh);
 
-	if (fresh) {
-		upmc_pb_begin(&w->interned, INTERNED_EVENT_NAMES);
-		upmc_pb_uint(&w->interned, INTERNED_IID, iid);
-		upmc_pb_string(&w->interned, INTERNED_NAME, name);
-		upmc_pb_end(&w->interned);
-	}
+	if (fresh)
+		upmc_pf_interned_name(w, iid, name);
 	return iid;
 }
 
-uint64_t upmc_pf_location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
-                              const struct upmc_zone_loc *loc)
+static uint64_t location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
+                             const struct upmc_zone_loc *loc)
 {
 	int fresh;
 	uint64_t iid = intern_key(&s->interned, LOCATION, loc, &fresh);
@@ -440,6 +502,19 @@ uint64_t upmc_pf_location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
 		upmc_pb_end(&w->interned);
 	}
 	return iid;
+}
+
+const struct recent_location *upmc_pf_begin_iids(struct upmc_zone_perfetto *w, struct sequence *s,
+                                                 const struct upmc_zone_loc *loc)
+{
+	struct recent_location *r = &s->recent[((uintptr_t)loc >> 4) % 16];
+
+	if (r->loc != loc) {
+		r->name = name_iid(w, s, NAME_OF_LOC, loc, loc->name);
+		r->where = loc->file ? location_iid(w, s, loc) : 0;
+		r->loc = r->name && (r->where || !loc->file) ? loc : NULL; /* 0: no memory */
+	}
+	return r;
 }
 
 /* A debug annotation, its name interned (key: the name's address, which
@@ -474,6 +549,7 @@ void upmc_pf_sequences_restart(struct upmc_zone_perfetto *w)
 			memset(s->interned.slot, 0, s->interned.slots * sizeof(*s->interned.slot));
 		s->interned.n = 0;
 		memset(s->interned.next_iid, 0, sizeof(s->interned.next_iid));
+		memset(s->recent, 0, sizeof(s->recent));
 	}
 }
 

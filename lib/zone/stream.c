@@ -9,9 +9,14 @@
  * cut its last packet: upmc_trace_repair() mends that), and memory stays
  * bounded: the buffers by max_bytes, the rest by what one interval records.
  *
- * Every append runs under the collector's lock (as any collect does);
- * upmc_profile_stream_flush() appends from the calling thread, and a
- * clear appends what it is about to forget. While a stream runs, and
+ * An append collects and encodes under the collector's lock (as any
+ * collect does), takes the packets out of the writer, and compresses and
+ * writes them with only the stream's writing lock held (upmc_os_stream_
+ * lock(), taken first): a write that blocks (a full disk, a FIFO no one
+ * reads) keeps no recording thread, collect or export waiting, only the
+ * stream's next append. upmc_profile_stream_flush() appends from the
+ * calling thread; a clear encodes what it is about to forget, which the
+ * next append writes. While a stream runs, and
  * once one ended, every collect keeps events (upmc_zone_collect_locked()),
  * so that a user's collect between two appends, or between one stream's
  * end and the next one's start, loses none to the streams. The file is
@@ -30,14 +35,15 @@
 struct zone_stream {
 	struct upmc_profile *p;
 	FILE *f;
-	uint64_t written; /* bytes of whole appends in the file */
-	struct upmc_zone_perfetto *w;
+	uint64_t written;               /* bytes of whole appends in the file */
+	struct upmc_zone_perfetto *w;   /* the collector's lock held */
+	struct upmc_zone_chunks *taken; /* the writing lock held */
 	struct upmc_os_thread *thread;
 	unsigned interval_ms;
 	int stop;    /* the thread's loop ends */
 	int opening; /* reserved: the file is being opened, outside the lock */
 	int ending;  /* upmc_profile_stream_end() has begun */
-	int err;     /* the first error; its sentence in why */
+	int err;     /* the first error (set under both locks); its sentence in why */
 	char why[512];
 	uint64_t pid; /* the process that streams: a forked child only closes */
 };
@@ -76,14 +82,17 @@ static void stop_events(struct upmc_profile *p, int keep)
 	}
 }
 
-/* Appends the bytes of one append, whole: a write that fails is cut off,
- * so that the file ends where the last whole append did. */
+/* Appends the bytes taken, whole: a write that fails is cut off, so
+ * that the file ends where the last whole append did. The writing lock
+ * held, not the collector's. */
 static int stream_write(struct zone_stream *s)
 {
-	size_t len;
-	const uint8_t *bytes = upmc_zone_perfetto_bytes(s->w, &len);
-	int err;
+	const uint8_t *bytes = NULL;
+	size_t len = 0;
+	int err = upmc_zone_chunks_bytes(s->taken, &bytes, &len);
 
+	if (err < 0 || len == 0)
+		return err;
 	errno = 0;
 	if (fwrite(bytes, 1, len, s->f) == len && fflush(s->f) == 0) {
 		s->written += len;
@@ -99,9 +108,10 @@ static int stream_write(struct zone_stream *s)
 	                 (unsigned long long)s->written, strerror(err));
 }
 
-/* What was collected: encoded, written, forgotten. The collector's lock
- * held. After an error the stream writes no more. */
-static int stream_write_collected(struct zone_stream *s)
+/* What was collected: encoded, and forgotten; the packets wait in the
+ * writer for the next append to take them. The collector's lock held.
+ * After an error the stream encodes no more. */
+static int stream_encode_collected(struct zone_stream *s)
 {
 	struct upmc_zone_thread *t;
 	int err;
@@ -109,9 +119,6 @@ static int stream_write_collected(struct zone_stream *s)
 	if (s->err)
 		return s->err;
 	err = upmc_zone_perfetto_append(s->w);
-	if (err == 0)
-		err = stream_write(s);
-	upmc_zone_perfetto_sent(s->w);
 	if (err < 0) {
 		stop_events(s->p, 0); /* the zones of this append stay for the other exports */
 		return stream_fail(s, err);
@@ -121,15 +128,49 @@ static int stream_write_collected(struct zone_stream *s)
 	return 0;
 }
 
-/* One append: collect, then the above. */
-static int stream_append(struct zone_stream *s, int final)
+/* One append's first half, the collector's lock held: collect, encode,
+ * and take every packet encoded so far (a clear's too) out of the writer. */
+static int stream_take(struct zone_stream *s, int final)
 {
+	int err;
+
 	if (s->err)
 		return s->err;
 	/* A collect that ran out of memory took what it could: that is
 	 * written, the rest waits for the next append. */
 	upmc_zone_collect_locked(s->p, final);
-	return stream_write_collected(s);
+	err = stream_encode_collected(s);
+	if (err == 0)
+		upmc_zone_perfetto_take(s->w, s->taken);
+	return err;
+}
+
+/* Its second half, with the writing lock alone: compressed and written.
+ * A failure is kept under the collector's lock too, and stops the events. */
+static int stream_put(struct zone_stream *s)
+{
+	int err = stream_write(s);
+
+	upmc_zone_chunks_sent(s->taken);
+	if (err < 0) {
+		upmc_zone_collector_lock();
+		if (!s->ending)
+			stop_events(s->p, 0);
+		stream_fail(s, err);
+		upmc_zone_collector_unlock();
+	}
+	return err;
+}
+
+/* One append, the writing lock held, the collector's not. */
+static int stream_append(struct zone_stream *s, int final)
+{
+	int err;
+
+	upmc_zone_collector_lock();
+	err = stream_take(s, final);
+	upmc_zone_collector_unlock();
+	return err < 0 ? err : stream_put(s);
 }
 
 /* Whether the calling process may write the stream's file: a forked
@@ -148,9 +189,9 @@ static void stream_thread(struct upmc_os_thread *self, void *arg)
 		upmc_os_thread_sleep(self, s->interval_ms);
 		if (__atomic_load_n(&s->stop, __ATOMIC_ACQUIRE))
 			break;
-		upmc_zone_collector_lock();
+		upmc_os_stream_lock();
 		err = stream_append(s, 0); /* s->err, read under the lock */
-		upmc_zone_collector_unlock();
+		upmc_os_stream_unlock();
 	}
 }
 
@@ -159,30 +200,37 @@ static void stream_free(struct zone_stream *s)
 	if (s->f)
 		fclose(s->f);
 	upmc_zone_perfetto_free(s->w);
+	upmc_zone_chunks_free(s->taken);
 	free(s);
 }
 
 /* The end of the stream s, claimed (ending set): the thread stopped, a
- * last append (final: the recording threads are quiescent), the file
- * closed. In a forked child the file is the parent's, and the child has
- * no stream thread: it only lets go. */
+ * last append (final: the recording threads are quiescent) taken and let
+ * go of in one hold of the collector's lock (no clear encodes into it
+ * after), then written, the file closed. In a forked child the file is
+ * the parent's, and the child has no stream thread: it only lets go. */
 static int stream_finish(struct upmc_profile *p, struct zone_stream *s, int final)
 {
-	int err;
+	int own = own_stream(s), took, err;
 
-	if (own_stream(s)) {
+	if (own) {
 		__atomic_store_n(&s->stop, 1, __ATOMIC_RELEASE);
 		upmc_os_thread_wake(s->thread);
 		upmc_os_thread_join(s->thread);
 	}
+	upmc_os_stream_lock();
 	upmc_zone_collector_lock();
-	if (own_stream(s))
-		stream_append(s, final);
-	stop_events(p, own_stream(s) && !s->err);
+	took = own && stream_take(s, final) == 0;
+	stop_events(p, own && !s->err);
 	p->stream = NULL;
 	p->at_close = NULL;
 	p->at_clear = NULL;
 	p->at_retire = NULL;
+	upmc_zone_collector_unlock();
+	if (took)
+		stream_put(s);
+	upmc_os_stream_unlock();
+	upmc_zone_collector_lock();
 	err = stream_said(s);
 	upmc_zone_collector_unlock();
 	stream_free(s);
@@ -211,15 +259,16 @@ static void stream_at_close(struct upmc_profile *p)
 	stream_end(p, 1);
 }
 
-/* Before a clear forgets what was collected: appended, so that the file
- * has every zone and no end without its begin (set once the file took its
- * first append, its thread still starting or not). Not in a forked child. */
+/* Before a clear forgets what was collected: encoded, for the next
+ * append to write, so that the file has every zone and no end without its
+ * begin (set once the file took its first append, its thread still
+ * starting or not). Not in a forked child. */
 static void stream_at_clear(struct upmc_profile *p)
 {
 	struct zone_stream *s = p->stream;
 
 	if (s && own_stream(s))
-		stream_write_collected(s);
+		stream_encode_collected(s);
 }
 
 /* A thread retired: it has nothing left to append, and its sequence goes,
@@ -242,10 +291,13 @@ static int stream_reserve(struct upmc_profile *p, unsigned interval_ms, struct z
 		return upmc_fail(-EBUSY,
 		                 "upmc_profile_stream: a stream runs already: end it first");
 	s = calloc(1, sizeof(*s));
-	if (s)
+	if (s) {
 		s->w = upmc_zone_perfetto_new(p, !(p->profile_flags & UPMC_PROFILE_UNCOMPRESSED));
-	if (!s || !s->w) {
-		free(s);
+		s->taken = upmc_zone_chunks_new(UPMC_ZONE_STREAM_LEVEL);
+	}
+	if (!s || !s->w || !s->taken) {
+		if (s)
+			stream_free(s);
 		return upmc_fail(-ENOMEM, "upmc_profile_stream: out of memory");
 	}
 	s->p = p;
@@ -272,30 +324,46 @@ static int stream_open_file(struct zone_stream *s, const char *path)
 	return 0;
 }
 
+/* The stream given up (its first append failed: ran, or not opened:
+ * not), the collector's lock held. */
+static void stream_give_up(struct upmc_profile *p, struct zone_stream *s, int ran)
+{
+	if (ran)
+		stop_events(p, 0);
+	p->stream = NULL;
+	p->at_close = NULL;
+	p->at_clear = NULL;
+	p->at_retire = NULL;
+	stream_free(s);
+}
+
 /* The reserved stream runs (opened: 0), its first append written (the file
- * is a trace from the start), or is given up. The collector's lock held.
- * It stays opening, to the other calls no stream, until its thread is
- * there to stop (stream_thread_start()). */
+ * is a trace from the start), or is given up. The writing lock held, not
+ * the collector's. It stays opening, to the other calls no stream, until
+ * its thread is there to stop (stream_thread_start()). */
 static int stream_start(struct upmc_profile *p, struct zone_stream *s, int opened)
 {
 	int err = opened;
 
+	upmc_zone_collector_lock();
 	if (err == 0) {
 		p->streaming = 1;
 		p->at_close = stream_at_close;
 		p->at_clear = stream_at_clear;
 		p->at_retire = stream_at_retire;
-		if (stream_append(s, 0) < 0)
+		if (stream_take(s, 0) < 0)
 			err = stream_said(s);
 	}
+	upmc_zone_collector_unlock();
+	if (err == 0 && stream_put(s) < 0) {
+		upmc_zone_collector_lock();
+		err = stream_said(s);
+		upmc_zone_collector_unlock();
+	}
 	if (err < 0) {
-		if (opened == 0) /* it ran: its first append failed */
-			stop_events(p, 0);
-		p->stream = NULL;
-		p->at_close = NULL;
-		p->at_clear = NULL;
-		p->at_retire = NULL;
-		stream_free(s);
+		upmc_zone_collector_lock();
+		stream_give_up(p, s, opened == 0);
+		upmc_zone_collector_unlock();
 	}
 	return err;
 }
@@ -336,9 +404,9 @@ UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsig
 	if (err < 0)
 		return err;
 	err = stream_open_file(s, path);
-	upmc_zone_collector_lock();
+	upmc_os_stream_lock();
 	err = stream_start(p, s, err);
-	upmc_zone_collector_unlock();
+	upmc_os_stream_unlock();
 	if (err < 0)
 		return err;
 	return stream_thread_start(p, s);
@@ -346,6 +414,7 @@ UPMC_API int upmc_profile_stream(struct upmc_profile *p, const char *path, unsig
 
 UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)
 {
+	struct zone_stream *s = NULL;
 	int err;
 
 	if (!p)
@@ -353,6 +422,7 @@ UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)
 	err = upmc_zone_refuse_in_callback("upmc_profile_stream_flush");
 	if (err < 0)
 		return err;
+	upmc_os_stream_lock(); /* an end waits for it: the stream stays */
 	upmc_zone_collector_lock();
 	if (!p->stream || p->stream->ending || p->stream->opening)
 		err = upmc_fail(-ENOENT, "upmc_profile_stream_flush: no stream runs");
@@ -361,11 +431,15 @@ UPMC_API int upmc_profile_stream_flush(struct upmc_profile *p)
 		                "upmc_profile_stream_flush: this process was forked from the one "
 		                "that streams: the file is the parent's, and a child appends "
 		                "nothing to it (upmc_profile_stream_end() lets go of it here)");
-	else if (stream_append(p->stream, 0) < 0)
-		err = stream_said(p->stream);
-	else
-		err = 0;
+	else if (stream_take(s = p->stream, 0) < 0)
+		err = stream_said(s);
 	upmc_zone_collector_unlock();
+	if (s && err == 0 && stream_put(s) < 0) {
+		upmc_zone_collector_lock();
+		err = stream_said(s);
+		upmc_zone_collector_unlock();
+	}
+	upmc_os_stream_unlock();
 	return err;
 }
 

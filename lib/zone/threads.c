@@ -422,11 +422,13 @@ static void zone_thread_exit(void *arg)
 
 /*
  * fork() (the core's handlers call these, once a profile has opened): the
- * locks are taken before it, in the order they nest (the collector's, then
- * the zone lock), so that no thread the child does not have holds one there.
+ * locks are taken before it, in the order they nest (a stream's writing
+ * lock, the collector's, then the zone lock), so that no thread the child
+ * does not have holds one there.
  */
 static void fork_prepare(void)
 {
+	upmc_os_stream_lock();
 	upmc_zone_collector_lock();
 	zone_lock();
 }
@@ -435,6 +437,7 @@ static void fork_parent(void)
 {
 	zone_unlock();
 	upmc_zone_collector_unlock();
+	upmc_os_stream_unlock();
 }
 
 /*
@@ -464,6 +467,7 @@ static void fork_child(void)
 	zone_join_failed = 0;
 	zone_unlock();
 	upmc_zone_collector_unlock();
+	upmc_os_stream_unlock();
 }
 
 static const struct upmc_fork_hook zone_fork_hook = {fork_prepare, fork_parent, fork_child};

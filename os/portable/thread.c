@@ -121,6 +121,18 @@ void upmc_os_collector_unlock(void)
 	ReleaseSRWLockExclusive(&collector_mutex);
 }
 
+static SRWLOCK stream_mutex = SRWLOCK_INIT;
+
+void upmc_os_stream_lock(void)
+{
+	AcquireSRWLockExclusive(&stream_mutex);
+}
+
+void upmc_os_stream_unlock(void)
+{
+	ReleaseSRWLockExclusive(&stream_mutex);
+}
+
 struct upmc_os_thread {
 	HANDLE handle;
 	void (*fn)(struct upmc_os_thread *self, void *arg);
@@ -245,6 +257,18 @@ void upmc_os_collector_lock(void)
 void upmc_os_collector_unlock(void)
 {
 	pthread_mutex_unlock(&collector_mutex);
+}
+
+static pthread_mutex_t stream_mutex = PTHREAD_MUTEX_INITIALIZER;
+
+void upmc_os_stream_lock(void)
+{
+	pthread_mutex_lock(&stream_mutex);
+}
+
+void upmc_os_stream_unlock(void)
+{
+	pthread_mutex_unlock(&stream_mutex);
 }
 
 struct upmc_os_thread {
