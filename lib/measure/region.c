@@ -466,8 +466,11 @@ static void series_stat(const struct upmc_region *r, const struct upmc_samples *
 	upmc_samples_stat(s, 0, st);
 	if (!st->count)
 		return;
-	st->min = (double)ns_of(r, s->min) - bias;
-	st->max = (double)ns_of(r, s->max) - bias;
+	/* All four by the one conversion: min and max by upmc_mul_shift()
+	 * (which truncates) put the exact median above the max when every
+	 * sample took the same ticks. */
+	st->min = ticks_as_ns(r, (double)s->min) - bias;
+	st->max = ticks_as_ns(r, (double)s->max) - bias;
 	st->mean = ticks_as_ns(r, st->mean) - bias;
 	st->median = ticks_as_ns(r, st->median) - bias;
 }
