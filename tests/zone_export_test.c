@@ -252,7 +252,8 @@ TEST(chrome, threads_are_tracks_and_zones_nest)
 	const struct jdoc *events;
 	pthread_t t[3];
 	struct jdoc *d;
-	double tid[4] = {0}, start[64], end[64], on[64];
+	double tid[4] = {0}, on[64];
+	long long start[64], end[64]; /* ns: the file's 3 decimals of us, exactly */
 	int threads = 0, n = 0, k, j;
 	size_t i;
 
@@ -275,8 +276,8 @@ TEST(chrome, threads_are_tracks_and_zones_nest)
 		}
 		if (!strcmp(jdoc_string(e, "ph"), "X") && n < 64) {
 			EXPECT(jdoc_get(e, "args") == NULL); /* time only */
-			start[n] = jdoc_number(e, "ts", NAN);
-			end[n] = start[n] + jdoc_number(e, "dur", NAN);
+			start[n] = llround(jdoc_number(e, "ts", NAN) * 1e3);
+			end[n] = start[n] + llround(jdoc_number(e, "dur", NAN) * 1e3);
 			on[n++] = jdoc_number(e, "tid", -1);
 		}
 	}
