@@ -272,11 +272,18 @@ def compare(c, perf, metric, vectors, values):
 
 
 # DIFF reasons whose relation to perf's value is exact, as docs/metrics.md
-# states it: perf's value from upmc's and the vector's counts. The test
+# states it: from upmc's value, the vector's counts and perf's value at
+# any counts (perf_at), the pair of numbers that must agree. The test
 # checks it on every vector of such a pair.
 RELATIONS = {
     # perf 6.1 divides GHz by duration_time, the run's seconds
-    "frequency-per-second": lambda ours, counts: ours / counts["duration_time"],
+    "frequency-per-second":
+        lambda ours, counts, perf_at: (ours / counts["duration_time"], perf_at(counts)),
+    # upmc's SMT-off slots are perf's where one thread is the only one
+    # active whenever it runs: ONE_THREAD_ACTIVE = REF_XCLK
+    "four-slot-thread":
+        lambda ours, counts, perf_at: (ours, perf_at(dict(counts, **{
+            "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": counts["CPU_CLK_UNHALTED.REF_XCLK"]}))),
 }
 
 
@@ -287,10 +294,10 @@ def relation_fails(c, perf, metric, vectors, values, reason):
         return ""
     pname = table.perf_name(metric, c.cpuid)
     for v, ours in zip(vectors, values):
-        theirs = perf.value(pname, v)
-        if not agree(RELATIONS[reason](ours, v), theirs):
+        a, b = RELATIONS[reason](ours, v, lambda counts: perf.value(pname, counts))
+        if not agree(a, b):
             return ("%s %s: the relation of DIFF '%s' does not hold (upmc %.17g, perf %.17g)"
-                    % (c.label, metric, reason, ours, theirs))
+                    % (c.label, metric, reason, ours, perf.value(pname, v)))
     return ""
 
 

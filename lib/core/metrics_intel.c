@@ -123,12 +123,18 @@
  * cycles as one logical CPU sees them, (cycles / 2) x (1 +
  * ONE_THREAD_ACTIVE / REF_XCLK), and the recovery cycles of the core,
  * halved. */
-#define TMA4_IDS                                                                       \
+/* Sandy Bridge to Broadwell (perf's sandybridge, jaketown, ivybridge,
+ * ivytown, haswell, haswellx, broadwell, broadwellde, broadwellx), then
+ * Skylake to Cascade Lake (skylake: Skylake, Kaby, Coffee and Comet Lake;
+ * skylakex and cascadelakex: 55). */
+#define TMA4_OLD_IDS                                                                   \
 	"GenuineIntel-6-2A- GenuineIntel-6-2D- GenuineIntel-6-3A- GenuineIntel-6-3E- " \
 	"GenuineIntel-6-3C- GenuineIntel-6-45- GenuineIntel-6-46- GenuineIntel-6-3F- " \
-	"GenuineIntel-6-3D- GenuineIntel-6-47- GenuineIntel-6-56- GenuineIntel-6-4F- " \
+	"GenuineIntel-6-3D- GenuineIntel-6-47- GenuineIntel-6-56- GenuineIntel-6-4F-"
+#define SKL_IDS                                                                        \
 	"GenuineIntel-6-4E- GenuineIntel-6-5E- GenuineIntel-6-8E- GenuineIntel-6-9E- " \
 	"GenuineIntel-6-A5- GenuineIntel-6-A6- GenuineIntel-6-55-"
+#define TMA4_IDS      TMA4_OLD_IDS " " SKL_IDS
 #define TMA4_CPUS     "Intel, Sandy Bridge to Cascade Lake (4 slots a cycle), SMT off"
 #define TMA4_SMT_CPUS "Intel, Sandy Bridge to Cascade Lake (4 slots a cycle), SMT on"
 #define TMA4                                                                                  \
@@ -143,6 +149,58 @@
 #define SMT_SLOTS      "( 4 * " SMT_CLKS " )"
 #define SMT_CLK_EVENTS "cycles,CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE,CPU_CLK_UNHALTED:REF_XCLK"
 #define SMT_REC        "4 * ( INT_MISC:RECOVERY_CYCLES_ANY / 2 )"
+/* Level 1 over slots S, with the recovery slots R. */
+#define TMA4_RET(S)    "UOPS_RETIRED:RETIRE_SLOTS / " S
+#define TMA4_FE(S)     "IDQ_UOPS_NOT_DELIVERED:CORE / " S
+#define TMA4_BAD(S, R) "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " R " ) / " S
+#define TMA4_BE(S, R)  "1 - " TMA4_FE(S) " - ( UOPS_ISSUED:ANY + " R " ) / " S
+
+/* Skylake to Cascade Lake: perf 6.1's level 2 (skl-metrics.json,
+ * skx-metrics.json, clx-metrics.json, the same formulas), over the same
+ * slots as level 1, its events beyond level 1's as raw codes (perf's
+ * skylake and skylakex frontend.json, pipeline.json):
+ * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE (0x9c, umask 1, cmask 4),
+ * MACHINE_CLEARS.COUNT (0xc3, umask 1, edge, cmask 1),
+ * UOPS_RETIRED.MACRO_FUSED (0xc2, umask 4). branch-misses is
+ * BR_MISP_RETIRED.ALL_BRANCHES, instructions INST_RETIRED.ANY (the
+ * kernel's intel_perfmon_event_map). perf 6.1 clamps none of these
+ * differences at 0 here. */
+#define SKL_FE_NONE      "r400019c"
+#define SKL_CLEARS       "r10401c3"
+#define SKL_MACRO_FUSED  "r4c2"
+#define SKL_FETCH_LAT(S) "4 * " SKL_FE_NONE " / " S
+#define SKL_MISP_SHARE   "( branch-misses / ( branch-misses + " SKL_CLEARS " ) )"
+#define SKL_MISP(S, R)   SKL_MISP_SHARE " * ( " TMA4_BAD(S, R) " )"
+#define SKL_HEAVY(S)     "( UOPS_RETIRED:RETIRE_SLOTS + " SKL_MACRO_FUSED " - instructions ) / " S
+#define SKL_OPS_EVENTS   "UOPS_RETIRED:RETIRE_SLOTS," SKL_MACRO_FUSED ",instructions"
+#define SKL_CPUS         "Intel Skylake to Cascade Lake (4 slots a cycle), SMT off"
+#define SKL_SMT_CPUS     "Intel Skylake to Cascade Lake (4 slots a cycle), SMT on"
+#define SKL_SOURCE                                                                               \
+	"perf's tma_* of TopdownL2 in Linux 6.1 tools/perf/pmu-events/arch/x86/skylakex/"        \
+	"skx-metrics.json (the same in skylake, cascadelakex), events from their frontend.json " \
+	"and pipeline.json"
+#define SKL_ROW(name, events, formula, unit, desc, cpus, when)                               \
+	ROW(name, "TopdownL2", events, formula, unit, desc, cpus, SKL_SOURCE, SKL_IDS, when, \
+	    NO_TMA4_EVENTS)
+/* A level 2 name these CPUs cannot count in one group, and why. */
+#define SKL_NONE(name, why, cpus, when)                                                        \
+	{                                                                                      \
+		name, "TopdownL2", "", "", "", 0, why, cpus, SKL_SOURCE, "x86", SKL_IDS, when, \
+		        NULL                                                                   \
+	}
+#define SKL_MEM_WHY                                                                      \
+	"perf 6.1's memory bound there (and core bound, backend bound less it) reads 9 " \
+	"general counters' events at once (11 with SMT on), more than the core gives a " \
+	"thread (8, 4 with SMT on), and upmc counts a metric's inputs as one group"
+#define SKL_SMT_BAD_WHY                                                                       \
+	"with SMT on, perf 6.1's branch mispredicts and machine clears there read 7 general " \
+	"counters' events at once, more than the 4 the core gives a thread, and upmc counts " \
+	"a metric's inputs as one group"
+#define SNB_L2_WHY                                                                         \
+	"upmc has no level 2 formula for them: perf 6.1's memory bound there chooses its " \
+	"formula by comparisons (IPC > 1.8, fetch latency > 0.1), which the catalogue's "  \
+	"formulas cannot express, and the rest of their level 2 is not in the catalogue yet"
+#define SNB_CPUS "Intel, Sandy Bridge to Broadwell (4 slots a cycle)"
 
 /* Intel's Atom cores before Gracemont, and Xeon Phi, as perf's mapfile.csv
  * names them: bonnell (1C, 26, 27, 35, 36), silvermont (37, 4A, 4C, 4D,
@@ -178,6 +236,17 @@
 #define BAD_DESC "slots wasted on operations that did not retire, and on recovering from them"
 #define FE_DESC  "slots the front end left empty"
 #define BE_DESC  "slots stalled on the back end"
+#define FETCH_LAT_DESC \
+	"slots the front end left empty while it fetched (cache, TLB misses, resteers)"
+#define FETCH_BW_DESC "slots the front end left empty for want of decode bandwidth"
+#define MISP_DESC     "slots wasted on mispredicted branches"
+#define CLEARS_DESC   "slots wasted on machine clears (memory ordering, self-modifying code)"
+#define HEAVY_DESC    "slots that retired operations of two or more uops, or microcode"
+#define LIGHT_DESC    "slots that retired operations of one uop"
+/* Bad speculation's events with branch-misses and MACHINE_CLEARS.COUNT,
+ * and the recovery cycles and clocks of one SMT state. */
+#define SKL_BAD_EVENTS(rec_clk) \
+	"UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,branch-misses," SKL_CLEARS "," rec_clk
 
 /* perf's L1MPKI, L2MPKI and L3MPKI: retired demand loads that missed each
  * level, per 1000 instructions. The events are MEM_LOAD_RETIRED.L1_MISS,
@@ -358,29 +427,23 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         ROW("backend-bound", "TopdownL1", INTEL_L1, SPR_BE, "backend bound", BE_DESC, SPR_CPUS,
             SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("heavy-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
-            SHARE("topdown-heavy-ops"), "heavy operations",
-            "slots that retired operations of two or more uops, or microcode", SPR_CPUS, SPR_SOURCE,
+            SHARE("topdown-heavy-ops"), "heavy operations", HEAVY_DESC, SPR_CPUS, SPR_SOURCE,
             SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("light-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
             "max ( 0 , " SPR_RET " - " SHARE("topdown-heavy-ops") " )", "light operations",
-            "slots that retired operations of one uop", SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL,
-            NO_PERF_METRICS),
+            LIGHT_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
-            SHARE("topdown-br-mispredict"), "branch mispredicts",
-            "slots wasted on mispredicted branches", SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL,
-            NO_PERF_METRICS),
+            SHARE("topdown-br-mispredict"), "branch mispredicts", MISP_DESC, SPR_CPUS, SPR_SOURCE,
+            SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("machine-clears", "TopdownL2", SPR_EVENTS(",topdown-br-mispredict"),
             "max ( 0 , " SPR_BAD " - " SHARE("topdown-br-mispredict") " )", "machine clears",
-            "slots wasted on machine clears (memory ordering, self-modifying code)", SPR_CPUS,
-            SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+            CLEARS_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("fetch-latency", "TopdownL2", SPR_EVENTS(",topdown-fetch-lat"),
             SHARE("topdown-fetch-lat") " - " SPR_UOP_DROPPING " / slots", "fetch latency",
-            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
-            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+            FETCH_LAT_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
             "max ( 0 , " SHARE("topdown-fe-bound") " - " SHARE("topdown-fetch-lat") " )",
-            "fetch bandwidth", "slots the front end left empty for want of decode bandwidth",
-            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+            "fetch bandwidth", FETCH_BW_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", SHARE("topdown-mem-bound"),
             "memory bound", "slots stalled on the memory subsystem", SPR_CPUS, SPR_SOURCE, SPR_IDS,
             NULL, NO_PERF_METRICS),
@@ -390,13 +453,11 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             SPR_IDS, NULL, NO_PERF_METRICS),
         /* Ice Lake to Rocket Lake: perf's level 2, from other events. */
         ROW("fetch-latency", "TopdownL2", "slots," ICL_FE_NONE "," ICL_UOP_DROPPING, ICL_FETCH_LAT,
-            "fetch latency",
-            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
-            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+            "fetch latency", FETCH_LAT_DESC, ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL,
+            NO_PERF_METRICS),
         ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 "," ICL_UOP_DROPPING "," ICL_FE_NONE,
-            "max ( 0 , " ICL_FE " - ( " ICL_FETCH_LAT " ) )", "fetch bandwidth",
-            "slots the front end left empty for want of decode bandwidth", ICL_CPUS, ICL_L2_SOURCE,
-            ICL_IDS, NULL, NO_PERF_METRICS),
+            "max ( 0 , " ICL_FE " - ( " ICL_FETCH_LAT " ) )", "fetch bandwidth", FETCH_BW_DESC,
+            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
         ROW("branch-mispredicts", "TopdownL2", ICL_EVENTS ",branch-misses," ICL_CLEARS, ICL_MISP,
             "branch mispredicts",
             "slots wasted on mispredicted branches: bad speculation's share of the "
@@ -406,9 +467,7 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             /* perf's max(0, bad - mispredicts), as one product: bad
              * speculation's formula once fits the evaluator's steps */
             "max ( 0 , ( " ICL_BAD " ) * ( " ICL_CLEARS " / ( branch-misses + " ICL_CLEARS " ) ) )",
-            "machine clears",
-            "slots wasted on machine clears (memory ordering, self-modifying code)", ICL_CPUS,
-            ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+            "machine clears", CLEARS_DESC, ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
         ROW("memory-bound", "TopdownL2", ICL_MEM_EVENTS, ICL_MEM, "memory bound",
             "slots stalled on the memory subsystem: backend bound's share of the cycles "
             "stalled on memory or the store buffer",
@@ -425,41 +484,74 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          "decoders' events, which the catalogue does not have; the rest of TopdownL2 is in",
          ICL_CPUS, ICL_L2_SOURCE, "x86", ICL_IDS, NULL, NULL},
         /* Sandy Bridge to Cascade Lake, SMT off. */
-        ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS,cycles",
-            "UOPS_RETIRED:RETIRE_SLOTS / " TMA4_SLOTS, "retiring", RET_DESC, TMA4_CPUS, TMA4,
-            TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+        ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS,cycles", TMA4_RET(TMA4_SLOTS),
+            "retiring", RET_DESC, TMA4_CPUS, TMA4, TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
         ROW("bad-speculation", "TopdownL1",
             "UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:RECOVERY_CYCLES,cycles",
-            "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " TMA4_REC " ) / " TMA4_SLOTS,
-            "bad speculation", BAD_DESC, TMA4_CPUS, TMA4, TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+            TMA4_BAD(TMA4_SLOTS, TMA4_REC), "bad speculation", BAD_DESC, TMA4_CPUS, TMA4, TMA4_IDS,
+            "smt-off", NO_TMA4_EVENTS),
         ROW("frontend-bound", "TopdownL1", "IDQ_UOPS_NOT_DELIVERED:CORE,cycles",
-            "IDQ_UOPS_NOT_DELIVERED:CORE / " TMA4_SLOTS, "frontend bound", FE_DESC, TMA4_CPUS, TMA4,
-            TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+            TMA4_FE(TMA4_SLOTS), "frontend bound", FE_DESC, TMA4_CPUS, TMA4, TMA4_IDS, "smt-off",
+            NO_TMA4_EVENTS),
         ROW("backend-bound", "TopdownL1",
             "IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY,INT_MISC:RECOVERY_CYCLES,cycles",
-            "1 - IDQ_UOPS_NOT_DELIVERED:CORE / " TMA4_SLOTS " - ( UOPS_ISSUED:ANY + " TMA4_REC
-            " ) / " TMA4_SLOTS,
-            "backend bound", "slots stalled on the back end: those no other category took",
-            TMA4_CPUS, TMA4, TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+            TMA4_BE(TMA4_SLOTS, TMA4_REC), "backend bound",
+            "slots stalled on the back end: those no other category took", TMA4_CPUS, TMA4,
+            TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
         /* Sandy Bridge to Cascade Lake, SMT on: per logical CPU. */
         ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS," SMT_CLK_EVENTS,
-            "UOPS_RETIRED:RETIRE_SLOTS / " SMT_SLOTS, "retiring", RET_DESC, TMA4_SMT_CPUS, TMA4,
-            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_RET(SMT_SLOTS), "retiring", RET_DESC, TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on",
+            NO_TMA4_EVENTS),
         ROW("bad-speculation", "TopdownL1",
             "UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:RECOVERY_CYCLES_"
             "ANY," SMT_CLK_EVENTS,
-            "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " SMT_REC " ) / " SMT_SLOTS,
-            "bad speculation", BAD_DESC, TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_BAD(SMT_SLOTS, SMT_REC), "bad speculation", BAD_DESC, TMA4_SMT_CPUS, TMA4,
+            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
         ROW("frontend-bound", "TopdownL1", "IDQ_UOPS_NOT_DELIVERED:CORE," SMT_CLK_EVENTS,
-            "IDQ_UOPS_NOT_DELIVERED:CORE / " SMT_SLOTS, "frontend bound", FE_DESC, TMA4_SMT_CPUS,
-            TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_FE(SMT_SLOTS), "frontend bound", FE_DESC, TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on",
+            NO_TMA4_EVENTS),
         ROW("backend-bound", "TopdownL1",
             "IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY,INT_MISC:RECOVERY_CYCLES_"
             "ANY," SMT_CLK_EVENTS,
-            "1 - IDQ_UOPS_NOT_DELIVERED:CORE / " SMT_SLOTS " - ( UOPS_ISSUED:ANY + " SMT_REC
-            " ) / " SMT_SLOTS,
-            "backend bound", "slots stalled on the back end: those no other category took",
-            TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_BE(SMT_SLOTS, SMT_REC), "backend bound",
+            "slots stalled on the back end: those no other category took", TMA4_SMT_CPUS, TMA4,
+            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+        /* Skylake to Cascade Lake, SMT off: level 2 over 4 x cycles. */
+        SKL_ROW("fetch-latency", SKL_FE_NONE ",cycles", SKL_FETCH_LAT(TMA4_SLOTS), "fetch latency",
+                FETCH_LAT_DESC, SKL_CPUS, "smt-off"),
+        SKL_ROW("fetch-bandwidth", "IDQ_UOPS_NOT_DELIVERED:CORE," SKL_FE_NONE ",cycles",
+                TMA4_FE(TMA4_SLOTS) " - " SKL_FETCH_LAT(TMA4_SLOTS), "fetch bandwidth",
+                FETCH_BW_DESC, SKL_CPUS, "smt-off"),
+        SKL_ROW("branch-mispredicts", SKL_BAD_EVENTS("INT_MISC:RECOVERY_CYCLES,cycles"),
+                SKL_MISP(TMA4_SLOTS, TMA4_REC), "branch mispredicts", MISP_DESC, SKL_CPUS,
+                "smt-off"),
+        SKL_ROW("machine-clears", SKL_BAD_EVENTS("INT_MISC:RECOVERY_CYCLES,cycles"),
+                TMA4_BAD(TMA4_SLOTS, TMA4_REC) " - " SKL_MISP(TMA4_SLOTS, TMA4_REC),
+                "machine clears", CLEARS_DESC, SKL_CPUS, "smt-off"),
+        SKL_ROW("heavy-operations", SKL_OPS_EVENTS ",cycles", SKL_HEAVY(TMA4_SLOTS),
+                "heavy operations", HEAVY_DESC, SKL_CPUS, "smt-off"),
+        SKL_ROW("light-operations", SKL_OPS_EVENTS ",cycles",
+                TMA4_RET(TMA4_SLOTS) " - " SKL_HEAVY(TMA4_SLOTS), "light operations", LIGHT_DESC,
+                SKL_CPUS, "smt-off"),
+        SKL_NONE("memory-bound", SKL_MEM_WHY, SKL_CPUS, "smt-off"),
+        SKL_NONE("core-bound", SKL_MEM_WHY, SKL_CPUS, "smt-off"),
+        /* Skylake to Cascade Lake, SMT on: per logical CPU. */
+        SKL_ROW("fetch-latency", SKL_FE_NONE "," SMT_CLK_EVENTS, SKL_FETCH_LAT(SMT_SLOTS),
+                "fetch latency", FETCH_LAT_DESC, SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("fetch-bandwidth", "IDQ_UOPS_NOT_DELIVERED:CORE," SKL_FE_NONE "," SMT_CLK_EVENTS,
+                TMA4_FE(SMT_SLOTS) " - " SKL_FETCH_LAT(SMT_SLOTS), "fetch bandwidth", FETCH_BW_DESC,
+                SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("heavy-operations", SKL_OPS_EVENTS "," SMT_CLK_EVENTS, SKL_HEAVY(SMT_SLOTS),
+                "heavy operations", HEAVY_DESC, SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("light-operations", SKL_OPS_EVENTS "," SMT_CLK_EVENTS,
+                TMA4_RET(SMT_SLOTS) " - " SKL_HEAVY(SMT_SLOTS), "light operations", LIGHT_DESC,
+                SKL_SMT_CPUS, "smt-on"),
+        SKL_NONE("branch-mispredicts", SKL_SMT_BAD_WHY, SKL_SMT_CPUS, "smt-on"),
+        SKL_NONE("machine-clears", SKL_SMT_BAD_WHY, SKL_SMT_CPUS, "smt-on"),
+        SKL_NONE("memory-bound", SKL_MEM_WHY, SKL_SMT_CPUS, "smt-on"),
+        SKL_NONE("core-bound", SKL_MEM_WHY, SKL_SMT_CPUS, "smt-on"),
+        /* Sandy Bridge to Broadwell: no level 2, said. */
+        NONE("TopdownL2", SNB_L2_WHY, SNB_CPUS, TMA4_OLD_IDS, NULL),
         /* Other Intel CPUs with PERF_METRICS: the fields over slots. */
         ROW("retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", RET_DESC,
             PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
@@ -470,29 +562,23 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         ROW("backend-bound", "TopdownL1", INTEL_L1, "topdown-be-bound / slots", "backend bound",
             BE_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
         ROW("heavy-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
-            "topdown-heavy-ops / slots", "heavy operations",
-            "slots that retired operations of two or more uops, or microcode", PLAIN_L2_CPUS,
+            "topdown-heavy-ops / slots", "heavy operations", HEAVY_DESC, PLAIN_L2_CPUS,
             PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("light-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
-            "( topdown-retiring - topdown-heavy-ops ) / slots", "light operations",
-            "slots that retired operations of one uop", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL,
-            INTEL_ONLY, NULL),
-        ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
-            "topdown-br-mispredict / slots", "branch mispredicts",
-            "slots wasted on mispredicted branches", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL,
-            INTEL_ONLY, NULL),
-        ROW("machine-clears", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
-            "( topdown-bad-spec - topdown-br-mispredict ) / slots", "machine clears",
-            "slots wasted on machine clears (memory ordering, self-modifying code)", PLAIN_L2_CPUS,
-            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
-        ROW("fetch-latency", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
-            "topdown-fetch-lat / slots", "fetch latency",
-            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
+            "( topdown-retiring - topdown-heavy-ops ) / slots", "light operations", LIGHT_DESC,
             PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
-        ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
-            "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth",
-            "slots the front end left empty for want of decode bandwidth", PLAIN_L2_CPUS,
+        ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+            "topdown-br-mispredict / slots", "branch mispredicts", MISP_DESC, PLAIN_L2_CPUS,
             PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
+        ROW("machine-clears", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+            "( topdown-bad-spec - topdown-br-mispredict ) / slots", "machine clears", CLEARS_DESC,
+            PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
+        ROW("fetch-latency", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+            "topdown-fetch-lat / slots", "fetch latency", FETCH_LAT_DESC, PLAIN_L2_CPUS,
+            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
+        ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+            "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth", FETCH_BW_DESC,
+            PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", "topdown-mem-bound / slots",
             "memory bound", "slots stalled on the memory subsystem", PLAIN_L2_CPUS, PLAIN_L2_SOURCE,
             NULL, INTEL_ONLY, NULL),
@@ -539,18 +625,15 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         GRT_E("backend-bound", "TopdownL1", GRT_E_BE "," ATOM_CLK, GRT_E_BE " / " GRT_E_SLOTS,
               "backend bound", BE_DESC),
         GRT_E("branch-mispredicts", "TopdownL2", GRT_E_MISP "," ATOM_CLK,
-              GRT_E_MISP " / " GRT_E_SLOTS, "branch mispredicts",
-              "slots wasted on mispredicted branches"),
+              GRT_E_MISP " / " GRT_E_SLOTS, "branch mispredicts", MISP_DESC),
         GRT_E("machine-clears", "TopdownL2", GRT_E_CLEARS "," ATOM_CLK,
-              GRT_E_CLEARS " / " GRT_E_SLOTS, "machine clears",
-              "slots wasted on machine clears (memory ordering, self-modifying code)"),
+              GRT_E_CLEARS " / " GRT_E_SLOTS, "machine clears", CLEARS_DESC),
         /* Meteor Lake's E-cores: Crestmont's TOPDOWN_*.ALL_P events. */
         CMT_E("retiring", "TopdownL1", CMT_E_RET, "retiring", RET_DESC),
         CMT_E("bad-speculation", "TopdownL1", CMT_E_BAD, "bad speculation", BAD_DESC),
         CMT_E("frontend-bound", "TopdownL1", CMT_E_FE, "frontend bound", FE_DESC),
         CMT_E("backend-bound", "TopdownL1", CMT_E_BE, "backend bound", BE_DESC),
-        CMT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts",
-              "slots wasted on mispredicted branches"),
+        CMT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts", MISP_DESC),
         CMT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
               "slots the back end did not take for allocation restrictions, not memory"),
         /* Sierra Forest: Crestmont's TOPDOWN_*.ALL_P events, raw. */
@@ -558,10 +641,8 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         SRF("bad-speculation", "TopdownL1", "r73", "bad speculation", BAD_DESC),
         SRF("frontend-bound", "TopdownL1", "r71", "frontend bound", FE_DESC),
         SRF("backend-bound", "TopdownL1", "r74", "backend bound", BE_DESC),
-        SRF("branch-mispredicts", "TopdownL2", "r473", "branch mispredicts",
-            "slots wasted on mispredicted branches"),
-        SRF("machine-clears", "TopdownL2", "r373", "machine clears",
-            "slots wasted on machine clears (memory ordering, self-modifying code)"),
+        SRF("branch-mispredicts", "TopdownL2", "r473", "branch mispredicts", MISP_DESC),
+        SRF("machine-clears", "TopdownL2", "r373", "machine clears", CLEARS_DESC),
         SRF("core-bound", "TopdownL2", "r174", "core bound",
             "slots the back end did not take for allocation restrictions, not memory"),
         SRF_NONE("heavy-operations"),

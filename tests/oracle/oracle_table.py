@@ -45,6 +45,7 @@ PERF_CPUS = [
     cpu("GenuineIntel-6-56-3", "Broadwell DE", FOUR_SLOTS, "bdw_ep"),
     cpu("GenuineIntel-6-5E-3", "Skylake", FOUR_SLOTS, "skl"),
     cpu("GenuineIntel-6-9E-A", "Coffee Lake", FOUR_SLOTS, "skl"),
+    cpu("GenuineIntel-6-9E-A", "Coffee Lake, SMT on", FOUR_SLOTS, "skl", smt=1),
     cpu("GenuineIntel-6-55-4", "Skylake SP", FOUR_SLOTS, "skx"),
     cpu("GenuineIntel-6-55-4", "Skylake SP, SMT on", FOUR_SLOTS, "skx", smt=1),
     cpu("GenuineIntel-6-55-7", "Cascade Lake SP", FOUR_SLOTS, "clx"),
@@ -180,6 +181,10 @@ UPMC_EVENT = {
         "r40004a3": "CYCLE_ACTIVITY.STALLS_TOTAL",  # 0xa3, 4, -, 4
         "r2a6": "EXE_ACTIVITY.1_PORTS_UTIL",  # 0xa6, 2
         "r4a6": "EXE_ACTIVITY.2_PORTS_UTIL",  # 0xa6, 4
+        # Skylake to Cascade Lake's level 2 (skylake/frontend.json,
+        # pipeline.json: event, umask, cmask)
+        "r400019c": "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",  # 0x9c, 1, 4
+        "r4c2": "UOPS_RETIRED.MACRO_FUSED",  # 0xc2, 4
         # event 0xd1, umask 0x08, 0x10, 0x20 on every model of the L1MPKI
         # rows: MEM_LOAD_RETIRED (Skylake on) or MEM_LOAD_UOPS_RETIRED
         # (before), see PERF_SYNONYM
