@@ -262,6 +262,8 @@ PERF_SYNONYM = {
     "MEM_LOAD_UOPS_RETIRED.L2_MISS": "MEM_LOAD_RETIRED.L2_MISS",
     "MEM_LOAD_UOPS_RETIRED.L3_MISS": "MEM_LOAD_RETIRED.L3_MISS",
     "MEM_LOAD_UOPS_RETIRED.LLC_MISS": "MEM_LOAD_RETIRED.L3_MISS",
+    # an Atom's programmable-counter name of its cycles (event 0x3c)
+    "CPU_CLK_UNHALTED.CORE_P": "CPU_CLK_UNHALTED.THREAD",
     # Crestmont's programmable-counter names of the same codes (0x71, 0x74)
     "TOPDOWN_FE_BOUND.ALL_P": "TOPDOWN_FE_BOUND.ALL",
     "TOPDOWN_BE_BOUND.ALL_P": "TOPDOWN_BE_BOUND.ALL",
@@ -333,6 +335,23 @@ KERNEL_CPUS = [
              "cpu_atom@TOPDOWN_BAD_SPECULATION.MISPREDICT@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_core_bound":
              "cpu_atom@TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+     }),
+    (cpu("GenuineIntel-6-AA-4", "Meteor Lake P-core, kernel JSON", HYBRID, "spr", "cpu_core", 1,
+         P_CORE_TOPDOWN),
+     KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_core)", {
+         "tma_info_thread_slots": "cpu_core@TOPDOWN.SLOTS@",
+         "tma_backend_bound":
+             "cpu_core@topdown\\-be\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+         "tma_branch_mispredicts":
+             "cpu_core@topdown\\-br\\-mispredict@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+         "tma_memory_bound":
+             "cpu_core@topdown\\-mem\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
      }),
     (cpu("GenuineIntel-6-AF-3", "Sierra Forest, kernel JSON", FOUR_SLOTS, "tmt"),
      KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", {
