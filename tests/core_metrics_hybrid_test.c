@@ -101,6 +101,35 @@ TEST(metrics_hybrid, e_core_level_two)
 	EXPECT_EQ(fake_open_events(), 0);
 }
 
+/* Meteor Lake's E-cores (Crestmont): 6 slots a cycle, TOPDOWN_*.ALL_P and
+ * the kernel JSON's level 2 of Unit cpu_atom, machine clears among it. */
+TEST(metrics_hybrid, meteor_lake_e_core_level_two)
+{
+	static const char *const names[] = {"cpu_atom/branch-mispredicts/",
+	                                    "cpu_atom/machine-clears/", "cpu_atom/core-bound/"};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	struct upmc_set *set;
+	unsigned k;
+
+	fake_boot("intel-meteor-lake");
+	ASSERT_MSG(upmc_open(&set, "cpu_atom/TopdownL2/", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 3);
+	for (k = 0; k < 3; k++)
+		EXPECT_MSG(!strcmp(upmc_metric_name(set, k), names[k]), "metric %u is %s", k,
+		           upmc_metric_name(set, k));
+	/* 1000 cycles: 6000 slots */
+	counts[counter_named(set, "cpu_atom/event=0x3c/")] = 1000;
+	counts[counter_named(set, "cpu_atom/event=0x73,umask=0x4/")] = 600;
+	counts[counter_named(set, "cpu_atom/event=0x73,umask=0x3/")] = 300;
+	counts[counter_named(set, "cpu_atom/event=0x74,umask=0x1/")] = 1200;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 3);
+	EXPECT_MSG(v[0] == 0.1, "branch mispredicts %.17g", v[0]);
+	EXPECT_MSG(v[1] == 0.05, "machine clears %.17g", v[1]);
+	EXPECT_MSG(v[2] == 0.2, "core bound %.17g", v[2]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
 /* One core type named alone: its metric only, its events only. */
 TEST(metrics_hybrid, one_core_type_named_alone)
 {

@@ -332,16 +332,17 @@
 	ROW(name, group, events, formula, unit, desc, GRT_E_CPUS, GRT_E_SOURCE, GRT_E_IDS, \
 	    UPMC_METRIC_E_CORE, NULL)
 /* Crestmont, the E-core of Meteor Lake: 6 slots a cycle; TOPDOWN_*.ALL_P:
- * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BAD_SPECULATION 0x73
- * (meteorlake/pipeline.json), BAD_SPECULATION.MISPREDICT 0x73 umask 4,
- * BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1 (Gracemont's codes, which
- * Crestmont keeps: sierraforest/pipeline.json at 3ab7ae8e07f8). */
+ * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BAD_SPECULATION 0x73,
+ * BAD_SPECULATION.MISPREDICT and .MACHINE_CLEARS 0x73 umask 4 and 3,
+ * BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1 (meteorlake/pipeline.json at
+ * 0939bd2fcf33, Unit cpu_atom: Gracemont's codes, which Crestmont keeps). */
 #define CMT_E_RET   ATOM("0x72")
 #define CMT_E_FE    ATOM("0x71")
 #define CMT_E_BE    ATOM("0x74")
 #define CMT_E_BAD   ATOM("0x73")
 #define CMT_E_MISP  ATOM("0x73,umask=0x4")
 #define CMT_E_ALLOC ATOM("0x74,umask=0x1")
+#define CMT_E_CLEAR ATOM("0x73,umask=0x3")
 #define CMT_E_SLOTS ATOM_SLOTS("6")
 #define CMT_E_IDS   "GenuineIntel-6-AA- GenuineIntel-6-AC-"
 #define CMT_E_CPUS  "Intel Meteor Lake E-cores (Crestmont, 6 slots a cycle)"
@@ -634,6 +635,7 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         CMT_E("frontend-bound", "TopdownL1", CMT_E_FE, "frontend bound", FE_DESC),
         CMT_E("backend-bound", "TopdownL1", CMT_E_BE, "backend bound", BE_DESC),
         CMT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts", MISP_DESC),
+        CMT_E("machine-clears", "TopdownL2", CMT_E_CLEAR, "machine clears", CLEARS_DESC),
         CMT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
               "slots the back end did not take for allocation restrictions, not memory"),
         /* Sierra Forest: Crestmont's TOPDOWN_*.ALL_P events, raw. */

@@ -335,6 +335,9 @@ KERNEL_CPUS = [
              "cpu_atom@TOPDOWN_BAD_SPECULATION.MISPREDICT@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_core_bound":
              "cpu_atom@TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_machine_clears":
+             "cpu_atom@TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS@ / "
+             "(6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
      }),
     (cpu("GenuineIntel-6-AA-4", "Meteor Lake P-core, kernel JSON", HYBRID, "spr", "cpu_core", 1,
          P_CORE_TOPDOWN),
