@@ -15,17 +15,8 @@
 #include <string.h>
 
 #include "tests/fake/fake_kernel.h"
+#include "tests/set_util.h"
 #include "tests/upmc_test.h"
-
-static int counter_named(struct upmc_set *set, const char *name)
-{
-	int i;
-
-	for (i = 0; i < upmc_count(set); i++)
-		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
-			return i;
-	return -1;
-}
 
 TEST(metrics_skylake, four_slots_a_cycle)
 {
@@ -147,17 +138,6 @@ static const char *const level_two[] = {"heavy-operations",   "light-operations"
                                         "branch-mispredicts", "machine-clears",
                                         "fetch-latency",      "fetch-bandwidth"};
 
-/* counts[i] = value of each counter i of set named name: a multiplexed set
- * counts an event again in each metric's group. */
-static void set_count(struct upmc_set *set, double *counts, const char *name, double value)
-{
-	int i;
-
-	for (i = 0; i < upmc_count(set); i++)
-		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
-			counts[i] = value;
-}
-
 /* SMT off: perf 6.1's level 2 over 4 x cycles, its events beyond level 1's
  * as raw codes of Skylake's event list, exact values. */
 TEST(metrics_skylake, level_two_smt_off)
@@ -183,16 +163,16 @@ TEST(metrics_skylake, level_two_smt_off)
 	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x400019c) >= 0);
 	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x10401c3) >= 0);
 	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x4c2) >= 0);
-	set_count(set, counts, "cycles", 1000);
-	set_count(set, counts, "r400019c", 60);
-	set_count(set, counts, "IDQ_UOPS_NOT_DELIVERED:CORE", 600);
-	set_count(set, counts, "UOPS_ISSUED:ANY", 1800);
-	set_count(set, counts, "UOPS_RETIRED:RETIRE_SLOTS", 1600);
-	set_count(set, counts, "INT_MISC:RECOVERY_CYCLES", 50);
-	set_count(set, counts, "branch-misses", 30);
-	set_count(set, counts, "r10401c3", 10);
-	set_count(set, counts, "r4c2", 100);
-	set_count(set, counts, "instructions", 1500);
+	count_named(set, counts, "cycles", 1000);
+	count_named(set, counts, "r400019c", 60);
+	count_named(set, counts, "IDQ_UOPS_NOT_DELIVERED:CORE", 600);
+	count_named(set, counts, "UOPS_ISSUED:ANY", 1800);
+	count_named(set, counts, "UOPS_RETIRED:RETIRE_SLOTS", 1600);
+	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES", 50);
+	count_named(set, counts, "branch-misses", 30);
+	count_named(set, counts, "r10401c3", 10);
+	count_named(set, counts, "r4c2", 100);
+	count_named(set, counts, "instructions", 1500);
 	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
 	for (j = 0; j < 6; j++) {
 		EXPECT_MSG(!strcmp(upmc_metric_name(set, j), level_two[j]), "metric %u is %s", j,
@@ -218,10 +198,10 @@ TEST(metrics_skylake, level_two_smt_on)
 	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
 	ASSERT(upmc_metric_count(set) == 4);
 	EXPECT(!strcmp(upmc_metric_name(set, 2), "fetch-latency"));
-	set_count(set, counts, "cycles", 1000);
-	set_count(set, counts, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE", 20);
-	set_count(set, counts, "CPU_CLK_UNHALTED:REF_XCLK", 100);
-	set_count(set, counts, "r400019c", 60);
+	count_named(set, counts, "cycles", 1000);
+	count_named(set, counts, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE", 20);
+	count_named(set, counts, "CPU_CLK_UNHALTED:REF_XCLK", 100);
+	count_named(set, counts, "r400019c", 60);
 	ASSERT(upmc_metrics_of_counts(set, counts, v) == 4);
 	EXPECT_MSG(fabs(v[2] - 4 * 60 / slots) < 1e-15, "fetch latency %.17g", v[2]);
 	upmc_close(set);

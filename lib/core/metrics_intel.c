@@ -300,8 +300,43 @@
 #define GRT_ID    "GenuineIntel-6-BE-"
 #define GRT_SOURCE                                                                              \
 	"the kernel's tools/perf/pmu-events/arch/x86/alderlaken/adln-metrics.json (TopdownL1: " \
-	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; SLOTS = 5 "  \
-	"x CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json"
+	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; TopdownL2: " \
+	"tma_branch_mispredicts, tma_machine_clears, tma_core_bound; SLOTS = 5 x "              \
+	"CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json and memory.json"
+/* Gracemont's level 2 events, raw: TOPDOWN_BAD_SPECULATION.MISPREDICT and
+ * .MACHINE_CLEARS (0x73 umask 4 and 3), and core bound's (GRT_CORE). */
+#define GRT_MISP        "r473"
+#define GRT_CLEARS      "r373"
+#define GRT_CORE_EVENTS "r74,rff05,r274,r104,r704,cycles"
+#define GRT_ROW(name, group, events, formula, unit, desc) \
+	ROW(name, group, events, formula, unit, desc, GRT_CPUS, GRT_SOURCE, GRT_ID, NULL, NULL)
+
+/* Gracemont's core bound, perf 6.1's: backend bound less the load and
+ * store bound, which perf takes as at most backend bound: the cycles with
+ * a load at the head of retirement (LD_HEAD.ANY_AT_RET, 0x05 umask 0xff),
+ * and the memory scheduler's stalls (TOPDOWN_BE_BOUND.MEM_SCHEDULER, 0x74
+ * umask 2) times the store buffer's part of its blocks
+ * (MEM_SCHEDULER_BLOCK.ST_BUF and .ALL, 0x04 umask 1 and 7). */
+#define GRT_CORE(be, ld, sched, st_buf, all, clk, slots)                                        \
+	"max ( 0 , " be " / " slots " - min ( " be " / " slots " , " ld " / " clk " + ( " sched \
+	" / " slots " ) * ( " st_buf " / " all " ) ) )"
+/* Not in TopdownL2: with its mispredicts and machine clears, core bound
+ * would need 7 general counters in one group, where Gracemont has 6 (and a
+ * hybrid CPU's set is not multiplexed). perf 6.1's other group of it. */
+#define GRT_CORE_GROUP "tma_backend_bound_group"
+#define GRT_CORE_DESC                                                                         \
+	"slots stalled on the back end for the core's own resources: backend bound less the " \
+	"loads' and stores' stalls"
+/* A level 2 name the kernel's E-core metrics do not have. */
+#define ATOM_L2_NONE(name, cpus, source, ids, when)                                             \
+	{                                                                                       \
+		name, "TopdownL2", "", "", "", 0,                                               \
+		        "the kernel's E-core metrics divide level 2 otherwise (tma_ifetch_"     \
+		        "latency, tma_ifetch_bandwidth, tma_resource_bound), so upmc has only " \
+		        "branch-mispredicts, machine-clears and core-bound there",              \
+		        cpus, source, "x86", ids, when, NULL                                    \
+	}
+#define GRT_NONE(name) ATOM_L2_NONE(name, GRT_CPUS, GRT_SOURCE, GRT_ID, NULL)
 
 /* The E-cores of hybrid CPUs (the core PMU cpu_atom), each counted by its
  * own TOPDOWN_* events as pmu/terms/ events of cpu_atom (a raw code would
@@ -321,6 +356,10 @@
 #define GRT_E_MISP   ATOM("0x73,umask=0x4")
 #define GRT_E_CLEARS ATOM("0x73,umask=0x3")
 #define GRT_E_SLOTS  ATOM_SLOTS("5")
+#define GRT_E_LD     ATOM("0x5,umask=0xff")
+#define GRT_E_SCHED  ATOM("0x74,umask=0x2")
+#define GRT_E_ST_BUF ATOM("0x4,umask=0x1")
+#define GRT_E_BLOCKS ATOM("0x4,umask=0x7")
 #define GRT_E_IDS                                                                      \
 	"GenuineIntel-6-97- GenuineIntel-6-9A- GenuineIntel-6-B7- GenuineIntel-6-BA- " \
 	"GenuineIntel-6-BF-"
@@ -372,14 +411,7 @@
 	ROW(name, group, event ",cycles", event " / " SRF_SLOTS, unit, desc, SRF_CPUS, SRF_SOURCE, \
 	    SRF_ID, NULL, NULL)
 /* A level 2 name Sierra Forest's metrics do not have. */
-#define SRF_NONE(name)                                                                          \
-	{                                                                                       \
-		name, "TopdownL2", "", "", "", 0,                                               \
-		        "the kernel's Crestmont metrics divide level 2 otherwise (tma_ifetch_"  \
-		        "latency, tma_ifetch_bandwidth, tma_resource_bound), so upmc has only " \
-		        "branch-mispredicts, machine-clears and core-bound there",              \
-		        SRF_CPUS, SRF_SOURCE, "x86", SRF_ID, NULL, NULL                         \
-	}
+#define SRF_NONE(name) ATOM_L2_NONE(name, SRF_CPUS, SRF_SOURCE, SRF_ID, NULL)
 
 /* Sapphire Rapids: perf's level 3 under memory bound, fractions of the
  * thread's cycles (CPU_CLK_UNHALTED.THREAD): EXE_ACTIVITY.BOUND_ON_LOADS
@@ -613,6 +645,18 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
         {"backend-bound", "TopdownL1", GRT_BE ",cycles", GRT_BE " / " GRT_SLOTS, "backend bound", 1,
          "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        GRT_ROW("branch-mispredicts", "TopdownL2", GRT_MISP ",cycles", GRT_MISP " / " GRT_SLOTS,
+                "branch mispredicts", MISP_DESC),
+        GRT_ROW("machine-clears", "TopdownL2", GRT_CLEARS ",cycles", GRT_CLEARS " / " GRT_SLOTS,
+                "machine clears", CLEARS_DESC),
+        GRT_ROW("core-bound", GRT_CORE_GROUP, GRT_CORE_EVENTS,
+                GRT_CORE("r74", "rff05", "r274", "r104", "r704", "cycles", GRT_SLOTS), "core bound",
+                GRT_CORE_DESC),
+        GRT_NONE("heavy-operations"),
+        GRT_NONE("light-operations"),
+        GRT_NONE("fetch-latency"),
+        GRT_NONE("fetch-bandwidth"),
+        GRT_NONE("memory-bound"),
         /* Alder Lake's and Raptor Lake's E-cores: Gracemont's TOPDOWN_* events. */
         GRT_E("retiring", "TopdownL1", GRT_E_RET "," ATOM_CLK, GRT_E_RET " / " GRT_E_SLOTS,
               "retiring", RET_DESC),
@@ -627,6 +671,11 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
               "backend bound", BE_DESC),
         GRT_E("branch-mispredicts", "TopdownL2", GRT_E_MISP "," ATOM_CLK,
               GRT_E_MISP " / " GRT_E_SLOTS, "branch mispredicts", MISP_DESC),
+        GRT_E("core-bound", GRT_CORE_GROUP,
+              GRT_E_BE "," GRT_E_LD "," GRT_E_SCHED "," GRT_E_ST_BUF "," GRT_E_BLOCKS "," ATOM_CLK,
+              GRT_CORE(GRT_E_BE, GRT_E_LD, GRT_E_SCHED, GRT_E_ST_BUF, GRT_E_BLOCKS, ATOM_CLK,
+                       GRT_E_SLOTS),
+              "core bound", GRT_CORE_DESC),
         GRT_E("machine-clears", "TopdownL2", GRT_E_CLEARS "," ATOM_CLK,
               GRT_E_CLEARS " / " GRT_E_SLOTS, "machine clears", CLEARS_DESC),
         /* Meteor Lake's E-cores: Crestmont's TOPDOWN_*.ALL_P events. */

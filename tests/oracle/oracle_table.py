@@ -202,6 +202,11 @@ UPMC_EVENT = {
         "r71": "TOPDOWN_FE_BOUND.ALL",
         "r74": "TOPDOWN_BE_BOUND.ALL",
         "rc2": "TOPDOWN_RETIRING.ALL",
+        # and its core bound's (alderlaken/pipeline.json, memory.json)
+        "rff05": "LD_HEAD.ANY_AT_RET",
+        "r274": "TOPDOWN_BE_BOUND.MEM_SCHEDULER",
+        "r104": "MEM_SCHEDULER_BLOCK.ST_BUF",
+        "r704": "MEM_SCHEDULER_BLOCK.ALL",
         # a hybrid CPU's E-cores, by cpu_atom's terms: Gracemont's
         # (perf 6.1's alderlake/pipeline.json, Unit cpu_atom) and
         # Crestmont's (meteorlake/pipeline.json); CPU_CLK_UNHALTED.CORE_P
@@ -212,6 +217,10 @@ UPMC_EVENT = {
         "cpu_atom/event=0x74/": "TOPDOWN_BE_BOUND.ALL",
         "cpu_atom/event=0x73,umask=0x4/": "TOPDOWN_BAD_SPECULATION.MISPREDICT",
         "cpu_atom/event=0x73,umask=0x3/": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS",
+        "cpu_atom/event=0x5,umask=0xff/": "LD_HEAD.ANY_AT_RET",
+        "cpu_atom/event=0x74,umask=0x2/": "TOPDOWN_BE_BOUND.MEM_SCHEDULER",
+        "cpu_atom/event=0x4,umask=0x1/": "MEM_SCHEDULER_BLOCK.ST_BUF",
+        "cpu_atom/event=0x4,umask=0x7/": "MEM_SCHEDULER_BLOCK.ALL",
         "cpu_atom/event=0x72/": "TOPDOWN_RETIRING.ALL_P",
         "cpu_atom/event=0x73/": "TOPDOWN_BAD_SPECULATION.ALL_P",
         "cpu_atom/event=0x74,umask=0x1/": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS",
