@@ -402,6 +402,13 @@ KERNEL_CPUS = [
          "tma_memory_bound":
              "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
              "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_backend_bound":
+             "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_bad_speculation":
+             "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+         "tma_machine_clears": "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+         "tma_core_bound": "max(0, tma_backend_bound - tma_memory_bound)",
      }),
     (cpu("GenuineIntel-6-CF-2", "Emerald Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "emeraldrapids/emr-metrics.json at 1afba39f9305", {
