@@ -129,3 +129,21 @@ TEST(metrics_atom, gracemont_level_two)
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
 }
+
+/* Grand Ridge: Crestmont alone, as Sierra Forest (its grr-metrics.json has
+ * the same formulas), not the PERF_METRICS fallback of other models. */
+TEST(metrics_atom, grand_ridge_is_crestmont)
+{
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	struct upmc_set *set;
+
+	fake_boot("intel-grand-ridge");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	counts[counter_named(set, "cycles")] = 1000; /* 6000 slots */
+	counts[counter_named(set, "r72")] = 2400;    /* TOPDOWN_RETIRING.ALL_P */
+	ASSERT(upmc_metrics_of_counts(set, counts, v) > 0);
+	EXPECT_MSG(v[0] == 0.4, "%s %.17g", upmc_metric_name(set, 0), v[0]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}

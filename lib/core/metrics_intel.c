@@ -393,24 +393,25 @@
 	ROW(name, group, event "," ATOM_CLK, event " / " CMT_E_SLOTS, unit, desc, CMT_E_CPUS, \
 	    CMT_E_SOURCE, CMT_E_IDS, UPMC_METRIC_E_CORE, NULL)
 
-/* Sierra Forest: Crestmont cores alone (no P-core, no PERF_METRICS), 6
- * slots a cycle, the same TOPDOWN_*.ALL_P events as raw codes of its one
- * core PMU (sierraforest/pipeline.json at 3ab7ae8e07f8: RETIRING 0x72,
- * FE_BOUND 0x71, BE_BOUND 0x74, BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1,
- * BAD_SPECULATION.MISPREDICT and .MACHINE_CLEARS 0x73 umask 4 and 3;
- * BAD_SPECULATION.ALL_P 0x73 as meteorlake's); cycles is
- * CPU_CLK_UNHALTED.CORE. */
+/* Sierra Forest and Grand Ridge: Crestmont cores alone (no P-core, no
+ * PERF_METRICS), 6 slots a cycle, the same TOPDOWN_*.ALL_P events as raw
+ * codes of their one core PMU (sierraforest/pipeline.json at 3ab7ae8e07f8:
+ * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BE_BOUND.ALLOC_RESTRICTIONS
+ * 0x74 umask 1, BAD_SPECULATION.MISPREDICT and .MACHINE_CLEARS 0x73 umask 4
+ * and 3; BAD_SPECULATION.ALL_P 0x73 as meteorlake's; grandridge/
+ * pipeline.json at 100c85421b52 the same codes); cycles is
+ * CPU_CLK_UNHALTED.CORE. Their metrics JSON have the same formulas. */
 #define SRF_SLOTS "( 6 * cycles )"
-#define SRF_ID    "GenuineIntel-6-AF-"
-#define SRF_CPUS  "Intel Sierra Forest (Crestmont cores alone, 6 slots a cycle)"
+#define SRF_ID    "GenuineIntel-6-AF- GenuineIntel-6-B6-"
+#define SRF_CPUS  "Intel Sierra Forest and Grand Ridge (Crestmont cores alone, 6 slots a cycle)"
 #define SRF_SOURCE                                                                           \
 	"the kernel's tools/perf/pmu-events/arch/x86/sierraforest/srf-metrics.json (tma_*: " \
-	"TOPDOWN_*.ALL_P / (6 x CPU_CLK_UNHALTED.CORE), at 4f9786035f9e), events from "      \
-	"sierraforest/pipeline.json"
+	"TOPDOWN_*.ALL_P / (6 x CPU_CLK_UNHALTED.CORE), at 4f9786035f9e; the same in "       \
+	"grandridge/grr-metrics.json at 39c1471e3e53), events from their pipeline.json"
 #define SRF(name, group, event, unit, desc)                                                        \
 	ROW(name, group, event ",cycles", event " / " SRF_SLOTS, unit, desc, SRF_CPUS, SRF_SOURCE, \
 	    SRF_ID, NULL, NULL)
-/* A level 2 name Sierra Forest's metrics do not have. */
+/* A level 2 name Sierra Forest's and Grand Ridge's metrics do not have. */
 #define SRF_NONE(name) ATOM_L2_NONE(name, SRF_CPUS, SRF_SOURCE, SRF_ID, NULL)
 
 /* Sapphire Rapids: perf's level 3 under memory bound, fractions of the
@@ -687,7 +688,7 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         CMT_E("machine-clears", "TopdownL2", CMT_E_CLEAR, "machine clears", CLEARS_DESC),
         CMT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
               "slots the back end did not take for allocation restrictions, not memory"),
-        /* Sierra Forest: Crestmont's TOPDOWN_*.ALL_P events, raw. */
+        /* Sierra Forest and Grand Ridge: Crestmont's TOPDOWN_*.ALL_P events, raw. */
         SRF("retiring", "TopdownL1", "r72", "retiring", RET_DESC),
         SRF("bad-speculation", "TopdownL1", "r73", "bad speculation", BAD_DESC),
         SRF("frontend-bound", "TopdownL1", "r71", "frontend bound", FE_DESC),

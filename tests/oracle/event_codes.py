@@ -47,6 +47,23 @@ KERNEL_EVENTS = {
             ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
         )
     },
+    # Grand Ridge: this pipeline.json names 0x72, 0x73, 0x74 and 0x71 (umask
+    # 0) TOPDOWN_*.ALL, the codes its grr-metrics.json's TOPDOWN_*.ALL_P are
+    # (ALL_P is ALL's alias by the same code in meteorlake's and
+    # sierraforest's pipeline.json); keyed here by the names upmc's codes map to
+    ("GenuineIntel-6-B6-", "cpu"): {
+        name: (terms, KERNEL + "grandridge/pipeline.json at 100c85421b52" +
+               (" (as %s)" % spelled if spelled else ""))
+        for name, terms, spelled in (
+            ("TOPDOWN_FE_BOUND.ALL", "event=0x71", ""),
+            ("TOPDOWN_RETIRING.ALL_P", "event=0x72", "TOPDOWN_RETIRING.ALL"),
+            ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73", "TOPDOWN_BAD_SPECULATION.ALL"),
+            ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3", ""),
+            ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4", ""),
+            ("TOPDOWN_BE_BOUND.ALL", "event=0x74", ""),
+            ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1", ""),
+        )
+    },
     # Meteor Lake: Crestmont's TOPDOWN_* on cpu_atom, INT_MISC on cpu_core
     ("GenuineIntel-6-AA-", "cpu_atom"): {
         name: (terms, KERNEL + "meteorlake/pipeline.json at 0939bd2fcf33")

@@ -377,6 +377,18 @@ KERNEL_CPUS = [
              "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
          "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
      }),
+    (cpu("GenuineIntel-6-B6-0", "Grand Ridge, kernel JSON", FOUR_SLOTS, "tmt"),
+     KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53", {
+         "tma_retiring": "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_bad_speculation": "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_frontend_bound": "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_backend_bound": "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_branch_mispredicts":
+             "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_machine_clears":
+             "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
+         "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
+     }),
     (cpu("GenuineIntel-6-AD-1", "Granite Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", {
          "tma_info_thread_slots": "slots",
