@@ -26,6 +26,18 @@ NOT_CONFIG = {"period"}
 # (terms, where they are). The units are those of the kernel's JSON
 # ("cpu" where it names none).
 KERNEL = "tools/perf/pmu-events/arch/x86/"
+# Crestmont's TOPDOWN_* events: the same terms in sierraforest's and
+# meteorlake's pipeline.json (each entry below cites the file it was read
+# from).
+CRESTMONT_TOPDOWN = (
+    ("TOPDOWN_FE_BOUND.ALL_P", "event=0x71"),
+    ("TOPDOWN_RETIRING.ALL_P", "event=0x72"),
+    ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73"),
+    ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3"),
+    ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4"),
+    ("TOPDOWN_BE_BOUND.ALL_P", "event=0x74"),
+    ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
+)
 KERNEL_EVENTS = {
     ("GenuineIntel-6-CF-", "cpu"): {
         "INT_MISC.UOP_DROPPING": (
@@ -37,15 +49,7 @@ KERNEL_EVENTS = {
     },
     ("GenuineIntel-6-AF-", "cpu"): {
         name: (terms, KERNEL + "sierraforest/pipeline.json at 0eaed89c18ae")
-        for name, terms in (
-            ("TOPDOWN_FE_BOUND.ALL_P", "event=0x71"),
-            ("TOPDOWN_RETIRING.ALL_P", "event=0x72"),
-            ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73"),
-            ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3"),
-            ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4"),
-            ("TOPDOWN_BE_BOUND.ALL_P", "event=0x74"),
-            ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
-        )
+        for name, terms in CRESTMONT_TOPDOWN
     },
     # Grand Ridge: this pipeline.json names 0x72, 0x73, 0x74 and 0x71 (umask
     # 0) TOPDOWN_*.ALL, the codes its grr-metrics.json's TOPDOWN_*.ALL_P are
@@ -67,16 +71,7 @@ KERNEL_EVENTS = {
     # Meteor Lake: Crestmont's TOPDOWN_* on cpu_atom, INT_MISC on cpu_core
     ("GenuineIntel-6-AA-", "cpu_atom"): {
         name: (terms, KERNEL + "meteorlake/pipeline.json at 0939bd2fcf33")
-        for name, terms in (
-            ("CPU_CLK_UNHALTED.CORE_P", "event=0x3c"),
-            ("TOPDOWN_FE_BOUND.ALL_P", "event=0x71"),
-            ("TOPDOWN_RETIRING.ALL_P", "event=0x72"),
-            ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73"),
-            ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3"),
-            ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4"),
-            ("TOPDOWN_BE_BOUND.ALL_P", "event=0x74"),
-            ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
-        )
+        for name, terms in CRESTMONT_TOPDOWN + (("CPU_CLK_UNHALTED.CORE_P", "event=0x3c"),)
     },
     ("GenuineIntel-6-AA-", "cpu_core"): {
         "INT_MISC.UOP_DROPPING": (

@@ -307,6 +307,18 @@ def perf_key(perf_event, cpuid):
 # and the commit it was read at. Only the metrics upmc has a name for; a
 # formula here is evaluated exactly as perf's own are.
 KERNEL = "tools/perf/pmu-events/arch/x86/"
+# The Crestmont-alone CPUs' level 1 and 2: the same formulas in
+# sierraforest/srf-metrics.json and grandridge/grr-metrics.json (each row
+# below cites the file it was read from).
+CRESTMONT_ALONE = {
+    "tma_retiring": "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_bad_speculation": "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_frontend_bound": "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_backend_bound": "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_branch_mispredicts": "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_machine_clears": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
+}
 KERNEL_CPUS = [
     (cpu("AuthenticAMD-25-61-2", "Zen 4, kernel JSON", "amd-zen4", "amd64_fam19h_zen4"),
      KERNEL + "amdzen4/pipeline.json at 037dd1308c6d", {
@@ -366,29 +378,9 @@ KERNEL_CPUS = [
              "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
      }),
     (cpu("GenuineIntel-6-AF-3", "Sierra Forest, kernel JSON", FOUR_SLOTS, "tmt"),
-     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", {
-         "tma_retiring": "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_bad_speculation": "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_frontend_bound": "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_backend_bound": "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_branch_mispredicts":
-             "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_machine_clears":
-             "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
-     }),
+     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", CRESTMONT_ALONE),
     (cpu("GenuineIntel-6-B6-0", "Grand Ridge, kernel JSON", FOUR_SLOTS, "tmt"),
-     KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53", {
-         "tma_retiring": "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_bad_speculation": "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_frontend_bound": "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_backend_bound": "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_branch_mispredicts":
-             "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_machine_clears":
-             "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
-     }),
+     KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53", CRESTMONT_ALONE),
     (cpu("GenuineIntel-6-AD-1", "Granite Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", {
          "tma_info_thread_slots": "slots",
