@@ -6,8 +6,11 @@
  * libpfm4 taking the CPU for a Gracemont (LIBPFM_FORCE_PMU, set before
  * libpfm4 starts: a program of its own), which knows none of the 4-slot
  * formula's events. And the same raw codes are not taken on another CPU.
+ * Its level 2, and Sierra Forest's (Crestmont alone).
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -86,6 +89,61 @@ TEST(metrics_atom, crestmont_six_slots_a_cycle)
 	ASSERT(upmc_metrics_of_counts(set, counts, v) == 7);
 	for (k = 0; k < 7; k++)
 		EXPECT_MSG(v[k] == want[k], "%s %.17g", upmc_metric_name(set, k), v[k]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Alder Lake-N's level 2, perf 6.1's: mispredicts and machine clears in
+ * TopdownL2, whose other names are rows that say so; core bound, backend
+ * bound less the loads' and stores' stalls, by its name (six general
+ * counters' events: Gracemont's all). */
+TEST(metrics_atom, gracemont_level_two)
+{
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	double be = 2000 / 5000.0, load_store = 300 / 1000.0 + (500 / 5000.0) * (40.0 / 200);
+	struct upmc_set *set;
+
+	setenv("LIBPFM_FORCE_PMU", "adl_grt", 1);
+	fake_boot("intel-alder-lake-n");
+	ASSERT_MSG(upmc_open(&set, "TopdownL2", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 2);
+	counts[counter_named(set, "cycles")] = 1000; /* 5000 slots */
+	counts[counter_named(set, "r473")] = 500;    /* TOPDOWN_BAD_SPECULATION.MISPREDICT */
+	counts[counter_named(set, "r373")] = 250;    /* TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS */
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 2);
+	EXPECT_MSG(v[0] == 0.1, "%s %.17g", upmc_metric_name(set, 0), v[0]);
+	EXPECT_MSG(v[1] == 0.05, "%s %.17g", upmc_metric_name(set, 1), v[1]);
+	upmc_close(set);
+	EXPECT_EQ(upmc_open(&set, "heavy-operations", NULL), -ENOENT);
+	EXPECT_CONTAINS(upmc_last_error(), "the kernel's E-core metrics divide level 2 otherwise");
+	ASSERT_MSG(upmc_open(&set, "core-bound", NULL) == 0, "%s", upmc_last_error());
+	memset(counts, 0, sizeof(counts));
+	counts[counter_named(set, "cycles")] = 1000;
+	counts[counter_named(set, "r74")] = 2000;  /* TOPDOWN_BE_BOUND.ALL */
+	counts[counter_named(set, "rff05")] = 300; /* LD_HEAD.ANY_AT_RET */
+	counts[counter_named(set, "r274")] = 500;  /* TOPDOWN_BE_BOUND.MEM_SCHEDULER */
+	counts[counter_named(set, "r104")] = 40;   /* MEM_SCHEDULER_BLOCK.ST_BUF */
+	counts[counter_named(set, "r704")] = 200;  /* MEM_SCHEDULER_BLOCK.ALL */
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 1);
+	EXPECT_MSG(fabs(v[0] - (be - load_store)) < 1e-15, "core bound %.17g", v[0]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Grand Ridge: Crestmont alone, as Sierra Forest (its grr-metrics.json has
+ * the same formulas), not the PERF_METRICS fallback of other models. */
+TEST(metrics_atom, grand_ridge_is_crestmont)
+{
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	struct upmc_set *set;
+
+	fake_boot("intel-grand-ridge");
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	counts[counter_named(set, "cycles")] = 1000; /* 6000 slots */
+	counts[counter_named(set, "r72")] = 2400;    /* TOPDOWN_RETIRING.ALL_P */
+	ASSERT(upmc_metrics_of_counts(set, counts, v) > 0);
+	EXPECT_MSG(v[0] == 0.4, "%s %.17g", upmc_metric_name(set, 0), v[0]);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
 }

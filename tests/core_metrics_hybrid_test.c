@@ -8,6 +8,7 @@
  * alone; a metric with no variant per core type keeps its one name.
  */
 #include <errno.h>
+#include <math.h>
 #include <stdio.h>
 #include <string.h>
 
@@ -97,6 +98,64 @@ TEST(metrics_hybrid, e_core_level_two)
 	ASSERT(upmc_metrics_of_counts(set, counts, v) == 2);
 	EXPECT_MSG(v[0] == 0.1, "branch mispredicts %.17g", v[0]);
 	EXPECT_MSG(v[1] == 0.05, "machine clears %.17g", v[1]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Gracemont's core bound, perf 6.1's: backend bound less the load and
+ * store bound (at most backend bound), by its name alone; six general
+ * counters' events, as many as a Gracemont has. */
+TEST(metrics_hybrid, e_core_core_bound)
+{
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	double be = 2000 / 5000.0, load_store = 300 / 1000.0 + (500 / 5000.0) * (40.0 / 200);
+	struct upmc_set *set;
+
+	fake_boot("intel-alder-lake");
+	ASSERT_MSG(upmc_open(&set, "cpu_atom/core-bound/", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 1);
+	/* 1000 cycles on the E-cores: 5000 slots */
+	counts[counter_named(set, "cpu_atom/event=0x3c/")] = 1000;
+	counts[counter_named(set, "cpu_atom/event=0x74/")] = 2000;          /* BE_BOUND.ALL */
+	counts[counter_named(set, "cpu_atom/event=0x5,umask=0xff/")] = 300; /* LD_HEAD */
+	counts[counter_named(set, "cpu_atom/event=0x74,umask=0x2/")] = 500; /* MEM_SCHEDULER */
+	counts[counter_named(set, "cpu_atom/event=0x4,umask=0x1/")] = 40;   /* store buffer */
+	counts[counter_named(set, "cpu_atom/event=0x4,umask=0x7/")] = 200;  /* all blocks */
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 1);
+	EXPECT_MSG(fabs(v[0] - (be - load_store)) < 1e-15, "core bound %.17g", v[0]);
+	/* loads and stores past backend bound: perf's min() makes it 0 */
+	counts[counter_named(set, "cpu_atom/event=0x5,umask=0xff/")] = 900;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 1);
+	EXPECT_MSG(v[0] == 0, "core bound %.17g", v[0]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Meteor Lake's E-cores (Crestmont): 6 slots a cycle, TOPDOWN_*.ALL_P and
+ * the kernel JSON's level 2 of Unit cpu_atom, machine clears among it. */
+TEST(metrics_hybrid, meteor_lake_e_core_level_two)
+{
+	static const char *const names[] = {"cpu_atom/branch-mispredicts/",
+	                                    "cpu_atom/machine-clears/", "cpu_atom/core-bound/"};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	struct upmc_set *set;
+	unsigned k;
+
+	fake_boot("intel-meteor-lake");
+	ASSERT_MSG(upmc_open(&set, "cpu_atom/TopdownL2/", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 3);
+	for (k = 0; k < 3; k++)
+		EXPECT_MSG(!strcmp(upmc_metric_name(set, k), names[k]), "metric %u is %s", k,
+		           upmc_metric_name(set, k));
+	/* 1000 cycles: 6000 slots */
+	counts[counter_named(set, "cpu_atom/event=0x3c/")] = 1000;
+	counts[counter_named(set, "cpu_atom/event=0x73,umask=0x4/")] = 600;
+	counts[counter_named(set, "cpu_atom/event=0x73,umask=0x3/")] = 300;
+	counts[counter_named(set, "cpu_atom/event=0x74,umask=0x1/")] = 1200;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 3);
+	EXPECT_MSG(v[0] == 0.1, "branch mispredicts %.17g", v[0]);
+	EXPECT_MSG(v[1] == 0.05, "machine clears %.17g", v[1]);
+	EXPECT_MSG(v[2] == 0.2, "core bound %.17g", v[2]);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
 }

@@ -272,11 +272,18 @@ def compare(c, perf, metric, vectors, values):
 
 
 # DIFF reasons whose relation to perf's value is exact, as docs/metrics.md
-# states it: perf's value from upmc's and the vector's counts. The test
+# states it: from upmc's value, the vector's counts and perf's value at
+# any counts (perf_at), the pair of numbers that must agree. The test
 # checks it on every vector of such a pair.
 RELATIONS = {
     # perf 6.1 divides GHz by duration_time, the run's seconds
-    "frequency-per-second": lambda ours, counts: ours / counts["duration_time"],
+    "frequency-per-second":
+        lambda ours, counts, perf_at: (ours / counts["duration_time"], perf_at(counts)),
+    # upmc's SMT-off slots are perf's where one thread is the only one
+    # active whenever it runs: ONE_THREAD_ACTIVE = REF_XCLK
+    "four-slot-thread":
+        lambda ours, counts, perf_at: (ours, perf_at(dict(counts, **{
+            "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": counts["CPU_CLK_UNHALTED.REF_XCLK"]}))),
 }
 
 
@@ -287,10 +294,10 @@ def relation_fails(c, perf, metric, vectors, values, reason):
         return ""
     pname = table.perf_name(metric, c.cpuid)
     for v, ours in zip(vectors, values):
-        theirs = perf.value(pname, v)
-        if not agree(RELATIONS[reason](ours, v), theirs):
+        a, b = RELATIONS[reason](ours, v, lambda counts: perf.value(pname, counts))
+        if not agree(a, b):
             return ("%s %s: the relation of DIFF '%s' does not hold (upmc %.17g, perf %.17g)"
-                    % (c.label, metric, reason, ours, theirs))
+                    % (c.label, metric, reason, ours, perf.value(pname, v)))
     return ""
 
 
@@ -336,7 +343,7 @@ def compared_metrics(proc, rows, c, perf, failures):
     the raw codes all of them count."""
     out, only, raw = [], [], set()
     for metric, (formula, counters, item) in upmc_metrics(proc, rows, c).items():
-        raw |= {n for n in counters if codes_of_perf.is_raw(n)}
+        raw |= {n for n in counters if codes_of_perf.is_code(n)}
         try:
             pname = table.perf_name(metric, c.cpuid)
         except KeyError:
@@ -459,18 +466,19 @@ def check_codes(work, c, source, raw, cache, failures):
     agreed, what = 0, []
     for code in sorted(raw):
         name = table.event_key(code, c.cpuid)
-        terms, spelled = codes_of_perf.terms_of(name, events, c.unit or "cpu_core",
+        pmu, config = codes_of_perf.code_config(code, layout)
+        terms, spelled = codes_of_perf.terms_of(name, events, pmu or c.unit or "cpu_core",
                                                 table.PERF_SYNONYM)
         if terms is None:
             failures.append("%s: upmc counts %s as %s, which perf's event tables for %s do not "
                             "have" % (c.label, code, name, c.cpuid))
             continue
         want = codes_of_perf.config_of(terms, layout)
-        if want == int(code[1:], 16):
+        if want == config:
             agreed += 1
             unit, spelling = spelled.split(" ", 1)
-            what.append("%s=%s%s" % (code, spelling,
-                                     " (%s)" % unit if c.unit and unit != c.unit else ""))
+            what.append("%s=%s%s" % (code, spelling, " (%s)" % unit
+                                     if unit != (pmu or c.unit or unit) else ""))
         else:
             failures.append("%s: upmc counts %s as %s, which perf's tables encode as %s (%s, "
                             "r%x)%s" % (c.label, code, name, spelled, terms, want,
@@ -479,7 +487,8 @@ def check_codes(work, c, source, raw, cache, failures):
 
 
 def print_codes(rows):
-    print("upmc's raw event codes against the encodings of perf's event tables for each CPU")
+    print("upmc's event codes (raw, or a core PMU's terms) against the encodings of perf's "
+          "event tables for each CPU")
     print("%-22s %-32s %7s %6s  %s" % ("CPU id", "", "checked", "agreed", "code=perf's event"))
     for cpuid, label, checked, agreed, what in rows:
         print("%-22s %-32s %7d %6d  %s" % (cpuid, label, checked, agreed, what))

@@ -4,24 +4,19 @@
  * slots a cycle) on the fake kernel's Skylake server, with libpfm4 taking
  * the CPU for one (LIBPFM_FORCE_PMU, set before libpfm4 starts: a program
  * of its own): perf's formula over events by libpfm4's names, exact
- * values; and only where /proc/cpuinfo says an Intel CPU.
+ * values; and only where /proc/cpuinfo says an Intel CPU. TopdownL2 on
+ * Skylake to Cascade Lake, perf 6.1's, in both SMT states, and what it
+ * has not there, said; none on Haswell, said.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
+#include <errno.h>
+#include <math.h>
 #include <stdlib.h>
 #include <string.h>
 
 #include "tests/fake/fake_kernel.h"
+#include "tests/set_util.h"
 #include "tests/upmc_test.h"
-
-static int counter_named(struct upmc_set *set, const char *name)
-{
-	int i;
-
-	for (i = 0; i < upmc_count(set); i++)
-		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
-			return i;
-	return -1;
-}
 
 TEST(metrics_skylake, four_slots_a_cycle)
 {
@@ -136,4 +131,103 @@ TEST(metrics_skylake, smt_state_from_the_topology_without_smt_active)
 	ASSERT_MSG(upmc_open(&set, "retiring", NULL) == 0, "%s", upmc_last_error());
 	EXPECT_EQ(counter_named(set, "CPU_CLK_UNHALTED:REF_XCLK"), -1);
 	upmc_close(set);
+}
+
+/* The level 2 metrics of Skylake to Cascade Lake that one group holds. */
+static const char *const level_two[] = {"heavy-operations",   "light-operations",
+                                        "branch-mispredicts", "machine-clears",
+                                        "fetch-latency",      "fetch-bandwidth"};
+
+/* SMT off: perf 6.1's level 2 over 4 x cycles, its events beyond level 1's
+ * as raw codes of Skylake's event list, exact values; memory bound said. */
+TEST(metrics_skylake, level_two_smt_off)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	/* 1000 cycles: 4000 slots */
+	const double want[] = {(1600 + 100 - 1500) / 4000.0,
+	                       1600 / 4000.0 - (1600 + 100 - 1500) / 4000.0,
+	                       30.0 / (30 + 10) * ((1800 - 1600 + 4 * 50) / 4000.0),
+	                       (1800 - 1600 + 4 * 50) / 4000.0 - 30.0 / (30 + 10) * 0.1,
+	                       4 * 60 / 4000.0,
+	                       600 / 4000.0 - 4 * 60 / 4000.0};
+	struct upmc_set *set;
+	unsigned j;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("intel-skylake-x");
+	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 6); /* not memory-bound, core-bound */
+	/* IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE, MACHINE_CLEARS.COUNT,
+	 * UOPS_RETIRED.MACRO_FUSED */
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x400019c) >= 0);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x10401c3) >= 0);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x4c2) >= 0);
+	count_named(set, counts, "cycles", 1000);
+	count_named(set, counts, "r400019c", 60);
+	count_named(set, counts, "IDQ_UOPS_NOT_DELIVERED:CORE", 600);
+	count_named(set, counts, "UOPS_ISSUED:ANY", 1800);
+	count_named(set, counts, "UOPS_RETIRED:RETIRE_SLOTS", 1600);
+	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES", 50);
+	count_named(set, counts, "branch-misses", 30);
+	count_named(set, counts, "r10401c3", 10);
+	count_named(set, counts, "r4c2", 100);
+	count_named(set, counts, "instructions", 1500);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
+	for (j = 0; j < 6; j++) {
+		EXPECT_MSG(!strcmp(upmc_metric_name(set, j), level_two[j]), "metric %u is %s", j,
+		           upmc_metric_name(set, j));
+		EXPECT_MSG(fabs(v[j] - want[j]) < 1e-15, "%s %.17g, want %.17g", level_two[j], v[j],
+		           want[j]);
+	}
+	upmc_close(set);
+	/* memory bound: more events than one group of the core holds, said */
+	EXPECT_EQ(upmc_open(&set, "memory-bound", NULL), -ENOENT);
+	EXPECT_CONTAINS(upmc_last_error(),
+	                "(and core bound, backend bound less it) reads 9 general "
+	                "counters' events at once (11 with SMT on), more than the "
+	                "core gives a thread (8, 4 with SMT on), and upmc counts a "
+	                "metric's inputs as one group");
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* SMT on: the per-logical-CPU slots; branch mispredicts and machine clears
+ * need more counters than a thread has then, and say so. */
+TEST(metrics_skylake, level_two_smt_on)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	double slots = 4 * (1000.0 / 2) * (1 + 20.0 / 100);
+	struct upmc_set *set;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("intel-skylake-x-smt");
+	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	EXPECT(!strcmp(upmc_metric_name(set, 2), "fetch-latency"));
+	count_named(set, counts, "cycles", 1000);
+	count_named(set, counts, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE", 20);
+	count_named(set, counts, "CPU_CLK_UNHALTED:REF_XCLK", 100);
+	count_named(set, counts, "r400019c", 60);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 4);
+	EXPECT_MSG(fabs(v[2] - 4 * 60 / slots) < 1e-15, "fetch latency %.17g", v[2]);
+	upmc_close(set);
+	EXPECT_EQ(upmc_open(&set, "branch-mispredicts", NULL), -ENOENT);
+	EXPECT_CONTAINS(upmc_last_error(), "read 7 general counters' events at once");
+	EXPECT_CONTAINS(upmc_last_error(), "more than the 4 the core gives a thread, and upmc");
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Haswell (Sandy Bridge to Broadwell): no level 2, and the reason, never
+ * Skylake's formula or the PERF_METRICS fallback's. */
+TEST(metrics_skylake, no_level_two_on_haswell)
+{
+	struct upmc_set *set;
+
+	fake_boot("intel-haswell"); /* the rows say it before any event resolves */
+	EXPECT_EQ(upmc_open(&set, "fetch-latency", NULL), -ENOENT);
+	EXPECT_CONTAINS(upmc_last_error(), "chooses its formula by comparisons (IPC > 1.8");
+	EXPECT_EQ(upmc_open(&set, "TopdownL2", NULL), -ENOENT);
+	EXPECT_CONTAINS(upmc_last_error(), "Sandy Bridge to Broadwell");
+	EXPECT_EQ(fake_open_events(), 0);
 }

@@ -18,4 +18,15 @@ static inline int counter_named(struct upmc_set *set, const char *name)
 	return -1;
 }
 
+/* value into counts[i] of every counter i of the set named name: a
+ * multiplexed set counts an event again in each metric group that needs it. */
+static inline void count_named(struct upmc_set *set, double *counts, const char *name, double value)
+{
+	int i;
+
+	for (i = 0; i < upmc_count(set); i++)
+		if (!strcmp(upmc_counter_name(set, (unsigned)i), name))
+			counts[i] = value;
+}
+
 #endif

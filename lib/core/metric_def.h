@@ -78,7 +78,7 @@ extern const struct upmc_metric_def upmc_metrics_arm[];
 extern const unsigned upmc_metrics_arm_n;
 
 /* More rows than the catalogue has: room for those a name or group gives. */
-#define UPMC_METRIC_ROWS_MAX 128
+#define UPMC_METRIC_ROWS_MAX 256
 
 /* Row i of the whole catalogue (NULL past its end), and how many rows. */
 const struct upmc_metric_def *upmc_metric_row(unsigned i);

@@ -222,9 +222,10 @@ static const struct upmc_metric_def *for_this_cpu(const char *name, const char *
  * cpu_atom), as perf's metrics of Unit cpu_atom are: a row for this CPU's
  * id that says so; NULL when this CPU is no hybrid with E-cores, or the
  * name has no such variant (it is then one metric over every core type,
- * or one for the other core type alone).
+ * or one for the other core type alone). group: of that group alone (a
+ * group's name adds the E-cores' metrics of that group); NULL: any.
  */
-static const struct upmc_metric_def *e_core_variant(const char *name)
+static const struct upmc_metric_def *e_core_variant(const char *name, const char *group)
 {
 	char id[64];
 	unsigned i;
@@ -235,7 +236,8 @@ static const struct upmc_metric_def *e_core_variant(const char *name)
 	for (i = 0; i < upmc_metric_rows(); i++) {
 		const struct upmc_metric_def *v = upmc_metric_row(i);
 		if (!strcmp(v->name, name) && v->when && !strcmp(v->when, UPMC_METRIC_E_CORE) &&
-		    v->cpu_ids && ids_match(v->cpu_ids, id) && upmc_metric_for_this_arch(v))
+		    v->cpu_ids && ids_match(v->cpu_ids, id) && upmc_metric_for_this_arch(v) &&
+		    (!group || !strcmp(v->group, group)))
 			return v;
 	}
 	return NULL;
@@ -270,7 +272,7 @@ int upmc_metric_for_this_cpu(const struct upmc_metric_def *def, char *why, size_
 	const struct upmc_metric_def *v = for_this_cpu(def->name, def->group);
 	char id[64], text[2 * UPMC_REASON_MAX];
 
-	if (v == def || e_core_variant(def->name) == def)
+	if (v == def || e_core_variant(def->name, NULL) == def)
 		return 1;
 	if (def->when && !strcmp(def->when, UPMC_METRIC_E_CORE))
 		v = NULL; /* an E-core row is never another CPU's default variant */
@@ -518,12 +520,13 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 	return 0;
 }
 
-/* Whether this CPU takes a variant of def that is no row saying it has none. */
-static int is_for_this_cpu(const struct upmc_metric_def *def)
+/* Whether this CPU takes a variant of def that is no row saying it has
+ * none, and one of group (a CPU's variant may be in a group of its own). */
+static int is_for_this_cpu(const struct upmc_metric_def *def, const char *group)
 {
 	const struct upmc_metric_def *v = for_this_cpu(def->name, def->group);
 
-	return v && !upmc_metric_is_none(v);
+	return v && !upmc_metric_is_none(v) && !strcmp(v->group, group);
 }
 
 /*
@@ -531,12 +534,13 @@ static int is_for_this_cpu(const struct upmc_metric_def *def)
  * variant of its name, one metric per core type, "cpu_core/NAME/" (the
  * variant the CPU's id takes) and "cpu_atom/NAME/", as perf prints a
  * metric per PMU, each from its own core type's counts; or the core type
- * core names alone. Otherwise one metric, NAME.
+ * core names alone. Otherwise one metric, NAME. Added for group, only an
+ * E-core variant of that group counts.
  */
 static int add_per_core_type(struct upmc_spec *out, const struct upmc_metric_def *def,
-                             unsigned flags, unsigned *join, const char *core)
+                             unsigned flags, unsigned *join, const char *core, const char *group)
 {
-	const struct upmc_metric_def *e = e_core_variant(def->name);
+	const struct upmc_metric_def *e = e_core_variant(def->name, group);
 	char shown[UPMC_NAME_MAX];
 	int err = 0;
 
@@ -580,12 +584,13 @@ int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flag
 	n = named_by(base, found, UPMC_METRIC_ROWS_MAX);
 	group = strcmp(found[0]->name, base) != 0;
 	for (i = 0; group && i < n; i++)
-		here += is_for_this_cpu(found[i]);
+		here += is_for_this_cpu(found[i], base);
 	for (i = 0; i < n && err == 0; i++)
-		if ((!group || !here || is_for_this_cpu(found[i])) &&
-		    !(group && core && !e_core_variant(found[i]->name)))
+		if ((!group || !here || is_for_this_cpu(found[i], base)) &&
+		    !(group && core && !e_core_variant(found[i]->name, base)))
 			err = add_per_core_type(out, found[i], flags,
-			                        group ? &join : &(unsigned){0}, core);
+			                        group ? &join : &(unsigned){0}, core,
+			                        group ? base : NULL);
 	return err;
 }
 

@@ -123,12 +123,18 @@
  * cycles as one logical CPU sees them, (cycles / 2) x (1 +
  * ONE_THREAD_ACTIVE / REF_XCLK), and the recovery cycles of the core,
  * halved. */
-#define TMA4_IDS                                                                       \
+/* Sandy Bridge to Broadwell (perf's sandybridge, jaketown, ivybridge,
+ * ivytown, haswell, haswellx, broadwell, broadwellde, broadwellx), then
+ * Skylake to Cascade Lake (skylake: Skylake, Kaby, Coffee and Comet Lake;
+ * skylakex and cascadelakex: 55). */
+#define TMA4_OLD_IDS                                                                   \
 	"GenuineIntel-6-2A- GenuineIntel-6-2D- GenuineIntel-6-3A- GenuineIntel-6-3E- " \
 	"GenuineIntel-6-3C- GenuineIntel-6-45- GenuineIntel-6-46- GenuineIntel-6-3F- " \
-	"GenuineIntel-6-3D- GenuineIntel-6-47- GenuineIntel-6-56- GenuineIntel-6-4F- " \
+	"GenuineIntel-6-3D- GenuineIntel-6-47- GenuineIntel-6-56- GenuineIntel-6-4F-"
+#define SKL_IDS                                                                        \
 	"GenuineIntel-6-4E- GenuineIntel-6-5E- GenuineIntel-6-8E- GenuineIntel-6-9E- " \
 	"GenuineIntel-6-A5- GenuineIntel-6-A6- GenuineIntel-6-55-"
+#define TMA4_IDS      TMA4_OLD_IDS " " SKL_IDS
 #define TMA4_CPUS     "Intel, Sandy Bridge to Cascade Lake (4 slots a cycle), SMT off"
 #define TMA4_SMT_CPUS "Intel, Sandy Bridge to Cascade Lake (4 slots a cycle), SMT on"
 #define TMA4                                                                                  \
@@ -143,6 +149,58 @@
 #define SMT_SLOTS      "( 4 * " SMT_CLKS " )"
 #define SMT_CLK_EVENTS "cycles,CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE,CPU_CLK_UNHALTED:REF_XCLK"
 #define SMT_REC        "4 * ( INT_MISC:RECOVERY_CYCLES_ANY / 2 )"
+/* Level 1 over slots S, with the recovery slots R. */
+#define TMA4_RET(S)    "UOPS_RETIRED:RETIRE_SLOTS / " S
+#define TMA4_FE(S)     "IDQ_UOPS_NOT_DELIVERED:CORE / " S
+#define TMA4_BAD(S, R) "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " R " ) / " S
+#define TMA4_BE(S, R)  "1 - " TMA4_FE(S) " - ( UOPS_ISSUED:ANY + " R " ) / " S
+
+/* Skylake to Cascade Lake: perf 6.1's level 2 (skl-metrics.json,
+ * skx-metrics.json, clx-metrics.json, the same formulas), over the same
+ * slots as level 1, its events beyond level 1's as raw codes (perf's
+ * skylake and skylakex frontend.json, pipeline.json):
+ * IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE (0x9c, umask 1, cmask 4),
+ * MACHINE_CLEARS.COUNT (0xc3, umask 1, edge, cmask 1),
+ * UOPS_RETIRED.MACRO_FUSED (0xc2, umask 4). branch-misses is
+ * BR_MISP_RETIRED.ALL_BRANCHES, instructions INST_RETIRED.ANY (the
+ * kernel's intel_perfmon_event_map). perf 6.1 clamps none of these
+ * differences at 0 here. */
+#define SKL_FE_NONE      "r400019c"
+#define SKL_CLEARS       "r10401c3"
+#define SKL_MACRO_FUSED  "r4c2"
+#define SKL_FETCH_LAT(S) "4 * " SKL_FE_NONE " / " S
+#define SKL_MISP_SHARE   "( branch-misses / ( branch-misses + " SKL_CLEARS " ) )"
+#define SKL_MISP(S, R)   SKL_MISP_SHARE " * ( " TMA4_BAD(S, R) " )"
+#define SKL_HEAVY(S)     "( UOPS_RETIRED:RETIRE_SLOTS + " SKL_MACRO_FUSED " - instructions ) / " S
+#define SKL_OPS_EVENTS   "UOPS_RETIRED:RETIRE_SLOTS," SKL_MACRO_FUSED ",instructions"
+#define SKL_CPUS         "Intel Skylake to Cascade Lake (4 slots a cycle), SMT off"
+#define SKL_SMT_CPUS     "Intel Skylake to Cascade Lake (4 slots a cycle), SMT on"
+#define SKL_SOURCE                                                                               \
+	"perf's tma_* of TopdownL2 in Linux 6.1 tools/perf/pmu-events/arch/x86/skylakex/"        \
+	"skx-metrics.json (the same in skylake, cascadelakex), events from their frontend.json " \
+	"and pipeline.json"
+#define SKL_ROW(name, events, formula, unit, desc, cpus, when)                               \
+	ROW(name, "TopdownL2", events, formula, unit, desc, cpus, SKL_SOURCE, SKL_IDS, when, \
+	    NO_TMA4_EVENTS)
+/* A level 2 name these CPUs cannot count in one group, and why. */
+#define SKL_NONE(name, why, cpus, when)                                                        \
+	{                                                                                      \
+		name, "TopdownL2", "", "", "", 0, why, cpus, SKL_SOURCE, "x86", SKL_IDS, when, \
+		        NULL                                                                   \
+	}
+#define SKL_MEM_WHY                                                                      \
+	"perf 6.1's memory bound there (and core bound, backend bound less it) reads 9 " \
+	"general counters' events at once (11 with SMT on), more than the core gives a " \
+	"thread (8, 4 with SMT on), and upmc counts a metric's inputs as one group"
+#define SKL_SMT_BAD_WHY                                                                       \
+	"with SMT on, perf 6.1's branch mispredicts and machine clears there read 7 general " \
+	"counters' events at once, more than the 4 the core gives a thread, and upmc counts " \
+	"a metric's inputs as one group"
+#define SNB_L2_WHY                                                                         \
+	"upmc has no level 2 formula for them: perf 6.1's memory bound there chooses its " \
+	"formula by comparisons (IPC > 1.8, fetch latency > 0.1), which the catalogue's "  \
+	"formulas cannot express, and the rest of their level 2 is not in the catalogue yet"
+#define SNB_CPUS "Intel, Sandy Bridge to Broadwell (4 slots a cycle)"
 
 /* Intel's Atom cores before Gracemont, and Xeon Phi, as perf's mapfile.csv
  * names them: bonnell (1C, 26, 27, 35, 36), silvermont (37, 4A, 4C, 4D,
@@ -178,6 +236,17 @@
 #define BAD_DESC "slots wasted on operations that did not retire, and on recovering from them"
 #define FE_DESC  "slots the front end left empty"
 #define BE_DESC  "slots stalled on the back end"
+#define FETCH_LAT_DESC \
+	"slots the front end left empty while it fetched (cache, TLB misses, resteers)"
+#define FETCH_BW_DESC "slots the front end left empty for want of decode bandwidth"
+#define MISP_DESC     "slots wasted on mispredicted branches"
+#define CLEARS_DESC   "slots wasted on machine clears (memory ordering, self-modifying code)"
+#define HEAVY_DESC    "slots that retired operations of two or more uops, or microcode"
+#define LIGHT_DESC    "slots that retired operations of one uop"
+/* Bad speculation's events with branch-misses and MACHINE_CLEARS.COUNT,
+ * and the recovery cycles and clocks of one SMT state. */
+#define SKL_BAD_EVENTS(rec_clk) \
+	"UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,branch-misses," SKL_CLEARS "," rec_clk
 
 /* perf's L1MPKI, L2MPKI and L3MPKI: retired demand loads that missed each
  * level, per 1000 instructions. The events are MEM_LOAD_RETIRED.L1_MISS,
@@ -231,8 +300,43 @@
 #define GRT_ID    "GenuineIntel-6-BE-"
 #define GRT_SOURCE                                                                              \
 	"the kernel's tools/perf/pmu-events/arch/x86/alderlaken/adln-metrics.json (TopdownL1: " \
-	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; SLOTS = 5 "  \
-	"x CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json"
+	"tma_retiring, tma_bad_speculation, tma_frontend_bound, tma_backend_bound; TopdownL2: " \
+	"tma_branch_mispredicts, tma_machine_clears, tma_core_bound; SLOTS = 5 x "              \
+	"CPU_CLK_UNHALTED.CORE), events from alderlaken/pipeline.json and memory.json"
+/* Gracemont's level 2 events, raw: TOPDOWN_BAD_SPECULATION.MISPREDICT and
+ * .MACHINE_CLEARS (0x73 umask 4 and 3), and core bound's (GRT_CORE). */
+#define GRT_MISP        "r473"
+#define GRT_CLEARS      "r373"
+#define GRT_CORE_EVENTS "r74,rff05,r274,r104,r704,cycles"
+#define GRT_ROW(name, group, events, formula, unit, desc) \
+	ROW(name, group, events, formula, unit, desc, GRT_CPUS, GRT_SOURCE, GRT_ID, NULL, NULL)
+
+/* Gracemont's core bound, perf 6.1's: backend bound less the load and
+ * store bound, which perf takes as at most backend bound: the cycles with
+ * a load at the head of retirement (LD_HEAD.ANY_AT_RET, 0x05 umask 0xff),
+ * and the memory scheduler's stalls (TOPDOWN_BE_BOUND.MEM_SCHEDULER, 0x74
+ * umask 2) times the store buffer's part of its blocks
+ * (MEM_SCHEDULER_BLOCK.ST_BUF and .ALL, 0x04 umask 1 and 7). */
+#define GRT_CORE(be, ld, sched, st_buf, all, clk, slots)                                        \
+	"max ( 0 , " be " / " slots " - min ( " be " / " slots " , " ld " / " clk " + ( " sched \
+	" / " slots " ) * ( " st_buf " / " all " ) ) )"
+/* Not in TopdownL2: with its mispredicts and machine clears, core bound
+ * would need 7 general counters in one group, where Gracemont has 6 (and a
+ * hybrid CPU's set is not multiplexed). perf 6.1's other group of it. */
+#define GRT_CORE_GROUP "tma_backend_bound_group"
+#define GRT_CORE_DESC                                                                         \
+	"slots stalled on the back end for the core's own resources: backend bound less the " \
+	"loads' and stores' stalls"
+/* A level 2 name the kernel's E-core metrics do not have. */
+#define ATOM_L2_NONE(name, cpus, source, ids, when)                                             \
+	{                                                                                       \
+		name, "TopdownL2", "", "", "", 0,                                               \
+		        "the kernel's E-core metrics divide level 2 otherwise (tma_ifetch_"     \
+		        "latency, tma_ifetch_bandwidth, tma_resource_bound), so upmc has only " \
+		        "branch-mispredicts, machine-clears and core-bound there",              \
+		        cpus, source, "x86", ids, when, NULL                                    \
+	}
+#define GRT_NONE(name) ATOM_L2_NONE(name, GRT_CPUS, GRT_SOURCE, GRT_ID, NULL)
 
 /* The E-cores of hybrid CPUs (the core PMU cpu_atom), each counted by its
  * own TOPDOWN_* events as pmu/terms/ events of cpu_atom (a raw code would
@@ -252,6 +356,10 @@
 #define GRT_E_MISP   ATOM("0x73,umask=0x4")
 #define GRT_E_CLEARS ATOM("0x73,umask=0x3")
 #define GRT_E_SLOTS  ATOM_SLOTS("5")
+#define GRT_E_LD     ATOM("0x5,umask=0xff")
+#define GRT_E_SCHED  ATOM("0x74,umask=0x2")
+#define GRT_E_ST_BUF ATOM("0x4,umask=0x1")
+#define GRT_E_BLOCKS ATOM("0x4,umask=0x7")
 #define GRT_E_IDS                                                                      \
 	"GenuineIntel-6-97- GenuineIntel-6-9A- GenuineIntel-6-B7- GenuineIntel-6-BA- " \
 	"GenuineIntel-6-BF-"
@@ -263,16 +371,17 @@
 	ROW(name, group, events, formula, unit, desc, GRT_E_CPUS, GRT_E_SOURCE, GRT_E_IDS, \
 	    UPMC_METRIC_E_CORE, NULL)
 /* Crestmont, the E-core of Meteor Lake: 6 slots a cycle; TOPDOWN_*.ALL_P:
- * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BAD_SPECULATION 0x73
- * (meteorlake/pipeline.json), BAD_SPECULATION.MISPREDICT 0x73 umask 4,
- * BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1 (Gracemont's codes, which
- * Crestmont keeps: sierraforest/pipeline.json at 3ab7ae8e07f8). */
+ * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BAD_SPECULATION 0x73,
+ * BAD_SPECULATION.MISPREDICT and .MACHINE_CLEARS 0x73 umask 4 and 3,
+ * BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1 (meteorlake/pipeline.json at
+ * 0939bd2fcf33, Unit cpu_atom: Gracemont's codes, which Crestmont keeps). */
 #define CMT_E_RET   ATOM("0x72")
 #define CMT_E_FE    ATOM("0x71")
 #define CMT_E_BE    ATOM("0x74")
 #define CMT_E_BAD   ATOM("0x73")
 #define CMT_E_MISP  ATOM("0x73,umask=0x4")
 #define CMT_E_ALLOC ATOM("0x74,umask=0x1")
+#define CMT_E_CLEAR ATOM("0x73,umask=0x3")
 #define CMT_E_SLOTS ATOM_SLOTS("6")
 #define CMT_E_IDS   "GenuineIntel-6-AA- GenuineIntel-6-AC-"
 #define CMT_E_CPUS  "Intel Meteor Lake E-cores (Crestmont, 6 slots a cycle)"
@@ -284,32 +393,26 @@
 	ROW(name, group, event "," ATOM_CLK, event " / " CMT_E_SLOTS, unit, desc, CMT_E_CPUS, \
 	    CMT_E_SOURCE, CMT_E_IDS, UPMC_METRIC_E_CORE, NULL)
 
-/* Sierra Forest: Crestmont cores alone (no P-core, no PERF_METRICS), 6
- * slots a cycle, the same TOPDOWN_*.ALL_P events as raw codes of its one
- * core PMU (sierraforest/pipeline.json at 3ab7ae8e07f8: RETIRING 0x72,
- * FE_BOUND 0x71, BE_BOUND 0x74, BE_BOUND.ALLOC_RESTRICTIONS 0x74 umask 1,
- * BAD_SPECULATION.MISPREDICT and .MACHINE_CLEARS 0x73 umask 4 and 3;
- * BAD_SPECULATION.ALL_P 0x73 as meteorlake's); cycles is
- * CPU_CLK_UNHALTED.CORE. */
+/* Sierra Forest and Grand Ridge: Crestmont cores alone (no P-core, no
+ * PERF_METRICS), 6 slots a cycle, the same TOPDOWN_*.ALL_P events as raw
+ * codes of their one core PMU (sierraforest/pipeline.json at 3ab7ae8e07f8:
+ * RETIRING 0x72, FE_BOUND 0x71, BE_BOUND 0x74, BE_BOUND.ALLOC_RESTRICTIONS
+ * 0x74 umask 1, BAD_SPECULATION.MISPREDICT and .MACHINE_CLEARS 0x73 umask 4
+ * and 3; BAD_SPECULATION.ALL_P 0x73 as meteorlake's; grandridge/
+ * pipeline.json at 100c85421b52 the same codes); cycles is
+ * CPU_CLK_UNHALTED.CORE. Their metrics JSON have the same formulas. */
 #define SRF_SLOTS "( 6 * cycles )"
-#define SRF_ID    "GenuineIntel-6-AF-"
-#define SRF_CPUS  "Intel Sierra Forest (Crestmont cores alone, 6 slots a cycle)"
+#define SRF_ID    "GenuineIntel-6-AF- GenuineIntel-6-B6-"
+#define SRF_CPUS  "Intel Sierra Forest and Grand Ridge (Crestmont cores alone, 6 slots a cycle)"
 #define SRF_SOURCE                                                                           \
 	"the kernel's tools/perf/pmu-events/arch/x86/sierraforest/srf-metrics.json (tma_*: " \
-	"TOPDOWN_*.ALL_P / (6 x CPU_CLK_UNHALTED.CORE), at 4f9786035f9e), events from "      \
-	"sierraforest/pipeline.json"
+	"TOPDOWN_*.ALL_P / (6 x CPU_CLK_UNHALTED.CORE), at 4f9786035f9e; the same in "       \
+	"grandridge/grr-metrics.json at 39c1471e3e53), events from their pipeline.json"
 #define SRF(name, group, event, unit, desc)                                                        \
 	ROW(name, group, event ",cycles", event " / " SRF_SLOTS, unit, desc, SRF_CPUS, SRF_SOURCE, \
 	    SRF_ID, NULL, NULL)
-/* A level 2 name Sierra Forest's metrics do not have. */
-#define SRF_NONE(name)                                                                          \
-	{                                                                                       \
-		name, "TopdownL2", "", "", "", 0,                                               \
-		        "the kernel's Crestmont metrics divide level 2 otherwise (tma_ifetch_"  \
-		        "latency, tma_ifetch_bandwidth, tma_resource_bound), so upmc has only " \
-		        "branch-mispredicts, machine-clears and core-bound there",              \
-		        SRF_CPUS, SRF_SOURCE, "x86", SRF_ID, NULL, NULL                         \
-	}
+/* A level 2 name Sierra Forest's and Grand Ridge's metrics do not have. */
+#define SRF_NONE(name) ATOM_L2_NONE(name, SRF_CPUS, SRF_SOURCE, SRF_ID, NULL)
 
 /* Sapphire Rapids: perf's level 3 under memory bound, fractions of the
  * thread's cycles (CPU_CLK_UNHALTED.THREAD): EXE_ACTIVITY.BOUND_ON_LOADS
@@ -358,29 +461,23 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         ROW("backend-bound", "TopdownL1", INTEL_L1, SPR_BE, "backend bound", BE_DESC, SPR_CPUS,
             SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("heavy-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
-            SHARE("topdown-heavy-ops"), "heavy operations",
-            "slots that retired operations of two or more uops, or microcode", SPR_CPUS, SPR_SOURCE,
+            SHARE("topdown-heavy-ops"), "heavy operations", HEAVY_DESC, SPR_CPUS, SPR_SOURCE,
             SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("light-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
             "max ( 0 , " SPR_RET " - " SHARE("topdown-heavy-ops") " )", "light operations",
-            "slots that retired operations of one uop", SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL,
-            NO_PERF_METRICS),
+            LIGHT_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
-            SHARE("topdown-br-mispredict"), "branch mispredicts",
-            "slots wasted on mispredicted branches", SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL,
-            NO_PERF_METRICS),
+            SHARE("topdown-br-mispredict"), "branch mispredicts", MISP_DESC, SPR_CPUS, SPR_SOURCE,
+            SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("machine-clears", "TopdownL2", SPR_EVENTS(",topdown-br-mispredict"),
             "max ( 0 , " SPR_BAD " - " SHARE("topdown-br-mispredict") " )", "machine clears",
-            "slots wasted on machine clears (memory ordering, self-modifying code)", SPR_CPUS,
-            SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+            CLEARS_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("fetch-latency", "TopdownL2", SPR_EVENTS(",topdown-fetch-lat"),
             SHARE("topdown-fetch-lat") " - " SPR_UOP_DROPPING " / slots", "fetch latency",
-            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
-            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+            FETCH_LAT_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
             "max ( 0 , " SHARE("topdown-fe-bound") " - " SHARE("topdown-fetch-lat") " )",
-            "fetch bandwidth", "slots the front end left empty for want of decode bandwidth",
-            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+            "fetch bandwidth", FETCH_BW_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", SHARE("topdown-mem-bound"),
             "memory bound", "slots stalled on the memory subsystem", SPR_CPUS, SPR_SOURCE, SPR_IDS,
             NULL, NO_PERF_METRICS),
@@ -390,13 +487,11 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             SPR_IDS, NULL, NO_PERF_METRICS),
         /* Ice Lake to Rocket Lake: perf's level 2, from other events. */
         ROW("fetch-latency", "TopdownL2", "slots," ICL_FE_NONE "," ICL_UOP_DROPPING, ICL_FETCH_LAT,
-            "fetch latency",
-            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
-            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+            "fetch latency", FETCH_LAT_DESC, ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL,
+            NO_PERF_METRICS),
         ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 "," ICL_UOP_DROPPING "," ICL_FE_NONE,
-            "max ( 0 , " ICL_FE " - ( " ICL_FETCH_LAT " ) )", "fetch bandwidth",
-            "slots the front end left empty for want of decode bandwidth", ICL_CPUS, ICL_L2_SOURCE,
-            ICL_IDS, NULL, NO_PERF_METRICS),
+            "max ( 0 , " ICL_FE " - ( " ICL_FETCH_LAT " ) )", "fetch bandwidth", FETCH_BW_DESC,
+            ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
         ROW("branch-mispredicts", "TopdownL2", ICL_EVENTS ",branch-misses," ICL_CLEARS, ICL_MISP,
             "branch mispredicts",
             "slots wasted on mispredicted branches: bad speculation's share of the "
@@ -406,9 +501,7 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             /* perf's max(0, bad - mispredicts), as one product: bad
              * speculation's formula once fits the evaluator's steps */
             "max ( 0 , ( " ICL_BAD " ) * ( " ICL_CLEARS " / ( branch-misses + " ICL_CLEARS " ) ) )",
-            "machine clears",
-            "slots wasted on machine clears (memory ordering, self-modifying code)", ICL_CPUS,
-            ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+            "machine clears", CLEARS_DESC, ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
         ROW("memory-bound", "TopdownL2", ICL_MEM_EVENTS, ICL_MEM, "memory bound",
             "slots stalled on the memory subsystem: backend bound's share of the cycles "
             "stalled on memory or the store buffer",
@@ -425,41 +518,74 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          "decoders' events, which the catalogue does not have; the rest of TopdownL2 is in",
          ICL_CPUS, ICL_L2_SOURCE, "x86", ICL_IDS, NULL, NULL},
         /* Sandy Bridge to Cascade Lake, SMT off. */
-        ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS,cycles",
-            "UOPS_RETIRED:RETIRE_SLOTS / " TMA4_SLOTS, "retiring", RET_DESC, TMA4_CPUS, TMA4,
-            TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+        ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS,cycles", TMA4_RET(TMA4_SLOTS),
+            "retiring", RET_DESC, TMA4_CPUS, TMA4, TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
         ROW("bad-speculation", "TopdownL1",
             "UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:RECOVERY_CYCLES,cycles",
-            "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " TMA4_REC " ) / " TMA4_SLOTS,
-            "bad speculation", BAD_DESC, TMA4_CPUS, TMA4, TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+            TMA4_BAD(TMA4_SLOTS, TMA4_REC), "bad speculation", BAD_DESC, TMA4_CPUS, TMA4, TMA4_IDS,
+            "smt-off", NO_TMA4_EVENTS),
         ROW("frontend-bound", "TopdownL1", "IDQ_UOPS_NOT_DELIVERED:CORE,cycles",
-            "IDQ_UOPS_NOT_DELIVERED:CORE / " TMA4_SLOTS, "frontend bound", FE_DESC, TMA4_CPUS, TMA4,
-            TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+            TMA4_FE(TMA4_SLOTS), "frontend bound", FE_DESC, TMA4_CPUS, TMA4, TMA4_IDS, "smt-off",
+            NO_TMA4_EVENTS),
         ROW("backend-bound", "TopdownL1",
             "IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY,INT_MISC:RECOVERY_CYCLES,cycles",
-            "1 - IDQ_UOPS_NOT_DELIVERED:CORE / " TMA4_SLOTS " - ( UOPS_ISSUED:ANY + " TMA4_REC
-            " ) / " TMA4_SLOTS,
-            "backend bound", "slots stalled on the back end: those no other category took",
-            TMA4_CPUS, TMA4, TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
+            TMA4_BE(TMA4_SLOTS, TMA4_REC), "backend bound",
+            "slots stalled on the back end: those no other category took", TMA4_CPUS, TMA4,
+            TMA4_IDS, "smt-off", NO_TMA4_EVENTS),
         /* Sandy Bridge to Cascade Lake, SMT on: per logical CPU. */
         ROW("retiring", "TopdownL1", "UOPS_RETIRED:RETIRE_SLOTS," SMT_CLK_EVENTS,
-            "UOPS_RETIRED:RETIRE_SLOTS / " SMT_SLOTS, "retiring", RET_DESC, TMA4_SMT_CPUS, TMA4,
-            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_RET(SMT_SLOTS), "retiring", RET_DESC, TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on",
+            NO_TMA4_EVENTS),
         ROW("bad-speculation", "TopdownL1",
             "UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:RECOVERY_CYCLES_"
             "ANY," SMT_CLK_EVENTS,
-            "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " SMT_REC " ) / " SMT_SLOTS,
-            "bad speculation", BAD_DESC, TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_BAD(SMT_SLOTS, SMT_REC), "bad speculation", BAD_DESC, TMA4_SMT_CPUS, TMA4,
+            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
         ROW("frontend-bound", "TopdownL1", "IDQ_UOPS_NOT_DELIVERED:CORE," SMT_CLK_EVENTS,
-            "IDQ_UOPS_NOT_DELIVERED:CORE / " SMT_SLOTS, "frontend bound", FE_DESC, TMA4_SMT_CPUS,
-            TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_FE(SMT_SLOTS), "frontend bound", FE_DESC, TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on",
+            NO_TMA4_EVENTS),
         ROW("backend-bound", "TopdownL1",
             "IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY,INT_MISC:RECOVERY_CYCLES_"
             "ANY," SMT_CLK_EVENTS,
-            "1 - IDQ_UOPS_NOT_DELIVERED:CORE / " SMT_SLOTS " - ( UOPS_ISSUED:ANY + " SMT_REC
-            " ) / " SMT_SLOTS,
-            "backend bound", "slots stalled on the back end: those no other category took",
-            TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_BE(SMT_SLOTS, SMT_REC), "backend bound",
+            "slots stalled on the back end: those no other category took", TMA4_SMT_CPUS, TMA4,
+            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+        /* Skylake to Cascade Lake, SMT off: level 2 over 4 x cycles. */
+        SKL_ROW("fetch-latency", SKL_FE_NONE ",cycles", SKL_FETCH_LAT(TMA4_SLOTS), "fetch latency",
+                FETCH_LAT_DESC, SKL_CPUS, "smt-off"),
+        SKL_ROW("fetch-bandwidth", "IDQ_UOPS_NOT_DELIVERED:CORE," SKL_FE_NONE ",cycles",
+                TMA4_FE(TMA4_SLOTS) " - " SKL_FETCH_LAT(TMA4_SLOTS), "fetch bandwidth",
+                FETCH_BW_DESC, SKL_CPUS, "smt-off"),
+        SKL_ROW("branch-mispredicts", SKL_BAD_EVENTS("INT_MISC:RECOVERY_CYCLES,cycles"),
+                SKL_MISP(TMA4_SLOTS, TMA4_REC), "branch mispredicts", MISP_DESC, SKL_CPUS,
+                "smt-off"),
+        SKL_ROW("machine-clears", SKL_BAD_EVENTS("INT_MISC:RECOVERY_CYCLES,cycles"),
+                TMA4_BAD(TMA4_SLOTS, TMA4_REC) " - " SKL_MISP(TMA4_SLOTS, TMA4_REC),
+                "machine clears", CLEARS_DESC, SKL_CPUS, "smt-off"),
+        SKL_ROW("heavy-operations", SKL_OPS_EVENTS ",cycles", SKL_HEAVY(TMA4_SLOTS),
+                "heavy operations", HEAVY_DESC, SKL_CPUS, "smt-off"),
+        SKL_ROW("light-operations", SKL_OPS_EVENTS ",cycles",
+                TMA4_RET(TMA4_SLOTS) " - " SKL_HEAVY(TMA4_SLOTS), "light operations", LIGHT_DESC,
+                SKL_CPUS, "smt-off"),
+        SKL_NONE("memory-bound", SKL_MEM_WHY, SKL_CPUS, "smt-off"),
+        SKL_NONE("core-bound", SKL_MEM_WHY, SKL_CPUS, "smt-off"),
+        /* Skylake to Cascade Lake, SMT on: per logical CPU. */
+        SKL_ROW("fetch-latency", SKL_FE_NONE "," SMT_CLK_EVENTS, SKL_FETCH_LAT(SMT_SLOTS),
+                "fetch latency", FETCH_LAT_DESC, SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("fetch-bandwidth", "IDQ_UOPS_NOT_DELIVERED:CORE," SKL_FE_NONE "," SMT_CLK_EVENTS,
+                TMA4_FE(SMT_SLOTS) " - " SKL_FETCH_LAT(SMT_SLOTS), "fetch bandwidth", FETCH_BW_DESC,
+                SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("heavy-operations", SKL_OPS_EVENTS "," SMT_CLK_EVENTS, SKL_HEAVY(SMT_SLOTS),
+                "heavy operations", HEAVY_DESC, SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("light-operations", SKL_OPS_EVENTS "," SMT_CLK_EVENTS,
+                TMA4_RET(SMT_SLOTS) " - " SKL_HEAVY(SMT_SLOTS), "light operations", LIGHT_DESC,
+                SKL_SMT_CPUS, "smt-on"),
+        SKL_NONE("branch-mispredicts", SKL_SMT_BAD_WHY, SKL_SMT_CPUS, "smt-on"),
+        SKL_NONE("machine-clears", SKL_SMT_BAD_WHY, SKL_SMT_CPUS, "smt-on"),
+        SKL_NONE("memory-bound", SKL_MEM_WHY, SKL_SMT_CPUS, "smt-on"),
+        SKL_NONE("core-bound", SKL_MEM_WHY, SKL_SMT_CPUS, "smt-on"),
+        /* Sandy Bridge to Broadwell: no level 2, said. */
+        NONE("TopdownL2", SNB_L2_WHY, SNB_CPUS, TMA4_OLD_IDS, NULL),
         /* Other Intel CPUs with PERF_METRICS: the fields over slots. */
         ROW("retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", RET_DESC,
             PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
@@ -470,29 +596,23 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         ROW("backend-bound", "TopdownL1", INTEL_L1, "topdown-be-bound / slots", "backend bound",
             BE_DESC, PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
         ROW("heavy-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
-            "topdown-heavy-ops / slots", "heavy operations",
-            "slots that retired operations of two or more uops, or microcode", PLAIN_L2_CPUS,
+            "topdown-heavy-ops / slots", "heavy operations", HEAVY_DESC, PLAIN_L2_CPUS,
             PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("light-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
-            "( topdown-retiring - topdown-heavy-ops ) / slots", "light operations",
-            "slots that retired operations of one uop", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL,
-            INTEL_ONLY, NULL),
-        ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
-            "topdown-br-mispredict / slots", "branch mispredicts",
-            "slots wasted on mispredicted branches", PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL,
-            INTEL_ONLY, NULL),
-        ROW("machine-clears", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
-            "( topdown-bad-spec - topdown-br-mispredict ) / slots", "machine clears",
-            "slots wasted on machine clears (memory ordering, self-modifying code)", PLAIN_L2_CPUS,
-            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
-        ROW("fetch-latency", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
-            "topdown-fetch-lat / slots", "fetch latency",
-            "slots the front end left empty while it fetched (cache, TLB misses, resteers)",
+            "( topdown-retiring - topdown-heavy-ops ) / slots", "light operations", LIGHT_DESC,
             PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
-        ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
-            "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth",
-            "slots the front end left empty for want of decode bandwidth", PLAIN_L2_CPUS,
+        ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+            "topdown-br-mispredict / slots", "branch mispredicts", MISP_DESC, PLAIN_L2_CPUS,
             PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
+        ROW("machine-clears", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+            "( topdown-bad-spec - topdown-br-mispredict ) / slots", "machine clears", CLEARS_DESC,
+            PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
+        ROW("fetch-latency", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+            "topdown-fetch-lat / slots", "fetch latency", FETCH_LAT_DESC, PLAIN_L2_CPUS,
+            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
+        ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+            "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth", FETCH_BW_DESC,
+            PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", "topdown-mem-bound / slots",
             "memory bound", "slots stalled on the memory subsystem", PLAIN_L2_CPUS, PLAIN_L2_SOURCE,
             NULL, INTEL_ONLY, NULL),
@@ -526,6 +646,18 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
          1, "slots the front end left empty", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
         {"backend-bound", "TopdownL1", GRT_BE ",cycles", GRT_BE " / " GRT_SLOTS, "backend bound", 1,
          "slots stalled on the back end", GRT_CPUS, GRT_SOURCE, "x86", GRT_ID, NULL, NULL},
+        GRT_ROW("branch-mispredicts", "TopdownL2", GRT_MISP ",cycles", GRT_MISP " / " GRT_SLOTS,
+                "branch mispredicts", MISP_DESC),
+        GRT_ROW("machine-clears", "TopdownL2", GRT_CLEARS ",cycles", GRT_CLEARS " / " GRT_SLOTS,
+                "machine clears", CLEARS_DESC),
+        GRT_ROW("core-bound", GRT_CORE_GROUP, GRT_CORE_EVENTS,
+                GRT_CORE("r74", "rff05", "r274", "r104", "r704", "cycles", GRT_SLOTS), "core bound",
+                GRT_CORE_DESC),
+        GRT_NONE("heavy-operations"),
+        GRT_NONE("light-operations"),
+        GRT_NONE("fetch-latency"),
+        GRT_NONE("fetch-bandwidth"),
+        GRT_NONE("memory-bound"),
         /* Alder Lake's and Raptor Lake's E-cores: Gracemont's TOPDOWN_* events. */
         GRT_E("retiring", "TopdownL1", GRT_E_RET "," ATOM_CLK, GRT_E_RET " / " GRT_E_SLOTS,
               "retiring", RET_DESC),
@@ -539,29 +671,30 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         GRT_E("backend-bound", "TopdownL1", GRT_E_BE "," ATOM_CLK, GRT_E_BE " / " GRT_E_SLOTS,
               "backend bound", BE_DESC),
         GRT_E("branch-mispredicts", "TopdownL2", GRT_E_MISP "," ATOM_CLK,
-              GRT_E_MISP " / " GRT_E_SLOTS, "branch mispredicts",
-              "slots wasted on mispredicted branches"),
+              GRT_E_MISP " / " GRT_E_SLOTS, "branch mispredicts", MISP_DESC),
+        GRT_E("core-bound", GRT_CORE_GROUP,
+              GRT_E_BE "," GRT_E_LD "," GRT_E_SCHED "," GRT_E_ST_BUF "," GRT_E_BLOCKS "," ATOM_CLK,
+              GRT_CORE(GRT_E_BE, GRT_E_LD, GRT_E_SCHED, GRT_E_ST_BUF, GRT_E_BLOCKS, ATOM_CLK,
+                       GRT_E_SLOTS),
+              "core bound", GRT_CORE_DESC),
         GRT_E("machine-clears", "TopdownL2", GRT_E_CLEARS "," ATOM_CLK,
-              GRT_E_CLEARS " / " GRT_E_SLOTS, "machine clears",
-              "slots wasted on machine clears (memory ordering, self-modifying code)"),
+              GRT_E_CLEARS " / " GRT_E_SLOTS, "machine clears", CLEARS_DESC),
         /* Meteor Lake's E-cores: Crestmont's TOPDOWN_*.ALL_P events. */
         CMT_E("retiring", "TopdownL1", CMT_E_RET, "retiring", RET_DESC),
         CMT_E("bad-speculation", "TopdownL1", CMT_E_BAD, "bad speculation", BAD_DESC),
         CMT_E("frontend-bound", "TopdownL1", CMT_E_FE, "frontend bound", FE_DESC),
         CMT_E("backend-bound", "TopdownL1", CMT_E_BE, "backend bound", BE_DESC),
-        CMT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts",
-              "slots wasted on mispredicted branches"),
+        CMT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts", MISP_DESC),
+        CMT_E("machine-clears", "TopdownL2", CMT_E_CLEAR, "machine clears", CLEARS_DESC),
         CMT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
               "slots the back end did not take for allocation restrictions, not memory"),
-        /* Sierra Forest: Crestmont's TOPDOWN_*.ALL_P events, raw. */
+        /* Sierra Forest and Grand Ridge: Crestmont's TOPDOWN_*.ALL_P events, raw. */
         SRF("retiring", "TopdownL1", "r72", "retiring", RET_DESC),
         SRF("bad-speculation", "TopdownL1", "r73", "bad speculation", BAD_DESC),
         SRF("frontend-bound", "TopdownL1", "r71", "frontend bound", FE_DESC),
         SRF("backend-bound", "TopdownL1", "r74", "backend bound", BE_DESC),
-        SRF("branch-mispredicts", "TopdownL2", "r473", "branch mispredicts",
-            "slots wasted on mispredicted branches"),
-        SRF("machine-clears", "TopdownL2", "r373", "machine clears",
-            "slots wasted on machine clears (memory ordering, self-modifying code)"),
+        SRF("branch-mispredicts", "TopdownL2", "r473", "branch mispredicts", MISP_DESC),
+        SRF("machine-clears", "TopdownL2", "r373", "machine clears", CLEARS_DESC),
         SRF("core-bound", "TopdownL2", "r174", "core bound",
             "slots the back end did not take for allocation restrictions, not memory"),
         SRF_NONE("heavy-operations"),

@@ -26,6 +26,18 @@ NOT_CONFIG = {"period"}
 # (terms, where they are). The units are those of the kernel's JSON
 # ("cpu" where it names none).
 KERNEL = "tools/perf/pmu-events/arch/x86/"
+# Crestmont's TOPDOWN_* events: the same terms in sierraforest's and
+# meteorlake's pipeline.json (each entry below cites the file it was read
+# from).
+CRESTMONT_TOPDOWN = (
+    ("TOPDOWN_FE_BOUND.ALL_P", "event=0x71"),
+    ("TOPDOWN_RETIRING.ALL_P", "event=0x72"),
+    ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73"),
+    ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3"),
+    ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4"),
+    ("TOPDOWN_BE_BOUND.ALL_P", "event=0x74"),
+    ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
+)
 KERNEL_EVENTS = {
     ("GenuineIntel-6-CF-", "cpu"): {
         "INT_MISC.UOP_DROPPING": (
@@ -37,28 +49,76 @@ KERNEL_EVENTS = {
     },
     ("GenuineIntel-6-AF-", "cpu"): {
         name: (terms, KERNEL + "sierraforest/pipeline.json at 0eaed89c18ae")
-        for name, terms in (
-            ("TOPDOWN_FE_BOUND.ALL_P", "event=0x71"),
-            ("TOPDOWN_RETIRING.ALL_P", "event=0x72"),
-            ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73"),
-            ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3"),
-            ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4"),
-            ("TOPDOWN_BE_BOUND.ALL_P", "event=0x74"),
-            ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
+        for name, terms in CRESTMONT_TOPDOWN
+    },
+    # Grand Ridge: this pipeline.json names 0x72, 0x73, 0x74 and 0x71 (umask
+    # 0) TOPDOWN_*.ALL, the codes its grr-metrics.json's TOPDOWN_*.ALL_P are
+    # (ALL_P is ALL's alias by the same code in meteorlake's and
+    # sierraforest's pipeline.json); keyed here by the names upmc's codes map to
+    ("GenuineIntel-6-B6-", "cpu"): {
+        name: (terms, KERNEL + "grandridge/pipeline.json at 100c85421b52" +
+               (" (as %s)" % spelled if spelled else ""))
+        for name, terms, spelled in (
+            ("TOPDOWN_FE_BOUND.ALL", "event=0x71", ""),
+            ("TOPDOWN_RETIRING.ALL_P", "event=0x72", "TOPDOWN_RETIRING.ALL"),
+            ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73", "TOPDOWN_BAD_SPECULATION.ALL"),
+            ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3", ""),
+            ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4", ""),
+            ("TOPDOWN_BE_BOUND.ALL", "event=0x74", ""),
+            ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1", ""),
         )
+    },
+    # Meteor Lake: Crestmont's TOPDOWN_* on cpu_atom, INT_MISC on cpu_core
+    ("GenuineIntel-6-AA-", "cpu_atom"): {
+        name: (terms, KERNEL + "meteorlake/pipeline.json at 0939bd2fcf33")
+        for name, terms in CRESTMONT_TOPDOWN + (("CPU_CLK_UNHALTED.CORE_P", "event=0x3c"),)
+    },
+    ("GenuineIntel-6-AA-", "cpu_core"): {
+        "INT_MISC.UOP_DROPPING": (
+            "event=0xad,umask=0x10", KERNEL + "meteorlake/pipeline.json at 0939bd2fcf33"),
+    },
+    # Zen 5: event codes of 12 bits, the top four in config[35:32] (the
+    # fixture's format of event: config:0-7,32-35)
+    ("AuthenticAMD-26-", "cpu"): {
+        "ls_not_halted_cyc": ("event=0x76", KERNEL + "amdzen5/load-store.json at 67f8bc848ee3"),
+        "ex_ret_ops": (
+            "event=0xc1", KERNEL + "amdzen5/execution.json as added by \"perf vendor events "
+            "amd: Add Zen 5 core events\" (v2 1/4, 2024-05-03; blob 5a46d3db74e7)"),
+        "de_src_op_disp.all": (
+            "event=0xaa,umask=0x7", KERNEL + "amdzen5/decode.json at 57b421369dd7"),
+        "de_no_dispatch_per_slot.no_ops_from_frontend": (
+            "event=0x1a0,umask=0x1", KERNEL + "amdzen5/decode.json at 57b421369dd7"),
+        "de_no_dispatch_per_slot.backend_stalls": (
+            "event=0x1a0,umask=0x1e", KERNEL + "amdzen5/decode.json at 57b421369dd7"),
+        "de_no_dispatch_per_slot.smt_contention": (
+            "event=0x1a0,umask=0x60", KERNEL + "amdzen5/decode.json at 57b421369dd7"),
     },
 }
 
-# Rows whose codes this check has no encodings of, and why (printed).
-NOT_TABULATED = {
-    "GenuineIntel-6-AA-": "the kernel's meteorlake/pipeline.json is not tabulated yet",
-    "AuthenticAMD-26-": "AMD's raw codes (event[11:8] in config[35:32]) are not tabulated yet",
-}
+# Rows whose codes this check has no encodings of, and why (printed): none
+# today; a CPU row with codes and neither a table nor a line here fails.
+NOT_TABULATED = {}
 
 
-def is_raw(name):
-    """A raw code of the catalogue: r and hex digits."""
-    return re.match(r"^r[0-9a-f]+$", name) is not None
+# A code of the catalogue: a raw one (r and hex digits), or terms of a core
+# PMU ("cpu_atom/event=0x73,umask=0x4/": a hybrid's E-core events).
+RAW = re.compile(r"^r([0-9a-f]+)$")
+PMU_TERMS = re.compile(r"^(cpu|cpu_core|cpu_atom)/([^/]+)/$")
+
+
+def is_code(name):
+    """Whether name is a code of the catalogue, raw or a PMU's terms."""
+    return RAW.match(name) is not None or PMU_TERMS.match(name) is not None
+
+
+def code_config(code, layout):
+    """(the PMU a code names, or None for a raw one: the core PMU; its
+    config under the format layout)."""
+    m = RAW.match(code)
+    if m:
+        return None, int(m.group(1), 16)
+    m = PMU_TERMS.match(code)
+    return m.group(1), config_of(m.group(2), layout)
 
 
 def write_sysfs(root, format_dir):

@@ -45,6 +45,7 @@ PERF_CPUS = [
     cpu("GenuineIntel-6-56-3", "Broadwell DE", FOUR_SLOTS, "bdw_ep"),
     cpu("GenuineIntel-6-5E-3", "Skylake", FOUR_SLOTS, "skl"),
     cpu("GenuineIntel-6-9E-A", "Coffee Lake", FOUR_SLOTS, "skl"),
+    cpu("GenuineIntel-6-9E-A", "Coffee Lake, SMT on", FOUR_SLOTS, "skl", smt=1),
     cpu("GenuineIntel-6-55-4", "Skylake SP", FOUR_SLOTS, "skx"),
     cpu("GenuineIntel-6-55-4", "Skylake SP, SMT on", FOUR_SLOTS, "skx", smt=1),
     cpu("GenuineIntel-6-55-7", "Cascade Lake SP", FOUR_SLOTS, "clx"),
@@ -180,6 +181,10 @@ UPMC_EVENT = {
         "r40004a3": "CYCLE_ACTIVITY.STALLS_TOTAL",  # 0xa3, 4, -, 4
         "r2a6": "EXE_ACTIVITY.1_PORTS_UTIL",  # 0xa6, 2
         "r4a6": "EXE_ACTIVITY.2_PORTS_UTIL",  # 0xa6, 4
+        # Skylake to Cascade Lake's level 2 (skylake/frontend.json,
+        # pipeline.json: event, umask, cmask)
+        "r400019c": "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",  # 0x9c, 1, 4
+        "r4c2": "UOPS_RETIRED.MACRO_FUSED",  # 0xc2, 4
         # event 0xd1, umask 0x08, 0x10, 0x20 on every model of the L1MPKI
         # rows: MEM_LOAD_RETIRED (Skylake on) or MEM_LOAD_UOPS_RETIRED
         # (before), see PERF_SYNONYM
@@ -197,6 +202,11 @@ UPMC_EVENT = {
         "r71": "TOPDOWN_FE_BOUND.ALL",
         "r74": "TOPDOWN_BE_BOUND.ALL",
         "rc2": "TOPDOWN_RETIRING.ALL",
+        # and its core bound's (alderlaken/pipeline.json, memory.json)
+        "rff05": "LD_HEAD.ANY_AT_RET",
+        "r274": "TOPDOWN_BE_BOUND.MEM_SCHEDULER",
+        "r104": "MEM_SCHEDULER_BLOCK.ST_BUF",
+        "r704": "MEM_SCHEDULER_BLOCK.ALL",
         # a hybrid CPU's E-cores, by cpu_atom's terms: Gracemont's
         # (perf 6.1's alderlake/pipeline.json, Unit cpu_atom) and
         # Crestmont's (meteorlake/pipeline.json); CPU_CLK_UNHALTED.CORE_P
@@ -207,6 +217,10 @@ UPMC_EVENT = {
         "cpu_atom/event=0x74/": "TOPDOWN_BE_BOUND.ALL",
         "cpu_atom/event=0x73,umask=0x4/": "TOPDOWN_BAD_SPECULATION.MISPREDICT",
         "cpu_atom/event=0x73,umask=0x3/": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS",
+        "cpu_atom/event=0x5,umask=0xff/": "LD_HEAD.ANY_AT_RET",
+        "cpu_atom/event=0x74,umask=0x2/": "TOPDOWN_BE_BOUND.MEM_SCHEDULER",
+        "cpu_atom/event=0x4,umask=0x1/": "MEM_SCHEDULER_BLOCK.ST_BUF",
+        "cpu_atom/event=0x4,umask=0x7/": "MEM_SCHEDULER_BLOCK.ALL",
         "cpu_atom/event=0x72/": "TOPDOWN_RETIRING.ALL_P",
         "cpu_atom/event=0x73/": "TOPDOWN_BAD_SPECULATION.ALL_P",
         "cpu_atom/event=0x74,umask=0x1/": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS",
@@ -257,6 +271,8 @@ PERF_SYNONYM = {
     "MEM_LOAD_UOPS_RETIRED.L2_MISS": "MEM_LOAD_RETIRED.L2_MISS",
     "MEM_LOAD_UOPS_RETIRED.L3_MISS": "MEM_LOAD_RETIRED.L3_MISS",
     "MEM_LOAD_UOPS_RETIRED.LLC_MISS": "MEM_LOAD_RETIRED.L3_MISS",
+    # an Atom's programmable-counter name of its cycles (event 0x3c)
+    "CPU_CLK_UNHALTED.CORE_P": "CPU_CLK_UNHALTED.THREAD",
     # Crestmont's programmable-counter names of the same codes (0x71, 0x74)
     "TOPDOWN_FE_BOUND.ALL_P": "TOPDOWN_FE_BOUND.ALL",
     "TOPDOWN_BE_BOUND.ALL_P": "TOPDOWN_BE_BOUND.ALL",
@@ -291,6 +307,18 @@ def perf_key(perf_event, cpuid):
 # and the commit it was read at. Only the metrics upmc has a name for; a
 # formula here is evaluated exactly as perf's own are.
 KERNEL = "tools/perf/pmu-events/arch/x86/"
+# The Crestmont-alone CPUs' level 1 and 2: the same formulas in
+# sierraforest/srf-metrics.json and grandridge/grr-metrics.json (each row
+# below cites the file it was read from).
+CRESTMONT_ALONE = {
+    "tma_retiring": "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_bad_speculation": "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_frontend_bound": "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_backend_bound": "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_branch_mispredicts": "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_machine_clears": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
+    "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
+}
 KERNEL_CPUS = [
     (cpu("AuthenticAMD-25-61-2", "Zen 4, kernel JSON", "amd-zen4", "amd64_fam19h_zen4"),
      KERNEL + "amdzen4/pipeline.json at 037dd1308c6d", {
@@ -328,19 +356,31 @@ KERNEL_CPUS = [
              "cpu_atom@TOPDOWN_BAD_SPECULATION.MISPREDICT@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
          "tma_core_bound":
              "cpu_atom@TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS@ / (6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         "tma_machine_clears":
+             "cpu_atom@TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS@ / "
+             "(6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+     }),
+    (cpu("GenuineIntel-6-AA-4", "Meteor Lake P-core, kernel JSON", HYBRID, "spr", "cpu_core", 1,
+         P_CORE_TOPDOWN),
+     KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_core)", {
+         "tma_info_thread_slots": "cpu_core@TOPDOWN.SLOTS@",
+         "tma_backend_bound":
+             "cpu_core@topdown\\-be\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+         "tma_branch_mispredicts":
+             "cpu_core@topdown\\-br\\-mispredict@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+         "tma_memory_bound":
+             "cpu_core@topdown\\-mem\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
      }),
     (cpu("GenuineIntel-6-AF-3", "Sierra Forest, kernel JSON", FOUR_SLOTS, "tmt"),
-     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", {
-         "tma_retiring": "TOPDOWN_RETIRING.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_bad_speculation": "TOPDOWN_BAD_SPECULATION.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_frontend_bound": "TOPDOWN_FE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_backend_bound": "TOPDOWN_BE_BOUND.ALL_P / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_branch_mispredicts":
-             "TOPDOWN_BAD_SPECULATION.MISPREDICT / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_machine_clears":
-             "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
-         "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
-     }),
+     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", CRESTMONT_ALONE),
+    (cpu("GenuineIntel-6-B6-0", "Grand Ridge, kernel JSON", FOUR_SLOTS, "tmt"),
+     KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53", CRESTMONT_ALONE),
     (cpu("GenuineIntel-6-AD-1", "Granite Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", {
          "tma_info_thread_slots": "slots",
@@ -366,6 +406,13 @@ KERNEL_CPUS = [
          "tma_memory_bound":
              "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
              "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_backend_bound":
+             "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+         "tma_bad_speculation":
+             "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+         "tma_machine_clears": "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+         "tma_core_bound": "max(0, tma_backend_bound - tma_memory_bound)",
      }),
     (cpu("GenuineIntel-6-CF-2", "Emerald Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "emeraldrapids/emr-metrics.json at 1afba39f9305", {
