@@ -113,6 +113,60 @@ TEST(metrics_skylake, smt_on_takes_the_per_thread_form)
 	upmc_close(set);
 }
 
+/* The general counters the thread's events of group `leader` take on the
+ * fake kernel (cycles takes a fixed counter). */
+static unsigned general_in_group(int leader)
+{
+	unsigned i, n = 0;
+
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		n += fake.ev[i].used && fake.ev[i].pmu >= 0 && fake.ev[i].leader == leader &&
+		     !(fake.ev[i].attr.type == PERF_TYPE_HARDWARE &&
+		       fake.ev[i].attr.config == PERF_COUNT_HW_CPU_CYCLES);
+	return n;
+}
+
+static int says_apart(const struct upmc_metric_info *info, void *arg)
+{
+	if (!strcmp(info->name, "bad-speculation") && strstr(info->cpus, "SMT on"))
+		*(const char **)arg = info->desc;
+	return 0;
+}
+
+/* SMT on, where the core gives a thread 4 general counters (CPUID's count
+ * then): bad speculation's and backend bound's inputs are 5 general
+ * counters' events, which no group of the thread's holds (the kernel's
+ * validate_group() refuses it). A multiplexed set counts those inputs each
+ * alone, as perf 6.1 does once the kernel refuses its weak group; no
+ * group it opens needs more than 4 general counters; the metric says so. */
+TEST(metrics_skylake, smt_on_inputs_beyond_a_threads_counters_count_alone)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	const char *desc = NULL;
+	struct upmc_set *set;
+	unsigned i;
+	int issued;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("intel-skylake-x-smt");
+	fake.pmu[fake_pmu_named("cpu")].gp = 4;
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", &mux) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && (int)i == fake.ev[i].leader)
+			EXPECT_MSG(general_in_group((int)i) <= 4, "group of event %u: %u general",
+			           i, general_in_group((int)i));
+	issued = fake_event_with(PERF_TYPE_RAW, 0x10e); /* UOPS_ISSUED.ANY */
+	ASSERT(issued >= 0);
+	EXPECT_EQ(fake.ev[issued].leader, issued);
+	EXPECT_EQ(general_in_group(issued), 1u);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+	upmc_list_metrics(says_apart, &desc);
+	ASSERT(desc != NULL);
+	EXPECT_CONTAINS(desc, "its inputs need 5 general counters where a thread has 4");
+}
+
 /* A kernel without smt/active (before Linux 4.19): the SMT state from the
  * CPUs' topology, as perf's smt_on() falls back to it. cpu0 and cpu28
  * share a core, so SMT is on and the per-thread form is taken. */

@@ -67,6 +67,20 @@ static inline const char *upmc_metric_next_event(const char *p)
 	return *p ? p + 1 : NULL;
 }
 
+/*
+ * A variant whose inputs need more general counters than the CPU gives a
+ * thread (name and cpus as its row has them): a multiplexed set counts
+ * each of its inputs alone, scaled by its own time on the PMU, never as
+ * one group that could not go on. perf 6.1 gets the same: the kernel
+ * refuses the metric's weak group and perf stat opens its events alone
+ * (tools/perf/util/metricgroup.c, tools/perf/builtin-stat.c).
+ */
+struct upmc_metric_ungrouped {
+	const char *name, *cpus;
+};
+extern const struct upmc_metric_ungrouped upmc_metrics_ungrouped[];
+extern const unsigned upmc_metrics_ungrouped_n;
+
 /* The catalogue's parts, in the order a name's variants are tried. */
 extern const struct upmc_metric_def upmc_metrics_generic[];
 extern const unsigned upmc_metrics_generic_n;

@@ -365,7 +365,8 @@ static int counter_of(struct upmc_spec *out, const char *name, unsigned flags, u
 		if (strcmp(ev->name, name) ||
 		    (group && ev->metric_group && ev->metric_group != group))
 			continue;
-		ev->metric_group = (unsigned char)group;
+		if (group) /* an input counted alone leaves a group's counter in it */
+			ev->metric_group = (unsigned char)group;
 		out->for_metrics |= 1u << i;
 		return (int)i;
 	}
@@ -400,9 +401,23 @@ static int group_has_all(struct upmc_spec *out, const struct upmc_metric_def *de
 	return 1;
 }
 
+/* Whether def's inputs are too many for one group of a thread's counters
+ * (upmc_metrics_ungrouped). */
+static int ungrouped(const struct upmc_metric_def *def)
+{
+	unsigned i;
+
+	for (i = 0; i < upmc_metrics_ungrouped_n; i++)
+		if (!strcmp(def->name, upmc_metrics_ungrouped[i].name) &&
+		    !strcmp(def->cpus, upmc_metrics_ungrouped[i].cpus))
+			return 1;
+	return 0;
+}
+
 /*
  * The perf group a multiplexed set counts metric j's inputs in (0 when it
- * does not multiplex: one pinned group holds them all). The kernel
+ * does not multiplex: one pinned group holds them all; 0 too for a metric
+ * whose inputs no group of a thread's counters holds: each alone). The kernel
  * schedules a group whole, so inputs in one group share their times, and
  * the formula's ratio is that of counts from one schedule. A metric whose
  * events all are in an earlier metric's group shares it (IPC and CPI);
@@ -414,7 +429,7 @@ static unsigned group_for_metric(struct upmc_spec *out, const struct upmc_metric
 {
 	unsigned k;
 
-	if (!(flags & UPMC_OPT_MULTIPLEX))
+	if (!(flags & UPMC_OPT_MULTIPLEX) || ungrouped(def))
 		return 0;
 	for (k = 0; k < j; k++)
 		if (out->metrics[k].n_in && group_has_all(out, def, k + 1))
@@ -495,7 +510,7 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 		return 0;
 	}
 	/* a group's metrics in the first one's perf group, while they fit */
-	group = *join && joined_fits(out, v, *join)
+	group = *join && !ungrouped(v) && joined_fits(out, v, *join)
 	                ? *join
 	                : group_for_metric(out, v, out->n_metrics - 1, flags);
 	*join = *join ? *join : group;

@@ -154,6 +154,14 @@
 #define TMA4_FE(S)     "IDQ_UOPS_NOT_DELIVERED:CORE / " S
 #define TMA4_BAD(S, R) "( UOPS_ISSUED:ANY - UOPS_RETIRED:RETIRE_SLOTS + " R " ) / " S
 #define TMA4_BE(S, R)  "1 - " TMA4_FE(S) " - ( UOPS_ISSUED:ANY + " R " ) / " S
+/* SMT on: bad speculation's and backend bound's inputs are 5 general
+ * counters' events (UOPS_ISSUED.ANY, RETIRE_SLOTS or IDQ_UOPS_NOT_DELIVERED,
+ * RECOVERY_CYCLES_ANY, ONE_THREAD_ACTIVE, REF_XCLK) beside cycles, where
+ * the core gives a thread 4: counted apart (upmc_metrics_ungrouped). */
+#define SMT_APART                                                                             \
+	"; with SMT on its inputs need 5 general counters where a thread has 4, so they are " \
+	"never one group: a multiplexed set (upmc stat's) counts each alone, scaled by its "  \
+	"own time on the counters, as perf 6.1 does when the kernel refuses the group"
 
 /* Skylake to Cascade Lake: perf 6.1's level 2 (skl-metrics.json,
  * skx-metrics.json, clx-metrics.json, the same formulas), over the same
@@ -539,8 +547,8 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         ROW("bad-speculation", "TopdownL1",
             "UOPS_ISSUED:ANY,UOPS_RETIRED:RETIRE_SLOTS,INT_MISC:RECOVERY_CYCLES_"
             "ANY," SMT_CLK_EVENTS,
-            TMA4_BAD(SMT_SLOTS, SMT_REC), "bad speculation", BAD_DESC, TMA4_SMT_CPUS, TMA4,
-            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            TMA4_BAD(SMT_SLOTS, SMT_REC), "bad speculation", BAD_DESC SMT_APART, TMA4_SMT_CPUS,
+            TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
         ROW("frontend-bound", "TopdownL1", "IDQ_UOPS_NOT_DELIVERED:CORE," SMT_CLK_EVENTS,
             TMA4_FE(SMT_SLOTS), "frontend bound", FE_DESC, TMA4_SMT_CPUS, TMA4, TMA4_IDS, "smt-on",
             NO_TMA4_EVENTS),
@@ -548,8 +556,8 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             "IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY,INT_MISC:RECOVERY_CYCLES_"
             "ANY," SMT_CLK_EVENTS,
             TMA4_BE(SMT_SLOTS, SMT_REC), "backend bound",
-            "slots stalled on the back end: those no other category took", TMA4_SMT_CPUS, TMA4,
-            TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
+            "slots stalled on the back end: those no other category took" SMT_APART, TMA4_SMT_CPUS,
+            TMA4, TMA4_IDS, "smt-on", NO_TMA4_EVENTS),
         /* Skylake to Cascade Lake, SMT off: level 2 over 4 x cycles. */
         SKL_ROW("fetch-latency", SKL_FE_NONE ",cycles", SKL_FETCH_LAT(TMA4_SLOTS), "fetch latency",
                 FETCH_LAT_DESC, SKL_CPUS, "smt-off"),
@@ -722,3 +730,10 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             NULL, NULL),
 };
 const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_metrics_intel[0]);
+
+const struct upmc_metric_ungrouped upmc_metrics_ungrouped[] = {
+        {"bad-speculation", TMA4_SMT_CPUS},
+        {"backend-bound", TMA4_SMT_CPUS},
+};
+const unsigned upmc_metrics_ungrouped_n =
+        sizeof(upmc_metrics_ungrouped) / sizeof(upmc_metrics_ungrouped[0]);
