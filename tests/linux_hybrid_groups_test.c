@@ -81,3 +81,21 @@ TEST(hybrid_groups, arrow_lake_counts_on_its_low_power_cores)
 	EXPECT(fake_count_on(fake_pmu_named("cpu_lowpower"), PERF_TYPE_HARDWARE, 0) >= 7000);
 	upmc_close(set);
 }
+
+/* A group too big for the fake cpu_core (8 general counters): the error
+ * says it does not fit, with no count of counters: CPUID describes the
+ * CPU the test runs on, not this PMU, and on a hybrid CPU no core type's
+ * alone. */
+TEST(hybrid_groups, a_full_group_names_no_other_pmus_counters)
+{
+	const char *spec = "cpu_core/event=0x1/,cpu_core/event=0x2/,cpu_core/event=0x3/,"
+	                   "cpu_core/event=0x4/,cpu_core/event=0x5/,cpu_core/event=0x6/,"
+	                   "cpu_core/event=0x7/,cpu_core/event=0x8/,cpu_core/event=0x9/";
+	struct upmc_set *set;
+
+	fake_boot("intel-hybrid");
+	EXPECT_EQ(upmc_open(&set, spec, NULL), -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "'cpu_core/event=0x9/' does not fit in one group");
+	EXPECT_MSG(!strstr(upmc_last_error(), "counters per core"), "%s", upmc_last_error());
+	EXPECT_EQ(fake_open_events(), 0);
+}

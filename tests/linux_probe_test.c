@@ -270,3 +270,22 @@ TEST(probe, sentences_read_the_settings_they_need)
 	EXPECT_CONTAINS(why, "sysctl kernel.nmi_watchdog=0");
 	unsetenv("UPMC_FS_ROOT");
 }
+
+/* CPUID's vendor-family-model is the start of the id /proc/cpuinfo gives
+ * on the machine that runs the test: how the counter count of CPUID is
+ * known to describe the machine's PMU (upmc_linux_max_counters()). */
+TEST(probe, cpuid_names_the_cpu_of_proc_cpuinfo)
+{
+	struct upmc_linux_cpuid c;
+	const char *id = upmc_linux_machine()->cpu_id;
+	size_t len;
+
+	upmc_linux_cpuid(&c);
+	if (!c.cpu_id[0])
+		SKIP("no CPUID on this architecture");
+	if (!id[0])
+		SKIP("/proc/cpuinfo gives no vendor, family and model here");
+	len = strlen(c.cpu_id);
+	EXPECT_MSG(!strncmp(id, c.cpu_id, len) && (!id[len] || id[len] == '-'),
+	           "CPUID says '%s', /proc/cpuinfo '%s'", c.cpu_id, id);
+}

@@ -111,9 +111,27 @@ static double leaf_15_tsc_hz(void)
 	return (double)((uint64_t)r[2] * r[1] / r[0]);
 }
 
+/* vendor-family-model as the kernel's /proc/cpuinfo shows them: the
+ * extended family added to family 0xf, the extended model above the model
+ * from family 6 on (x86_family(), x86_model()). */
+static void cpu_id(const char *vendor_name, char *out, size_t size)
+{
+	uint32_t r[4], family, model;
+
+	cpuid(1, 0, r);
+	family = (r[0] >> 8) & 0xf;
+	model = (r[0] >> 4) & 0xf;
+	if (family == 0xf)
+		family += (r[0] >> 20) & 0xff;
+	if (family >= 6)
+		model |= ((r[0] >> 16) & 0xf) << 4;
+	upmc_format(out, size, "%s-%u-%X", vendor_name, family, model);
+}
+
 void upmc_linux_cpuid(struct upmc_linux_cpuid *out)
 {
 	vendor(out->vendor);
+	cpu_id(out->vendor, out->cpu_id, sizeof(out->cpu_id));
 	out->tsc_hz = leaf_15_tsc_hz();
 	out->hypervisor = hypervisor();
 	out->gp_counters = gp_counters();
@@ -129,5 +147,6 @@ void upmc_linux_cpuid(struct upmc_linux_cpuid *out)
 	out->fixed_counters = -1;
 	out->invariant_tsc = -1; /* arm64's generic timer always counts at one rate */
 	out->tsc_hz = 0;
+	out->cpu_id[0] = '\0';
 }
 #endif

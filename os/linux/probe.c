@@ -500,9 +500,16 @@ static void explain_missing(char *buf, size_t size, const struct upmc_event *ev,
 
 int upmc_linux_max_counters(void)
 {
+	const struct upmc_linux_machine *m = upmc_linux_machine();
 	struct upmc_linux_cpuid c;
+	size_t len;
 
+	if (m->n_core != 1)
+		return 0;
 	upmc_linux_cpuid(&c);
+	len = strlen(c.cpu_id);
+	if (!len || strncmp(m->cpu_id, c.cpu_id, len) || (m->cpu_id[len] && m->cpu_id[len] != '-'))
+		return 0;
 	return c.gp_counters > 0 ? c.gp_counters + c.fixed_counters : 0;
 }
 

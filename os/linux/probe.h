@@ -141,10 +141,17 @@ struct upmc_linux_cpuid {
 	int fixed_counters; /* Intel's fixed-function counters */
 	int invariant_tsc;  /* the TSC ticks at one rate in every P-, C- and T-state */
 	double tsc_hz;      /* Intel's leaf 0x15: crystal x ratio, Hz (0: not enumerated) */
+	/* vendor-family-model (the model in hex), as /proc/cpuinfo gives them
+	 * (struct upmc_linux_machine's cpu_id less the stepping); "" without */
+	char cpu_id[40];
 };
 void upmc_linux_cpuid(struct upmc_linux_cpuid *out);
 
-/* Counters per core as CPUID says (general and fixed); 0 when unknown. */
+/* Counters per core of the machine's core PMU as CPUID says (general and
+ * fixed), where CPUID describes that PMU: the machine has one core PMU (a
+ * hybrid CPU's core types have counts of their own), and its
+ * /proc/cpuinfo names the CPU CPUID runs on (not another machine's
+ * fixture tree); 0 when unknown. */
 int upmc_linux_max_counters(void);
 
 /* path under the fixture root ($UPMC_FS_ROOT), or path itself. */
