@@ -114,7 +114,7 @@ TEST(metrics_skylake, smt_on_takes_the_per_thread_form)
 }
 
 /* The general counters the thread's events of group `leader` take on the
- * fake kernel (cycles takes a fixed counter). */
+ * fake kernel (cycles and instructions take fixed counters). */
 static unsigned general_in_group(int leader)
 {
 	unsigned i, n = 0;
@@ -122,7 +122,8 @@ static unsigned general_in_group(int leader)
 	for (i = 0; i < FAKE_MAX_EVENTS; i++)
 		n += fake.ev[i].used && fake.ev[i].pmu >= 0 && fake.ev[i].leader == leader &&
 		     !(fake.ev[i].attr.type == PERF_TYPE_HARDWARE &&
-		       fake.ev[i].attr.config == PERF_COUNT_HW_CPU_CYCLES);
+		       (fake.ev[i].attr.config == PERF_COUNT_HW_CPU_CYCLES ||
+		        fake.ev[i].attr.config == PERF_COUNT_HW_INSTRUCTIONS));
 	return n;
 }
 
@@ -138,7 +139,8 @@ static int says_apart(const struct upmc_metric_info *info, void *arg)
  * counters' events, which no group of the thread's holds (the kernel's
  * validate_group() refuses it). A multiplexed set counts those inputs each
  * alone, as perf 6.1 does once the kernel refuses its weak group; no
- * group it opens needs more than 4 general counters; the metric says so. */
+ * group it opens needs more than 4 general counters; the metric says so.
+ * TopdownL2's metrics need 6 together: each is a group of its own. */
 TEST(metrics_skylake, smt_on_inputs_beyond_a_threads_counters_count_alone)
 {
 	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
@@ -162,6 +164,12 @@ TEST(metrics_skylake, smt_on_inputs_beyond_a_threads_counters_count_alone)
 	EXPECT_EQ(general_in_group(issued), 1u);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
+	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
+	for (i = 0; i < FAKE_MAX_EVENTS; i++)
+		if (fake.ev[i].used && (int)i == fake.ev[i].leader)
+			EXPECT_MSG(general_in_group((int)i) <= 4, "group of event %u: %u general",
+			           i, general_in_group((int)i));
+	upmc_close(set);
 	upmc_list_metrics(says_apart, &desc);
 	ASSERT(desc != NULL);
 	EXPECT_CONTAINS(desc, "its inputs need 5 general counters where a thread has 4");

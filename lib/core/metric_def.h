@@ -68,18 +68,22 @@ static inline const char *upmc_metric_next_event(const char *p)
 }
 
 /*
- * A variant whose inputs need more general counters than the CPU gives a
- * thread (name and cpus as its row has them): a multiplexed set counts
- * each of its inputs alone, scaled by its own time on the PMU, never as
- * one group that could not go on. perf 6.1 gets the same: the kernel
- * refuses the metric's weak group and perf stat opens its events alone
+ * Variants for CPUs whose threads have fewer general counters than a
+ * group's metrics need together (Intel's 4 with SMT on, before Ice Lake):
+ * in a multiplexed set each is a perf group of its own, never joined with
+ * the other metrics of its group's name (name NULL: every metric of cpus);
+ * one whose inputs alone need more (alone) has each input counted alone,
+ * scaled by its own time on the PMU, never as a group that could not go
+ * on. perf 6.1 gets the same: each metric is a weak group of its own, and
+ * when the kernel refuses one perf stat opens its events alone
  * (tools/perf/util/metricgroup.c, tools/perf/builtin-stat.c).
  */
-struct upmc_metric_ungrouped {
-	const char *name, *cpus;
+struct upmc_metric_apart {
+	const char *name, *cpus; /* as the variant's row has them */
+	int alone;
 };
-extern const struct upmc_metric_ungrouped upmc_metrics_ungrouped[];
-extern const unsigned upmc_metrics_ungrouped_n;
+extern const struct upmc_metric_apart upmc_metrics_apart[];
+extern const unsigned upmc_metrics_apart_n;
 
 /* The catalogue's parts, in the order a name's variants are tried. */
 extern const struct upmc_metric_def upmc_metrics_generic[];

@@ -401,17 +401,18 @@ static int group_has_all(struct upmc_spec *out, const struct upmc_metric_def *de
 	return 1;
 }
 
-/* Whether def's inputs are too many for one group of a thread's counters
- * (upmc_metrics_ungrouped). */
-static int ungrouped(const struct upmc_metric_def *def)
+/* def's entry in upmc_metrics_apart: a metric that joins no other's perf
+ * group (and may count each input alone); NULL when none. */
+static const struct upmc_metric_apart *apart(const struct upmc_metric_def *def)
 {
 	unsigned i;
 
-	for (i = 0; i < upmc_metrics_ungrouped_n; i++)
-		if (!strcmp(def->name, upmc_metrics_ungrouped[i].name) &&
-		    !strcmp(def->cpus, upmc_metrics_ungrouped[i].cpus))
-			return 1;
-	return 0;
+	for (i = 0; i < upmc_metrics_apart_n; i++)
+		if ((!upmc_metrics_apart[i].name ||
+		     !strcmp(def->name, upmc_metrics_apart[i].name)) &&
+		    !strcmp(def->cpus, upmc_metrics_apart[i].cpus))
+			return &upmc_metrics_apart[i];
+	return NULL;
 }
 
 /*
@@ -429,7 +430,7 @@ static unsigned group_for_metric(struct upmc_spec *out, const struct upmc_metric
 {
 	unsigned k;
 
-	if (!(flags & UPMC_OPT_MULTIPLEX) || ungrouped(def))
+	if (!(flags & UPMC_OPT_MULTIPLEX) || (apart(def) && apart(def)->alone))
 		return 0;
 	for (k = 0; k < j; k++)
 		if (out->metrics[k].n_in && group_has_all(out, def, k + 1))
@@ -510,10 +511,10 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 		return 0;
 	}
 	/* a group's metrics in the first one's perf group, while they fit */
-	group = *join && !ungrouped(v) && joined_fits(out, v, *join)
+	group = *join && !apart(v) && joined_fits(out, v, *join)
 	                ? *join
 	                : group_for_metric(out, v, out->n_metrics - 1, flags);
-	*join = *join ? *join : group;
+	*join = *join || apart(v) ? *join : group;
 	for (p = v->events; p; p = upmc_metric_next_event(p)) {
 		upmc_format(name, sizeof(name), "%.*s", (int)upmc_metric_event_len(p), p);
 		if (m->n_in == UPMC_METRIC_INPUTS)

@@ -157,7 +157,7 @@
 /* SMT on: bad speculation's and backend bound's inputs are 5 general
  * counters' events (UOPS_ISSUED.ANY, RETIRE_SLOTS or IDQ_UOPS_NOT_DELIVERED,
  * RECOVERY_CYCLES_ANY, ONE_THREAD_ACTIVE, REF_XCLK) beside cycles, where
- * the core gives a thread 4: counted apart (upmc_metrics_ungrouped). */
+ * the core gives a thread 4: counted alone (upmc_metrics_apart). */
 #define SMT_APART                                                                             \
 	"; with SMT on its inputs need 5 general counters where a thread has 4, so they are " \
 	"never one group: a multiplexed set (upmc stat's) counts each alone, scaled by its "  \
@@ -731,9 +731,12 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
 };
 const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_metrics_intel[0]);
 
-const struct upmc_metric_ungrouped upmc_metrics_ungrouped[] = {
-        {"bad-speculation", TMA4_SMT_CPUS},
-        {"backend-bound", TMA4_SMT_CPUS},
+/* SMT on, where a thread has 4 general counters: TopdownL1 together needs
+ * 6, TopdownL2 6; each of their metrics is a group of its own. */
+const struct upmc_metric_apart upmc_metrics_apart[] = {
+        {"bad-speculation", TMA4_SMT_CPUS, 1},
+        {"backend-bound", TMA4_SMT_CPUS, 1},
+        {NULL, TMA4_SMT_CPUS, 0},
+        {NULL, SKL_SMT_CPUS, 0},
 };
-const unsigned upmc_metrics_ungrouped_n =
-        sizeof(upmc_metrics_ungrouped) / sizeof(upmc_metrics_ungrouped[0]);
+const unsigned upmc_metrics_apart_n = sizeof(upmc_metrics_apart) / sizeof(upmc_metrics_apart[0]);

@@ -174,7 +174,9 @@ UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,
  * with it, the metric reads NAN and upmc_metric_reason() says why. With
  * UPMC_OPT_MULTIPLEX each metric's events are one perf group, so that its
  * inputs share a schedule; an event two metrics need is then counted in
- * each one's group (the set has it twice).
+ * each one's group (the set has it twice). A metric whose inputs need more
+ * general counters than the CPU gives a thread (docs/metrics.md says
+ * which) has each input counted alone, as perf does.
  */
 
 /* The most metrics one set computes. */
