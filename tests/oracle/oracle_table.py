@@ -386,6 +386,44 @@ KERNEL_CPUS = [
          P_CORE_TOPDOWN),
      KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_core)", {
          "tma_info_thread_slots": "cpu_core@TOPDOWN.SLOTS@",
+         "tma_info_thread_clks": "cpu_core@CPU_CLK_UNHALTED.THREAD@",
+         "tma_info_thread_ipc": "cpu_core@INST_RETIRED.ANY@ / tma_info_thread_clks",
+         "tma_info_thread_cpi": "1 / tma_info_thread_ipc",
+         # perf 6.1's names of these two (alderlake's IPC and CPI of Unit
+         # cpu_core), which later files call tma_info_thread_ipc and _cpi
+         "IPC": "tma_info_thread_ipc",
+         "CPI": "tma_info_thread_cpi",
+         "tma_info_system_turbo_utilization":
+             "tma_info_thread_clks / cpu_core@CPU_CLK_UNHALTED.REF_TSC@",
+         "tma_info_system_core_frequency":
+             "tma_info_system_turbo_utilization * TSC / 1e9 / duration_time",
+         # the file has no cpu_operating_frequency: its core frequency is
+         # the one (a DIFF, tsc-over-duration)
+         "cpu_operating_frequency": "tma_info_system_core_frequency",
+         "tma_retiring":
+             "cpu_core@topdown\\-retiring@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+         "tma_frontend_bound":
+             "cpu_core@topdown\\-fe\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) - cpu_core@INT_MISC.UOP_DROPPING@ / "
+             "tma_info_thread_slots",
+         "tma_bad_speculation":
+             "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+         "tma_heavy_operations":
+             "cpu_core@topdown\\-heavy\\-ops@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+         "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
+         "tma_machine_clears": "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+         "tma_fetch_latency":
+             "cpu_core@topdown\\-fetch\\-lat@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) - cpu_core@INT_MISC.UOP_DROPPING@ / "
+             "tma_info_thread_slots",
+         "tma_fetch_bandwidth": "max(0, tma_frontend_bound - tma_fetch_latency)",
+         "tma_core_bound": "max(0, tma_backend_bound - tma_memory_bound)",
          "tma_backend_bound":
              "cpu_core@topdown\\-be\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + "
              "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
