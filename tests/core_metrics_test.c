@@ -244,8 +244,8 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	 * AMD's (Zen 4, Zen 5, and Zen 3's none); MPKI and frequency, Alder
 	 * Lake-N's topdown, Sapphire Rapids' memory-bound level 3, the
 	 * hybrid E-cores' topdown (Gracemont, Crestmont, Skymont), Ice Lake's
-	 * and Skylake's level 2, Sierra Forest's topdown; the rows that say Intel's early Atoms, AMD before
-	 * Zen, Hygon and other x86 vendors have none */
+	 * and Skylake's level 2, Sierra Forest's topdown; the rows that say Intel's early Atoms,
+	 * AMD before Zen, Hygon and other x86 vendors have none */
 	EXPECT_EQ(l.n, 149);
 	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs, nor
 	 * those of listed Intel models (this one names none) */

@@ -586,12 +586,13 @@ int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flag
 
 	base = base ? base : item;
 	if (core && !strcmp(core, LOW_POWER_CORE))
-		return upmc_fail(-ENOENT,
-		                 "'%s' has no variant for the low-power E-cores (the core PMU "
-		                 LOW_POWER_CORE "): perf's metrics define none for them, and upmc "
-		                 "does not give them another core type's formula; name it without '"
-		                 LOW_POWER_CORE "/'",
-		                 base);
+		return upmc_fail(
+		        -ENOENT,
+		        "'%s' has no variant for the low-power E-cores (the core PMU "
+		        "cpu_lowpower): perf's metrics define none for them, and upmc does "
+		        "not give them another core type's formula; name it without "
+		        "'cpu_lowpower/'",
+		        base);
 	n = named_by(base, found, UPMC_METRIC_ROWS_MAX);
 	group = strcmp(found[0]->name, base) != 0;
 	for (i = 0; group && i < n; i++)

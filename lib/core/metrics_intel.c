@@ -407,9 +407,9 @@
 #define SKT_E_SLOTS ATOM_SLOTS("8")
 #define SKT_E_IDS   "GenuineIntel-6-C5- GenuineIntel-6-C6- GenuineIntel-6-BD-"
 #define SKT_E_CPUS  "Intel Arrow Lake and Lunar Lake E-cores (Skymont, 8 slots a cycle)"
-#define SKT_E_SOURCE                                                                         \
-	"the kernel's tools/perf/pmu-events/arch/x86/arrowlake/arl-metrics.json and "        \
-	"lunarlake/lnl-metrics.json (tma_* of Unit cpu_atom: TOPDOWN_* / (8 x "              \
+#define SKT_E_SOURCE                                                                  \
+	"the kernel's tools/perf/pmu-events/arch/x86/arrowlake/arl-metrics.json and " \
+	"lunarlake/lnl-metrics.json (tma_* of Unit cpu_atom: TOPDOWN_* / (8 x "       \
 	"CPU_CLK_UNHALTED.CORE)), events from their pipeline.json"
 #define SKT_E(name, group, event, unit, desc)                                                 \
 	ROW(name, group, event "," ATOM_CLK, event " / " SKT_E_SLOTS, unit, desc, SKT_E_CPUS, \
