@@ -160,6 +160,67 @@ TEST(metrics_hybrid, meteor_lake_e_core_level_two)
 	EXPECT_EQ(fake_open_events(), 0);
 }
 
+/* Lunar Lake's E-cores (Skymont): 8 slots a cycle; retiring and frontend
+ * bound from the E-cores' fixed counters 6 and 5 (event 0, umask 7 and 6),
+ * backend bound from 0xa4 umask 2, as lnl-metrics.json's tma_* of Unit
+ * cpu_atom; the P-cores keep their own variant beside them. */
+TEST(metrics_hybrid, lunar_lake_e_core_level_one)
+{
+	static const char *const names[] = {"cpu_atom/retiring/", "cpu_atom/bad-speculation/",
+	                                    "cpu_atom/frontend-bound/", "cpu_atom/backend-bound/"};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	struct upmc_set *set;
+	unsigned k;
+
+	fake_boot("intel-lunar-lake");
+	ASSERT_MSG(upmc_open(&set, "cpu_atom/TopdownL1/", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	for (k = 0; k < 4; k++)
+		EXPECT_MSG(!strcmp(upmc_metric_name(set, k), names[k]), "metric %u is %s", k,
+		           upmc_metric_name(set, k));
+	/* 1000 cycles: 8000 slots */
+	counts[counter_named(set, "cpu_atom/event=0x3c/")] = 1000;
+	counts[counter_named(set, "cpu_atom/event=0x0,umask=0x7/")] = 4000;
+	counts[counter_named(set, "cpu_atom/event=0x73/")] = 800;
+	counts[counter_named(set, "cpu_atom/event=0x0,umask=0x6/")] = 1200;
+	counts[counter_named(set, "cpu_atom/event=0xa4,umask=0x2/")] = 2000;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 4);
+	EXPECT_MSG(v[0] == 0.5, "retiring %.17g", v[0]);
+	EXPECT_MSG(v[1] == 0.1, "bad speculation %.17g", v[1]);
+	EXPECT_MSG(v[2] == 0.15, "frontend bound %.17g", v[2]);
+	EXPECT_MSG(v[3] == 0.25, "backend bound %.17g", v[3]);
+	upmc_close(set);
+	ASSERT_MSG(upmc_open(&set, "TopdownL1", NULL) == 0, "%s", upmc_last_error());
+	EXPECT_EQ(upmc_metric_count(set), 8);
+	EXPECT(metric_named(set, "cpu_core/retiring/") >= 0);
+	EXPECT(metric_named(set, "cpu_atom/retiring/") >= 0);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Arrow Lake-H's low-power E-cores (the third core PMU, cpu_lowpower):
+ * perf's metrics have no Unit of them, so a metric named on them is
+ * refused with why, never given another core type's formula; the E-cores
+ * of cpu_atom take Skymont's. */
+TEST(metrics_hybrid, arrow_lake_h_low_power_cores_have_no_metrics)
+{
+	struct upmc_set *set;
+
+	fake_boot("intel-arrow-lake-h");
+	EXPECT_EQ(upmc_open(&set, "cpu_lowpower/retiring/", NULL), -ENOENT);
+	EXPECT_MSG(strstr(upmc_last_error(),
+	                  "'retiring' has no variant for the low-power E-cores (the core PMU "
+	                  "cpu_lowpower): perf's metrics define none for them"),
+	           "%s", upmc_last_error());
+	EXPECT_EQ(upmc_open(&set, "cpu_lowpower/TopdownL1/", NULL), -ENOENT);
+	EXPECT_MSG(strstr(upmc_last_error(), "'TopdownL1' has no variant for the low-power"), "%s",
+	           upmc_last_error());
+	ASSERT_MSG(upmc_open(&set, "cpu_atom/backend-bound/", NULL) == 0, "%s", upmc_last_error());
+	EXPECT(counter_named(set, "cpu_atom/event=0xa4,umask=0x2/") >= 0);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
 /* One core type named alone: its metric only, its events only. */
 TEST(metrics_hybrid, one_core_type_named_alone)
 {

@@ -272,18 +272,25 @@ def compare(c, perf, metric, vectors, values):
 
 
 # DIFF reasons whose relation to perf's value is exact, as docs/metrics.md
-# states it: from upmc's value, the vector's counts and perf's value at
-# any counts (perf_at), the pair of numbers that must agree. The test
-# checks it on every vector of such a pair.
+# states it: from upmc's value, the vector's counts, perf's value at any
+# counts (perf_at) and perf's literals (#SYSTEM_TSC_FREQ), the pair of
+# numbers that must agree. The test checks it on every vector of such a
+# pair.
 RELATIONS = {
     # perf 6.1 divides GHz by duration_time, the run's seconds
     "frequency-per-second":
-        lambda ours, counts, perf_at: (ours / counts["duration_time"], perf_at(counts)),
+        lambda ours, counts, perf_at, lit: (ours / counts["duration_time"], perf_at(counts)),
     # upmc's SMT-off slots are perf's where one thread is the only one
     # active whenever it runs: ONE_THREAD_ACTIVE = REF_XCLK
     "four-slot-thread":
-        lambda ours, counts, perf_at: (ours, perf_at(dict(counts, **{
+        lambda ours, counts, perf_at, lit: (ours, perf_at(dict(counts, **{
             "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": counts["CPU_CLK_UNHALTED.REF_XCLK"]}))),
+    # the file's core frequency takes the TSC's count over the run's
+    # seconds where upmc takes the TSC's frequency: the same where the
+    # TSC ticked #SYSTEM_TSC_FREQ times a second of the run
+    "tsc-over-duration":
+        lambda ours, counts, perf_at, lit: (ours, perf_at(dict(counts, TSC=(
+            lit["#SYSTEM_TSC_FREQ"] * counts["duration_time"])))),
 }
 
 
@@ -294,7 +301,8 @@ def relation_fails(c, perf, metric, vectors, values, reason):
         return ""
     pname = table.perf_name(metric, c.cpuid)
     for v, ours in zip(vectors, values):
-        a, b = RELATIONS[reason](ours, v, lambda counts: perf.value(pname, counts))
+        a, b = RELATIONS[reason](ours, v, lambda counts: perf.value(pname, counts),
+                                 perf.literals)
         if not agree(a, b):
             return ("%s %s: the relation of DIFF '%s' does not hold (upmc %.17g, perf %.17g)"
                     % (c.label, metric, reason, ours, perf.value(pname, v)))

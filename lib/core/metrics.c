@@ -84,12 +84,16 @@ static unsigned named_by(const char *item, const struct upmc_metric_def **found,
 	return n;
 }
 
+/* Arrow Lake-H's third core type, its low-power E-cores: perf's metrics
+ * (arrowlake/arl-metrics.json) have no Unit of it, nor has the catalogue. */
+#define LOW_POWER_CORE "cpu_lowpower"
+
 /* The core PMU an item "cpu_core/retiring/" names, into core, and where
  * its metric's name starts; NULL when item names no core type. */
 static const char *core_type_of(const char *item, char *core, size_t size, char *name,
                                 size_t name_size)
 {
-	static const char *const types[] = {"cpu_core", UPMC_METRIC_E_CORE};
+	static const char *const types[] = {"cpu_core", UPMC_METRIC_E_CORE, LOW_POWER_CORE};
 	size_t len = strlen(item), k;
 
 	for (k = 0; k < sizeof(types) / sizeof(types[0]); k++) {
@@ -597,6 +601,14 @@ int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flag
 	int group, err = 0;
 
 	base = base ? base : item;
+	if (core && !strcmp(core, LOW_POWER_CORE))
+		return upmc_fail(
+		        -ENOENT,
+		        "'%s' has no variant for the low-power E-cores (the core PMU "
+		        "cpu_lowpower): perf's metrics define none for them, and upmc does "
+		        "not give them another core type's formula; name it without "
+		        "'cpu_lowpower/'",
+		        base);
 	n = named_by(base, found, UPMC_METRIC_ROWS_MAX);
 	group = strcmp(found[0]->name, base) != 0;
 	for (i = 0; group && i < n; i++)

@@ -103,8 +103,8 @@
 	"spr-metrics.json (the same in alderlake's cpu_core; emeraldrapids, graniterapids " \
 	"and meteorlake in the kernel's current JSON), over PERF_METRICS"
 
-/* Other Intel CPUs with PERF_METRICS (Arrow Lake, Lunar Lake, a model
- * not listed above): the fields as fractions of slots, as the kernel's
+/* Other Intel CPUs with PERF_METRICS (Arrow Lake's and Lunar Lake's
+ * P-cores, a model not listed above): the fields as fractions of slots, as the kernel's
  * tools/perf/Documentation/topdown.txt reads them. */
 #define PLAIN_CPUS "Intel with PERF_METRICS, other models"
 /* The vendor they are for: another's CPU takes the rows that say so. */
@@ -401,6 +401,28 @@
 	ROW(name, group, event "," ATOM_CLK, event " / " CMT_E_SLOTS, unit, desc, CMT_E_CPUS, \
 	    CMT_E_SOURCE, CMT_E_IDS, UPMC_METRIC_E_CORE, NULL)
 
+/* Skymont, the E-core of Arrow Lake and Lunar Lake: 8 slots a cycle. perf
+ * reads TOPDOWN_RETIRING.ALL and TOPDOWN_FE_BOUND.ALL from the E-cores'
+ * fixed counters 6 and 5, which pipeline.json gives as no event code and
+ * umask 7 and 6, and counts them so here; TOPDOWN_BAD_SPECULATION.ALL_P
+ * 0x73, TOPDOWN_BE_BOUND.ALL_P 0xa4 umask 2 (0x74 is Gracemont's), and
+ * MISPREDICT, MACHINE_CLEARS and ALLOC_RESTRICTIONS as Crestmont's
+ * (arrowlake/pipeline.json at 473f6c8f437b, lunarlake/pipeline.json at
+ * 23878069de30, Unit cpu_atom). */
+#define SKT_E_RET   ATOM("0x0,umask=0x7")
+#define SKT_E_FE    ATOM("0x0,umask=0x6")
+#define SKT_E_BE    ATOM("0xa4,umask=0x2")
+#define SKT_E_SLOTS ATOM_SLOTS("8")
+#define SKT_E_IDS   "GenuineIntel-6-C5- GenuineIntel-6-C6- GenuineIntel-6-BD-"
+#define SKT_E_CPUS  "Intel Arrow Lake and Lunar Lake E-cores (Skymont, 8 slots a cycle)"
+#define SKT_E_SOURCE                                                                  \
+	"the kernel's tools/perf/pmu-events/arch/x86/arrowlake/arl-metrics.json and " \
+	"lunarlake/lnl-metrics.json (tma_* of Unit cpu_atom: TOPDOWN_* / (8 x "       \
+	"CPU_CLK_UNHALTED.CORE)), events from their pipeline.json"
+#define SKT_E(name, group, event, unit, desc)                                                 \
+	ROW(name, group, event "," ATOM_CLK, event " / " SKT_E_SLOTS, unit, desc, SKT_E_CPUS, \
+	    SKT_E_SOURCE, SKT_E_IDS, UPMC_METRIC_E_CORE, NULL)
+
 /* Sierra Forest and Grand Ridge: Crestmont cores alone (no P-core, no
  * PERF_METRICS), 6 slots a cycle, the same TOPDOWN_*.ALL_P events as raw
  * codes of their one core PMU (sierraforest/pipeline.json at 3ab7ae8e07f8:
@@ -695,6 +717,15 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         CMT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts", MISP_DESC),
         CMT_E("machine-clears", "TopdownL2", CMT_E_CLEAR, "machine clears", CLEARS_DESC),
         CMT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
+              "slots the back end did not take for allocation restrictions, not memory"),
+        /* Arrow Lake's and Lunar Lake's E-cores: Skymont's TOPDOWN_* events. */
+        SKT_E("retiring", "TopdownL1", SKT_E_RET, "retiring", RET_DESC),
+        SKT_E("bad-speculation", "TopdownL1", CMT_E_BAD, "bad speculation", BAD_DESC),
+        SKT_E("frontend-bound", "TopdownL1", SKT_E_FE, "frontend bound", FE_DESC),
+        SKT_E("backend-bound", "TopdownL1", SKT_E_BE, "backend bound", BE_DESC),
+        SKT_E("branch-mispredicts", "TopdownL2", CMT_E_MISP, "branch mispredicts", MISP_DESC),
+        SKT_E("machine-clears", "TopdownL2", CMT_E_CLEAR, "machine clears", CLEARS_DESC),
+        SKT_E("core-bound", "TopdownL2", CMT_E_ALLOC, "core bound",
               "slots the back end did not take for allocation restrictions, not memory"),
         /* Sierra Forest and Grand Ridge: Crestmont's TOPDOWN_*.ALL_P events, raw. */
         SRF("retiring", "TopdownL1", "r72", "retiring", RET_DESC),

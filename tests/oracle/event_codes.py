@@ -38,6 +38,21 @@ CRESTMONT_TOPDOWN = (
     ("TOPDOWN_BE_BOUND.ALL_P", "event=0x74"),
     ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
 )
+# Skymont's (the E-cores of Arrow Lake and Lunar Lake), Unit cpu_atom: the
+# same terms in arrowlake's and lunarlake's pipeline.json (each entry below
+# cites the file it was read from). TOPDOWN_RETIRING.ALL and
+# TOPDOWN_FE_BOUND.ALL are fixed counters 6 and 5 (no event code).
+SKYMONT_TOPDOWN = (
+    ("TOPDOWN_RETIRING.ALL", "event=0x0,umask=0x7"),
+    ("TOPDOWN_FE_BOUND.ALL", "event=0x0,umask=0x6"),
+    ("TOPDOWN_BAD_SPECULATION.ALL_P", "event=0x73"),
+    ("TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS", "event=0x73,umask=0x3"),
+    ("TOPDOWN_BAD_SPECULATION.MISPREDICT", "event=0x73,umask=0x4"),
+    ("TOPDOWN_BE_BOUND.ALL", "event=0xa4,umask=0x2"),
+    ("TOPDOWN_BE_BOUND.ALL_P", "event=0xa4,umask=0x2"),
+    ("TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS", "event=0x74,umask=0x1"),
+    ("CPU_CLK_UNHALTED.CORE_P", "event=0x3c"),
+)
 KERNEL_EVENTS = {
     ("GenuineIntel-6-CF-", "cpu"): {
         "INT_MISC.UOP_DROPPING": (
@@ -72,6 +87,19 @@ KERNEL_EVENTS = {
     ("GenuineIntel-6-AA-", "cpu_atom"): {
         name: (terms, KERNEL + "meteorlake/pipeline.json at 0939bd2fcf33")
         for name, terms in CRESTMONT_TOPDOWN + (("CPU_CLK_UNHALTED.CORE_P", "event=0x3c"),)
+    },
+    # Arrow Lake (-S and -H) and Lunar Lake: Skymont's TOPDOWN_* on cpu_atom
+    ("GenuineIntel-6-C6-", "cpu_atom"): {
+        name: (terms, KERNEL + "arrowlake/pipeline.json at 473f6c8f437b")
+        for name, terms in SKYMONT_TOPDOWN
+    },
+    ("GenuineIntel-6-C5-", "cpu_atom"): {
+        name: (terms, KERNEL + "arrowlake/pipeline.json at 473f6c8f437b")
+        for name, terms in SKYMONT_TOPDOWN
+    },
+    ("GenuineIntel-6-BD-", "cpu_atom"): {
+        name: (terms, KERNEL + "lunarlake/pipeline.json at 23878069de30")
+        for name, terms in SKYMONT_TOPDOWN
     },
     ("GenuineIntel-6-AA-", "cpu_core"): {
         "INT_MISC.UOP_DROPPING": (

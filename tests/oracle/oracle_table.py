@@ -224,6 +224,13 @@ UPMC_EVENT = {
         "cpu_atom/event=0x72/": "TOPDOWN_RETIRING.ALL_P",
         "cpu_atom/event=0x73/": "TOPDOWN_BAD_SPECULATION.ALL_P",
         "cpu_atom/event=0x74,umask=0x1/": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS",
+        # Skymont's (arrowlake/ and lunarlake/pipeline.json, Unit cpu_atom):
+        # TOPDOWN_RETIRING.ALL and TOPDOWN_FE_BOUND.ALL on fixed counters 6
+        # and 5 (no event code, umask 7 and 6), TOPDOWN_BE_BOUND.ALL (and
+        # its alias ALL_P) 0xa4 umask 2
+        "cpu_atom/event=0x0,umask=0x7/": "TOPDOWN_RETIRING.ALL",
+        "cpu_atom/event=0x0,umask=0x6/": "TOPDOWN_FE_BOUND.ALL",
+        "cpu_atom/event=0xa4,umask=0x2/": "TOPDOWN_BE_BOUND.ALL",
         # Sierra Forest's Crestmont, raw on its one core PMU
         # (sierraforest/pipeline.json)
         "r72": "TOPDOWN_RETIRING.ALL_P",
@@ -319,6 +326,21 @@ CRESTMONT_ALONE = {
     "tma_machine_clears": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
     "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
 }
+# Skymont's (the E-cores of Arrow Lake and Lunar Lake) level 1 and 2: the
+# same formulas in arrowlake/arl-metrics.json and lunarlake/lnl-metrics.json
+# (Unit cpu_atom; each row below cites the file it was read from).
+SKYMONT = {
+    name: "cpu_atom@%s@ / (8 * cpu_atom@CPU_CLK_UNHALTED.CORE@)" % event
+    for name, event in (
+        ("tma_retiring", "TOPDOWN_RETIRING.ALL"),
+        ("tma_frontend_bound", "TOPDOWN_FE_BOUND.ALL"),
+        ("tma_bad_speculation", "TOPDOWN_BAD_SPECULATION.ALL_P"),
+        ("tma_backend_bound", "TOPDOWN_BE_BOUND.ALL_P"),
+        ("tma_branch_mispredicts", "TOPDOWN_BAD_SPECULATION.MISPREDICT"),
+        ("tma_machine_clears", "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS"),
+        ("tma_core_bound", "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS"),
+    )
+}
 KERNEL_CPUS = [
     (cpu("AuthenticAMD-25-61-2", "Zen 4, kernel JSON", "amd-zen4", "amd64_fam19h_zen4"),
      KERNEL + "amdzen4/pipeline.json at 037dd1308c6d", {
@@ -364,6 +386,44 @@ KERNEL_CPUS = [
          P_CORE_TOPDOWN),
      KERNEL + "meteorlake/mtl-metrics.json at 044d659abeec (Unit cpu_core)", {
          "tma_info_thread_slots": "cpu_core@TOPDOWN.SLOTS@",
+         "tma_info_thread_clks": "cpu_core@CPU_CLK_UNHALTED.THREAD@",
+         "tma_info_thread_ipc": "cpu_core@INST_RETIRED.ANY@ / tma_info_thread_clks",
+         "tma_info_thread_cpi": "1 / tma_info_thread_ipc",
+         # perf 6.1's names of these two (alderlake's IPC and CPI of Unit
+         # cpu_core), which later files call tma_info_thread_ipc and _cpi
+         "IPC": "tma_info_thread_ipc",
+         "CPI": "tma_info_thread_cpi",
+         "tma_info_system_turbo_utilization":
+             "tma_info_thread_clks / cpu_core@CPU_CLK_UNHALTED.REF_TSC@",
+         "tma_info_system_core_frequency":
+             "tma_info_system_turbo_utilization * TSC / 1e9 / duration_time",
+         # the file has no cpu_operating_frequency: its core frequency is
+         # the one (a DIFF, tsc-over-duration)
+         "cpu_operating_frequency": "tma_info_system_core_frequency",
+         "tma_retiring":
+             "cpu_core@topdown\\-retiring@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+         "tma_frontend_bound":
+             "cpu_core@topdown\\-fe\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) - cpu_core@INT_MISC.UOP_DROPPING@ / "
+             "tma_info_thread_slots",
+         "tma_bad_speculation":
+             "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+         "tma_heavy_operations":
+             "cpu_core@topdown\\-heavy\\-ops@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
+         "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
+         "tma_machine_clears": "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+         "tma_fetch_latency":
+             "cpu_core@topdown\\-fetch\\-lat@ / (cpu_core@topdown\\-fe\\-bound@ + "
+             "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
+             "cpu_core@topdown\\-be\\-bound@) - cpu_core@INT_MISC.UOP_DROPPING@ / "
+             "tma_info_thread_slots",
+         "tma_fetch_bandwidth": "max(0, tma_frontend_bound - tma_fetch_latency)",
+         "tma_core_bound": "max(0, tma_backend_bound - tma_memory_bound)",
          "tma_backend_bound":
              "cpu_core@topdown\\-be\\-bound@ / (cpu_core@topdown\\-fe\\-bound@ + "
              "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
@@ -377,6 +437,15 @@ KERNEL_CPUS = [
              "cpu_core@topdown\\-bad\\-spec@ + cpu_core@topdown\\-retiring@ + "
              "cpu_core@topdown\\-be\\-bound@) + 0 * tma_info_thread_slots",
      }),
+    (cpu("GenuineIntel-6-C6-2", "Arrow Lake E-core, kernel JSON", HYBRID, "spr", "cpu_atom", 0,
+         P_CORE_TOPDOWN),
+     KERNEL + "arrowlake/arl-metrics.json at 67f8bc848ee3 (Unit cpu_atom)", SKYMONT),
+    (cpu("GenuineIntel-6-C5-2", "Arrow Lake-H E-core, kernel JSON", HYBRID, "spr", "cpu_atom", 0,
+         P_CORE_TOPDOWN),
+     KERNEL + "arrowlake/arl-metrics.json at 67f8bc848ee3 (Unit cpu_atom)", SKYMONT),
+    (cpu("GenuineIntel-6-BD-1", "Lunar Lake E-core, kernel JSON", HYBRID, "spr", "cpu_atom", 0,
+         P_CORE_TOPDOWN),
+     KERNEL + "lunarlake/lnl-metrics.json at 23878069de30 (Unit cpu_atom)", SKYMONT),
     (cpu("GenuineIntel-6-AF-3", "Sierra Forest, kernel JSON", FOUR_SLOTS, "tmt"),
      KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", CRESTMONT_ALONE),
     (cpu("GenuineIntel-6-B6-0", "Grand Ridge, kernel JSON", FOUR_SLOTS, "tmt"),
