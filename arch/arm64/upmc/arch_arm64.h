@@ -292,23 +292,49 @@ __asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_
 	".popsection");
 /* clang-format on */
 
-static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
+/* The table's address. The table's page is the table. Not volatile: the
+ * compiler may compute the address once for many reads. */
+static UPMC_ALWAYS_INLINE const void *upmc_arch_counter_table(void)
+{
+	const char *table;
+
+	__asm__("adrp %0, " UPMC_ARM64_TABLE : "=r"(table));
+	return table;
+}
+
+/* The counter of a page index through the table at table. */
+#define UPMC_ARCH_HAS_READ_AT 1
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_at(const void *table, uint32_t page_index)
 {
 	register uint64_t v __asm__("x16");
 	register const char *entry __asm__("x17");
-	const char *table;
 
-	/* The table's page is the table. Not volatile: the compiler may
-	 * compute the address once for many reads. */
-	__asm__("adrp %0, " UPMC_ARM64_TABLE : "=r"(table));
-	entry = table + ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
+	entry = (const char *)table + ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
 	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
 	return v;
 }
+
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
+{
+	return upmc_arch_read_at(upmc_arch_counter_table(), page_index);
+}
 #else
 /* Never called: no user-space counter read off Linux. */
+static inline const void *upmc_arch_counter_table(void)
+{
+	return 0;
+}
+
 static inline uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
+	(void)page_index;
+	return 0;
+}
+
+#define UPMC_ARCH_HAS_READ_AT 1
+static inline uint64_t upmc_arch_read_at(const void *table, uint32_t page_index)
+{
+	(void)table;
 	(void)page_index;
 	return 0;
 }
