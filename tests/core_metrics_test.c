@@ -80,6 +80,16 @@ TEST(metrics, straight_from_the_snapshots_as_from_the_counts)
 	EXPECT_MSG(v[0] == w[0] && v[0] == 3000006.0 / 1000000.0, "IPC %.17g, %.17g", v[0], w[0]);
 	EXPECT_MSG(v[1] == w[1] && v[1] == 1000.0 * 4000 / 3000006, "MPKI %.17g, %.17g", v[1],
 	           w[1]);
+	/* of counts: a denominator of 0, then an input that is NAN */
+	c[cycles] = 0;
+	upmc_metrics_of_counts(set, c, w);
+	EXPECT(isnan(w[0]) && w[1] == v[1]);
+	c[insn] = NAN;
+	upmc_metrics_of_counts(set, c, w);
+	EXPECT(isnan(w[0]) && isnan(w[1]));
+	for (i = 0; i < upmc_count(set); i++)
+		c[i] = (double)counts[i];
+	upmc_metrics_of_counts(set, c, w);
 	/* instructions not counted at the start: both metrics need them */
 	before[insn] = UPMC_NOT_COUNTED;
 	upmc_metrics(set, before, after, v);
