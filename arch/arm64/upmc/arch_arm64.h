@@ -244,25 +244,26 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
  * group), so each inlined read costs a few instructions of code. A call
  * through x17 changes only x16, x17 and x30, the registers the procedure
  * call standard leaves to such stubs. With BTI each entry starts with a
- * landing pad and is 16 bytes: that table has its own name, so objects
- * built with and without BTI each find their own. The table starts a
+ * landing pad: that table has its own name, so objects built with and
+ * without BTI each find their own. Every entry is 16 bytes either way, so
+ * that an inline read may also go through the table of the library that
+ * opened the set (upmc_set.counter_table), whichever way each was built
+ * (a landing pad runs as a nop where BTI is off). The table starts a
  * 4 KiB page, so that adrp alone gives its address (adrp+add otherwise);
  * that costs the program up to 4 KiB of padding, once. Its name says so
- * ("paged"): a table laid out otherwise, from another version of this
+ * ("paged16"): a table laid out otherwise, from another version of this
  * header, is another symbol, never the one the linker keeps for both.
  */
 #if UPMC_ARCH_HAS_USER_READ
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
-#define UPMC_ARM64_TABLE      "upmc_arm64_counters_bti_paged"
+#define UPMC_ARM64_TABLE      "upmc_arm64_counters_bti_paged16"
 #define UPMC_ARM64_ENTRY(reg) "hint #34\n\tmrs x16, " reg "\n\tret\n\tnop\n\t"
+#else
+#define UPMC_ARM64_TABLE      "upmc_arm64_counters_paged16"
+#define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n\tudf #0\n\tudf #0\n\t"
+#endif
 #define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\tudf #0\n\tudf #0\n\t"
 #define UPMC_ARM64_SHIFT_BITS 4
-#else
-#define UPMC_ARM64_TABLE      "upmc_arm64_counters_paged"
-#define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n\t"
-#define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\t"
-#define UPMC_ARM64_SHIFT_BITS 3
-#endif
 
 /* clang-format off */
 __asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_TABLE ",comdat\n"
