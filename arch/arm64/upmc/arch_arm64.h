@@ -263,7 +263,7 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
 #define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n\tudf #0\n\tudf #0\n\t"
 #endif
 #define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\tudf #0\n\tudf #0\n\t"
-#define UPMC_ARM64_SHIFT_BITS 4
+#define UPMC_ARM64_SHIFT_BITS "4"
 
 /* clang-format off */
 __asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_TABLE ",comdat\n"
@@ -308,10 +308,13 @@ static UPMC_ALWAYS_INLINE const void *upmc_arch_counter_table(void)
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_at(const void *table, uint32_t page_index)
 {
 	register uint64_t v __asm__("x16");
-	register const char *entry __asm__("x17");
 
-	entry = (const char *)table + ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
-	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
+	/* The entry's address in the asm: written in C, gcc makes the shift
+	 * by 4 and the add two instructions (its cost model), not one. */
+	__asm__ __volatile__("add x17, %1, %w2, uxtw #" UPMC_ARM64_SHIFT_BITS "\n\tblr x17"
+	                     : "=r"(v)
+	                     : "r"(table), "r"(page_index)
+	                     : "x17", "x30");
 	return v;
 }
 
