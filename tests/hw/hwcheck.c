@@ -923,7 +923,7 @@ static void prof_cost(void)
  * header's inline test of upmc_zones_recording (a load and a branch per
  * call, and a branch back from the call laid out of line) is in them. */
 #define ZONE_TIME_CEILING 43
-#define ZONE_4_CEILING    151
+#define ZONE_4_CEILING    119
 
 static const struct upmc_zone_loc cost_loc = {"cost", "cost_of_zone", __FILE__, __LINE__};
 

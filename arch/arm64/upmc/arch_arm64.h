@@ -262,8 +262,10 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
 #define UPMC_ARM64_TABLE      "upmc_arm64_counters_paged16"
 #define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n\tudf #0\n\tudf #0\n\t"
 #endif
-#define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\tudf #0\n\tudf #0\n\t"
-#define UPMC_ARM64_SHIFT_BITS "4"
+#define UPMC_ARM64_UNUSED "udf #0\n\tudf #0\n\tudf #0\n\tudf #0\n\t"
+/* Entries of 16 bytes: an index is shifted by 4, in C and in the asm. */
+#define UPMC_ARM64_SHIFT_BITS 4
+#define UPMC_ARM64_SHIFT_TEXT "4"
 
 /* clang-format off */
 __asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_TABLE ",comdat\n"
@@ -303,24 +305,36 @@ static UPMC_ALWAYS_INLINE const void *upmc_arch_counter_table(void)
 	return table;
 }
 
-/* The counter of a page index through the table at table. */
+/*
+ * The counter of a page index through the table at table, for an index
+ * that changes from read to read (the inline readers'): the entry's
+ * address in the asm, one add; written in C, gcc makes the shift by 4 and
+ * the add two instructions (its cost model).
+ */
 #define UPMC_ARCH_HAS_READ_AT 1
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_at(const void *table, uint32_t page_index)
 {
 	register uint64_t v __asm__("x16");
 
-	/* The entry's address in the asm: written in C, gcc makes the shift
-	 * by 4 and the add two instructions (its cost model), not one. */
-	__asm__ __volatile__("add x17, %1, %w2, uxtw #" UPMC_ARM64_SHIFT_BITS "\n\tblr x17"
+	__asm__ __volatile__("add x17, %1, %w2, uxtw #" UPMC_ARM64_SHIFT_TEXT "\n\tblr x17"
 	                     : "=r"(v)
 	                     : "r"(table), "r"(page_index)
 	                     : "x17", "x30");
 	return v;
 }
 
+/* The same through this program's own table, the entry's address in C:
+ * for an index that stays (a loop of reads of one counter), the compiler
+ * computes it once. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
-	return upmc_arch_read_at(upmc_arch_counter_table(), page_index);
+	register uint64_t v __asm__("x16");
+	register const char *entry __asm__("x17");
+
+	entry = (const char *)upmc_arch_counter_table() +
+	        ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
+	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
+	return v;
 }
 #else
 /* Never called: no user-space counter read off Linux. */
