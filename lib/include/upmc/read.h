@@ -366,10 +366,12 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
  * would cost kilobytes of code each.
  *
  * Which read is cheapest (exact instructions on arm64,
- * docs/hardware-checks.md): upmc_read_n() for 1 counter (13 against 17) and either for 2
- * (24); from 4 counters upmc_read(), where the set has a layout reader (40 /
- * 56 / 65 against 46 / 68 / 80 for 4 / 6 / 7): upmc_read() pays 7 to 10
- * for its call, upmc_read_n() 3 to 4 a counter for the table it reads each
+ * docs/hardware-checks.md): upmc_read_n() for 1 counter (12 against 17:
+ * the floor, the reader written for the set's layout, is 10) and either
+ * for 2 (24); from 4 counters upmc_read(), where the set has a layout
+ * reader, as it has from any first counter (40 / 56 / 65 against 46 / 68 /
+ * 79 for 4 / 6 / 7): upmc_read() pays 7 to 10 for its call and the values
+ * it stores, upmc_read_n() about 3.5 a counter for the table it reads each
  * through. Without a layout reader upmc_read() costs 9 to 11 more than
  * upmc_read_n(). On x86 (rdpmc takes the counter in a register, no table)
  * upmc_read_n() is the cheapest.
