@@ -699,7 +699,7 @@ double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts)
 
 /* A ratio of counts the caller has, as the steps give it: NAN where an
  * input is NAN or the denominator 0. */
-static double ratio_of(const struct upmc_metric *m, double num, double den)
+static double counts_ratio(const struct upmc_metric *m, double num, double den)
 {
 	return isnan(num) || isnan(den) || den == 0 || m->reason[0] ? NAN : num / den;
 }
@@ -710,7 +710,7 @@ double upmc_metric_value_of(const struct upmc_metric *m, const double *counts)
 	unsigned k;
 
 	if (m->ratio)
-		return ratio_of(m, counts[m->num], counts[m->den]);
+		return counts_ratio(m, counts[m->num], counts[m->den]);
 	for (k = 0; k < m->n_in; k++)
 		in[k] = counts[m->in[k]];
 	return m->reason[0] ? NAN : upmc_metric_evaluate(m, in);
