@@ -750,9 +750,9 @@ void upmc_metric_describe(const struct upmc_metric *m, struct upmc_metric_info *
  * one that reads topdown: its counts adjusted, and NAN where PERF_METRICS
  * cannot measure the interval (with why). Out of line: the other sets'
  * metrics need no frame for it. */
-static __attribute__((noinline)) int
-multiplexed_or_topdown_metrics(const struct upmc_set *set, const uint64_t *before,
-                               const uint64_t *after, uint64_t *counts, double *values)
+static UPMC_COLD int multiplexed_or_topdown_metrics(const struct upmc_set *set,
+                                                    const uint64_t *before, const uint64_t *after,
+                                                    uint64_t *counts, double *values)
 {
 	unsigned j;
 
