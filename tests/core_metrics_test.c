@@ -50,6 +50,61 @@ TEST(metrics, events_once_and_exact_values)
 	upmc_close(set);
 }
 
+/* upmc_metrics() takes a ratio ("instructions / cycles") and any other
+ * formula straight from the two snapshots; they agree with
+ * upmc_metrics_of_counts() of the interval's counts (the evaluator's steps)
+ * between snapshots that do not start at 0, and give NAN where an input
+ * did not count at either end or the denominator did not move. */
+TEST(metrics, straight_from_the_snapshots_as_from_the_counts)
+{
+	uint64_t before[UPMC_SNAPSHOT_MAX] = {0}, after[UPMC_SNAPSHOT_MAX] = {0};
+	uint64_t counts[UPMC_MAX_COUNTERS];
+	double v[2], w[2], c[UPMC_MAX_COUNTERS];
+	struct upmc_set *set;
+	int insn, cycles, misses, i;
+
+	fake_boot("x86-intel");
+	ASSERT_MSG(upmc_open(&set, "IPC,branch-MPKI", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 2);
+	insn = counter_named(set, "instructions");
+	cycles = counter_named(set, "cycles");
+	misses = counter_named(set, "branch-misses");
+	before[insn] = 1000003, after[insn] = 4000009;
+	before[cycles] = 77, after[cycles] = 1000077;
+	before[misses] = 5, after[misses] = 4005;
+	ASSERT(upmc_metrics(set, before, after, v) == 2);
+	ASSERT(upmc_interval(set, before, after, counts, NULL) == upmc_count(set));
+	for (i = 0; i < upmc_count(set); i++)
+		c[i] = (double)counts[i];
+	ASSERT(upmc_metrics_of_counts(set, c, w) == 2);
+	EXPECT_MSG(v[0] == w[0] && v[0] == 3000006.0 / 1000000.0, "IPC %.17g, %.17g", v[0], w[0]);
+	EXPECT_MSG(v[1] == w[1] && v[1] == 1000.0 * 4000 / 3000006, "MPKI %.17g, %.17g", v[1],
+	           w[1]);
+	/* of counts: a denominator of 0, then an input that is NAN */
+	c[cycles] = 0;
+	upmc_metrics_of_counts(set, c, w);
+	EXPECT(isnan(w[0]) && w[1] == v[1]);
+	c[insn] = NAN;
+	upmc_metrics_of_counts(set, c, w);
+	EXPECT(isnan(w[0]) && isnan(w[1]));
+	for (i = 0; i < upmc_count(set); i++)
+		c[i] = (double)counts[i];
+	upmc_metrics_of_counts(set, c, w);
+	/* instructions not counted at the start: both metrics need them */
+	before[insn] = UPMC_NOT_COUNTED;
+	upmc_metrics(set, before, after, v);
+	EXPECT(isnan(v[0]) && isnan(v[1]));
+	/* cycles not counted at the end; then counted, but the same at both ends */
+	before[insn] = 1000003;
+	after[cycles] = UPMC_NOT_COUNTED;
+	upmc_metrics(set, before, after, v);
+	EXPECT(isnan(v[0]) && v[1] == w[1]);
+	after[cycles] = before[cycles];
+	upmc_metrics(set, before, after, v);
+	EXPECT(isnan(v[0]) && v[1] == w[1]);
+	upmc_close(set);
+}
+
 /* Each input's interval scaled by its own times, then the formula. */
 TEST(metrics, multiplexed_inputs_are_scaled_intervals)
 {

@@ -118,6 +118,12 @@ int upmc_metric_compile(struct upmc_metric *m)
 	}
 	while (n_ops && !err)
 		err = push_step(m, ops[--n_ops], 0, 0);
+	m->ratio = !err && m->n_steps == 3 && m->step[0].kind == 'e' && m->step[1].kind == 'e' &&
+	           m->step[2].kind == '/';
+	if (m->ratio) {
+		m->num = m->in[m->step[0].input];
+		m->den = m->in[m->step[1].input];
+	}
 	return err;
 }
 

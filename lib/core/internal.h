@@ -61,6 +61,10 @@ struct upmc_metric {
 	char name[UPMC_NAME_MAX];
 	unsigned n_in, n_steps;
 	unsigned in[UPMC_METRIC_INPUTS];
+	/* The formula is one input over another ("instructions / cycles"):
+	 * over counter num and counter den, computed without the steps. */
+	int ratio;
+	unsigned num, den;
 	struct upmc_metric_step step[UPMC_METRIC_STEPS];
 	char reason[UPMC_REASON_MAX];   /* why it cannot be computed; "" when it can */
 	char last_why[UPMC_REASON_MAX]; /* why upmc_metrics() last gave NAN, if it says */
@@ -87,6 +91,12 @@ struct upmc_topdown {
 };
 
 struct upmc_set_state {
+	/* The OS layer time-shares the counters (UPMC_OPT_MULTIPLEX): its
+	 * reads give unscaled counts and times, which the library scales.
+	 * First, with the count of metrics: upmc_metrics() loads both from
+	 * the state's address, with no add to reach them. */
+	int multiplexed;
+	unsigned n_metrics;
 	struct upmc_counter counter[UPMC_MAX_COUNTERS];
 	/* Every page the OS layer gave for a user-space read, whatever its
 	 * width; set->page[] keeps those the inline reader was built for. */
@@ -96,9 +106,6 @@ struct upmc_set_state {
 	 * unavailable counters from counting, when their reasons say it
 	 * in a few words only (the OS layer writes it at open); "" if none. */
 	char advice[UPMC_REASON_MAX];
-	/* The OS layer time-shares the counters (UPMC_OPT_MULTIPLEX): its
-	 * reads give unscaled counts and times, which the library scales. */
-	int multiplexed;
 	/* The reader of the whole set where the inline readers hand over
 	 * (upmc_read_n_slow()): by read(2), multiplexed, or page by page. */
 	upmc_reader handover;
@@ -112,10 +119,9 @@ struct upmc_set_state {
 	/* The registry of open sets (lib/set.c), for fork(). */
 	struct upmc_set *prev, *next;
 	int forked; /* this is a forked child; the set is the parent's */
-	/* Last, 19 KiB: the fields above that reads load (os, multiplexed)
+	/* Last, 19 KiB: the fields above that reads load (os, topdown)
 	 * stay well within an arm64 load's reach from the state's address
 	 * (32760 bytes for 8-byte words), a field beyond it costs an add. */
-	unsigned n_metrics;
 	struct upmc_metric metric[UPMC_MAX_METRICS];
 };
 
@@ -169,9 +175,10 @@ int upmc_spec_add_metrics(struct upmc_spec *out, const char *item, unsigned flag
 void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values);
 
 /* upmc_metrics() without its checks, the interval's counts as the metrics
- * took them into counts[set->n] (topdown's made whole). */
-void upmc_metrics_between(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
-                          uint64_t *counts, double *values);
+ * took them into counts[set->n] (topdown's made whole); returns
+ * upmc_metric_count(). */
+int upmc_metrics_between(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
+                         uint64_t *counts, double *values);
 
 /* For counting without a set (upmc stat): a spec's events into events[max]
  * and the metrics it names into metrics[UPMC_MAX_METRICS] (*n_metrics of
@@ -257,6 +264,14 @@ void upmc_format(char *buf, size_t size, const char *fmt, ...) UPMC_PRINTF(3, 4)
  * after the set is gone (zones). */
 void upmc_interval_of(int multiplexed, unsigned n, const uint64_t *before, const uint64_t *after,
                       uint64_t *counts, double *ratios);
+
+/* A counter's count between two snapshots of a set that is not
+ * multiplexed: UPMC_NOT_COUNTED where either did not count. */
+static inline uint64_t upmc_count_between(uint64_t before, uint64_t after)
+{
+	return before == UPMC_NOT_COUNTED || after == UPMC_NOT_COUNTED ? UPMC_NOT_COUNTED
+	                                                               : after - before;
+}
 
 /* count * enabled / running without overflow (saturating below
  * UPMC_NOT_COUNTED); UPMC_NOT_COUNTED when running is 0. */

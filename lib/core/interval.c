@@ -41,24 +41,37 @@ static uint64_t scaled_interval(uint64_t c0, uint64_t c1, uint64_t e0, uint64_t 
 	return upmc_scale(c1 - c0, e1 - e0, r1 - r0);
 }
 
+/* upmc_interval_of() of a multiplexed set: each count scaled. */
+static UPMC_COLD void scaled_intervals(unsigned n, const uint64_t *before, const uint64_t *after,
+                                       uint64_t *counts, double *ratios)
+{
+	unsigned i;
+
+	for (i = 0; i < n; i++) {
+		double ratio;
+		counts[i] = scaled_interval(before[i], after[i], before[n + i], after[n + i],
+		                            before[2 * n + i], after[2 * n + i], &ratio);
+		if (ratios)
+			ratios[i] = counts[i] == UPMC_NOT_COUNTED ? 0 : ratio;
+	}
+}
+
+/* The multiplexed case out of line (its 128-bit division is a call): the
+ * usual one, a difference per counter, then needs no frame (it runs for
+ * every upmc_metrics()). */
 void upmc_interval_of(int multiplexed, unsigned n, const uint64_t *before, const uint64_t *after,
                       uint64_t *counts, double *ratios)
 {
 	unsigned i;
 
-	for (i = 0; i < n; i++) {
-		double ratio = 1;
-		if (multiplexed)
-			counts[i] =
-			        scaled_interval(before[i], after[i], before[n + i], after[n + i],
-			                        before[2 * n + i], after[2 * n + i], &ratio);
-		else if (before[i] == UPMC_NOT_COUNTED || after[i] == UPMC_NOT_COUNTED)
-			counts[i] = UPMC_NOT_COUNTED;
-		else
-			counts[i] = after[i] - before[i];
-		if (ratios)
-			ratios[i] = counts[i] == UPMC_NOT_COUNTED ? 0 : ratio;
+	if (multiplexed) {
+		scaled_intervals(n, before, after, counts, ratios);
+		return;
 	}
+	for (i = 0; i < n; i++)
+		counts[i] = upmc_count_between(before[i], after[i]);
+	for (i = 0; ratios && i < n; i++)
+		ratios[i] = counts[i] == UPMC_NOT_COUNTED ? 0 : 1;
 }
 
 UPMC_API int upmc_interval(const struct upmc_set *set, const uint64_t *before,

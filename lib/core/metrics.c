@@ -678,14 +678,63 @@ UPMC_API const char *upmc_metric_reason(const struct upmc_set *set, unsigned j)
 	return m->last_why;
 }
 
-double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts)
+/*
+ * A metric's inputs come as two arrays: the counts of counter i between
+ * two snapshots of a set that is neither multiplexed nor read topdown,
+ * after[i] - before[i] (UPMC_NOT_COUNTED where either did not count), so
+ * that upmc_metrics() of such a set needs no array of counts; or, with
+ * before NULL, after[i], counts the caller has.
+ */
+static UPMC_ALWAYS_INLINE uint64_t input_count(const uint64_t *before, const uint64_t *after,
+                                               unsigned i)
+{
+	return before ? upmc_count_between(before[i], after[i]) : after[i];
+}
+
+/* A ratio's value as upmc_metric_evaluate() gives it: NAN where an input
+ * did not count or the denominator is 0. */
+static UPMC_ALWAYS_INLINE double ratio_value(const struct upmc_metric *m, const uint64_t *before,
+                                             const uint64_t *after)
+{
+	const uint64_t num = input_count(before, after, m->num),
+	               den = input_count(before, after, m->den);
+
+	if (UPMC_UNLIKELY(num == UPMC_NOT_COUNTED || den == UPMC_NOT_COUNTED || !den ||
+	                  m->reason[0]))
+		return NAN;
+	return (double)num / (double)den;
+}
+
+/* Any formula's value, by its steps. */
+static double formula_value(const struct upmc_metric *m, const uint64_t *before,
+                            const uint64_t *after)
 {
 	double in[UPMC_METRIC_INPUTS];
 	unsigned k;
 
-	for (k = 0; k < m->n_in; k++)
-		in[k] = counts[m->in[k]] == UPMC_NOT_COUNTED ? NAN : (double)counts[m->in[k]];
+	for (k = 0; k < m->n_in; k++) {
+		const uint64_t count = input_count(before, after, m->in[k]);
+		in[k] = count == UPMC_NOT_COUNTED ? NAN : (double)count;
+	}
 	return m->reason[0] ? NAN : upmc_metric_evaluate(m, in);
+}
+
+static UPMC_ALWAYS_INLINE double metric_value(const struct upmc_metric *m, const uint64_t *before,
+                                              const uint64_t *after)
+{
+	return m->ratio ? ratio_value(m, before, after) : formula_value(m, before, after);
+}
+
+double upmc_metric_value(const struct upmc_metric *m, const uint64_t *counts)
+{
+	return metric_value(m, NULL, counts);
+}
+
+/* A ratio of counts the caller has, as the steps give it: NAN where an
+ * input is NAN or the denominator 0. */
+static double counts_ratio(const struct upmc_metric *m, double num, double den)
+{
+	return isnan(num) || isnan(den) || den == 0 || m->reason[0] ? NAN : num / den;
 }
 
 double upmc_metric_value_of(const struct upmc_metric *m, const double *counts)
@@ -693,17 +742,30 @@ double upmc_metric_value_of(const struct upmc_metric *m, const double *counts)
 	double in[UPMC_METRIC_INPUTS];
 	unsigned k;
 
+	if (m->ratio)
+		return counts_ratio(m, counts[m->num], counts[m->den]);
 	for (k = 0; k < m->n_in; k++)
 		in[k] = counts[m->in[k]];
 	return m->reason[0] ? NAN : upmc_metric_evaluate(m, in);
 }
 
-void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values)
+/* Every metric of the set from its inputs (input_count()); returns
+ * upmc_metric_count(). */
+static UPMC_ALWAYS_INLINE int metrics_of(const struct upmc_set *set, const uint64_t *before,
+                                         const uint64_t *after, double *values)
 {
+	const struct upmc_metric *metric = set->state->metric;
+	const unsigned n = set->state->n_metrics;
 	unsigned j;
 
-	for (j = 0; j < set->state->n_metrics; j++)
-		values[j] = upmc_metric_value(&set->state->metric[j], counts);
+	for (j = 0; j < n; j++)
+		values[j] = metric_value(&metric[j], before, after);
+	return (int)n;
+}
+
+void upmc_metrics_of(const struct upmc_set *set, const uint64_t *counts, double *values)
+{
+	metrics_of(set, NULL, counts, values);
 }
 
 struct upmc_metric_info upmc_metric_info_of(const struct upmc_metric_def *d, const char *why)
@@ -717,12 +779,19 @@ void upmc_metric_describe(const struct upmc_metric *m, struct upmc_metric_info *
 	*info = upmc_metric_info_of(m->def, m->reason);
 }
 
-void upmc_metrics_between(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
-                          uint64_t *counts, double *values)
+/* upmc_metrics_between() of a multiplexed set (its counts scaled), or of
+ * one that reads topdown: its counts adjusted, and NAN where PERF_METRICS
+ * cannot measure the interval (with why). Out of line: the other sets'
+ * metrics need no frame for it. */
+static UPMC_COLD int multiplexed_or_topdown_metrics(const struct upmc_set *set,
+                                                    const uint64_t *before, const uint64_t *after,
+                                                    uint64_t *counts, double *values)
 {
 	unsigned j;
 
 	upmc_interval_of(set->state->multiplexed, set->n, before, after, counts, NULL);
+	if (!set->state->topdown)
+		return metrics_of(set, NULL, counts, values);
 	upmc_topdown_counts(set, before, after, counts);
 	for (j = 0; j < set->state->n_metrics; j++) {
 		struct upmc_metric *m = &set->state->metric[j];
@@ -732,8 +801,27 @@ void upmc_metrics_between(const struct upmc_set *set, const uint64_t *before, co
 		                    ? NAN
 		                    : upmc_metric_value(m, counts);
 	}
+	return (int)set->state->n_metrics;
 }
 
+/* Most sets are neither multiplexed nor read topdown: each count is a
+ * difference, and no last_why is ever written. */
+static UPMC_ALWAYS_INLINE int is_plain(const struct upmc_set *set)
+{
+	return !set->state->multiplexed && !set->state->topdown;
+}
+
+int upmc_metrics_between(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
+                         uint64_t *counts, double *values)
+{
+	if (UPMC_UNLIKELY(!is_plain(set)))
+		return multiplexed_or_topdown_metrics(set, before, after, counts, values);
+	upmc_interval_of(0, set->n, before, after, counts, NULL);
+	return metrics_of(set, NULL, counts, values);
+}
+
+/* A plain set's metrics straight from the two snapshots: no counts to
+ * keep, so none are computed but the inputs'. */
 UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, const uint64_t *after,
                           double *values)
 {
@@ -741,8 +829,9 @@ UPMC_API int upmc_metrics(const struct upmc_set *set, const uint64_t *before, co
 
 	if (!set || !before || !after || !values)
 		return upmc_fail(-EINVAL, "upmc_metrics: the set, a snapshot or values is NULL");
-	upmc_metrics_between(set, before, after, counts, values);
-	return (int)set->state->n_metrics;
+	if (UPMC_LIKELY(is_plain(set)))
+		return metrics_of(set, before, after, values);
+	return multiplexed_or_topdown_metrics(set, before, after, counts, values);
 }
 
 UPMC_API int upmc_metrics_of_counts(const struct upmc_set *set, const double *counts,

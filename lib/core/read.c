@@ -542,6 +542,7 @@ void upmc_choose_readers(struct upmc_set *set)
 {
 	unsigned i, fast = 0, users = 0;
 
+	set->counter_table = upmc_arch_counter_table();
 	for (i = 0; i < set->n; i++) {
 		const volatile struct upmc_perf_page *pc = set->page[i];
 		int user = set->state->counter[i].path == UPMC_PATH_USER;

@@ -244,25 +244,28 @@ static UPMC_ALWAYS_INLINE int upmc_arch_cap_ok(const volatile struct upmc_perf_p
  * group), so each inlined read costs a few instructions of code. A call
  * through x17 changes only x16, x17 and x30, the registers the procedure
  * call standard leaves to such stubs. With BTI each entry starts with a
- * landing pad and is 16 bytes: that table has its own name, so objects
- * built with and without BTI each find their own. The table starts a
+ * landing pad: that table has its own name, so objects built with and
+ * without BTI each find their own. Every entry is 16 bytes either way, so
+ * that an inline read may also go through the table of the library that
+ * opened the set (upmc_set.counter_table), whichever way each was built
+ * (a landing pad runs as a nop where BTI is off). The table starts a
  * 4 KiB page, so that adrp alone gives its address (adrp+add otherwise);
  * that costs the program up to 4 KiB of padding, once. Its name says so
- * ("paged"): a table laid out otherwise, from another version of this
+ * ("paged16"): a table laid out otherwise, from another version of this
  * header, is another symbol, never the one the linker keeps for both.
  */
 #if UPMC_ARCH_HAS_USER_READ
 #if defined(__ARM_FEATURE_BTI_DEFAULT)
-#define UPMC_ARM64_TABLE      "upmc_arm64_counters_bti_paged"
+#define UPMC_ARM64_TABLE      "upmc_arm64_counters_bti_paged16"
 #define UPMC_ARM64_ENTRY(reg) "hint #34\n\tmrs x16, " reg "\n\tret\n\tnop\n\t"
-#define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\tudf #0\n\tudf #0\n\t"
-#define UPMC_ARM64_SHIFT_BITS 4
 #else
-#define UPMC_ARM64_TABLE      "upmc_arm64_counters_paged"
-#define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n\t"
-#define UPMC_ARM64_UNUSED     "udf #0\n\tudf #0\n\t"
-#define UPMC_ARM64_SHIFT_BITS 3
+#define UPMC_ARM64_TABLE      "upmc_arm64_counters_paged16"
+#define UPMC_ARM64_ENTRY(reg) "mrs x16, " reg "\n\tret\n\tudf #0\n\tudf #0\n\t"
 #endif
+#define UPMC_ARM64_UNUSED "udf #0\n\tudf #0\n\tudf #0\n\tudf #0\n\t"
+/* Entries of 16 bytes: an index is shifted by 4, in C and in the asm. */
+#define UPMC_ARM64_SHIFT_BITS 4
+#define UPMC_ARM64_SHIFT_TEXT "4"
 
 /* clang-format off */
 __asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_TABLE ",comdat\n"
@@ -292,23 +295,64 @@ __asm__(".pushsection .text." UPMC_ARM64_TABLE ",\"axG\",%progbits," UPMC_ARM64_
 	".popsection");
 /* clang-format on */
 
+/* The table's address. The table's page is the table. Not volatile: the
+ * compiler may compute the address once for many reads. */
+static UPMC_ALWAYS_INLINE const void *upmc_arch_counter_table(void)
+{
+	const char *table;
+
+	__asm__("adrp %0, " UPMC_ARM64_TABLE : "=r"(table));
+	return table;
+}
+
+/*
+ * The counter of a page index through the table at table, for an index
+ * that changes from read to read (the inline readers'): the entry's
+ * address in the asm, one add; written in C, gcc makes the shift by 4 and
+ * the add two instructions (its cost model).
+ */
+#define UPMC_ARCH_HAS_READ_AT 1
+static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_at(const void *table, uint32_t page_index)
+{
+	register uint64_t v __asm__("x16");
+
+	__asm__ __volatile__("add x17, %1, %w2, uxtw #" UPMC_ARM64_SHIFT_TEXT "\n\tblr x17"
+	                     : "=r"(v)
+	                     : "r"(table), "r"(page_index)
+	                     : "x17", "x30");
+	return v;
+}
+
+/* The same through this program's own table, the entry's address in C:
+ * for an index that stays (a loop of reads of one counter), the compiler
+ * computes it once. */
 static UPMC_ALWAYS_INLINE uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
 	register uint64_t v __asm__("x16");
 	register const char *entry __asm__("x17");
-	const char *table;
 
-	/* The table's page is the table. Not volatile: the compiler may
-	 * compute the address once for many reads. */
-	__asm__("adrp %0, " UPMC_ARM64_TABLE : "=r"(table));
-	entry = table + ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
+	entry = (const char *)upmc_arch_counter_table() +
+	        ((uint64_t)page_index << UPMC_ARM64_SHIFT_BITS);
 	__asm__ __volatile__("blr %1" : "=r"(v) : "r"(entry) : "x30");
 	return v;
 }
 #else
 /* Never called: no user-space counter read off Linux. */
+static inline const void *upmc_arch_counter_table(void)
+{
+	return 0;
+}
+
 static inline uint64_t upmc_arch_read_counter(uint32_t page_index)
 {
+	(void)page_index;
+	return 0;
+}
+
+#define UPMC_ARCH_HAS_READ_AT 1
+static inline uint64_t upmc_arch_read_at(const void *table, uint32_t page_index)
+{
+	(void)table;
 	(void)page_index;
 	return 0;
 }

@@ -156,9 +156,31 @@ static UPMC_ALWAYS_INLINE void upmc_arch_hold_page(const volatile struct upmc_pe
 #define UPMC_ARCH_READ_COUNTER(page_index)  upmc_arch_read_counter(page_index)
 #define UPMC_ARCH_READ_EXTENDED(page_index) upmc_arch_read_extended(page_index)
 #define UPMC_ARCH_READ_FIXED(page_index)    upmc_arch_read_fixed(page_index)
+#ifdef UPMC_ARCH_HAS_READ_AT
+#define UPMC_ARCH_READ_EXTENDED_AT(table, page_index) \
+	upmc_arch_extend(upmc_arch_read_at(table, page_index))
+#endif
 #else
 #define UPMC_ARCH_READ_EXTENDED(page_index) upmc_arch_extend(UPMC_ARCH_READ_COUNTER(page_index))
 #define UPMC_ARCH_READ_FIXED(page_index)    UPMC_ARCH_READ_EXTENDED(page_index)
+#endif
+
+/*
+ * Where the counter instruction does not name the counter (x86's rdpmc)
+ * or under the seam, a set's counter table is nothing: the read of any
+ * index is the same instruction. Where it does (arm64), the inline reads
+ * take the table's address from the set (upmc_set.counter_table), loaded
+ * with the first page's pointer in one instruction.
+ */
+#ifndef UPMC_ARCH_READ_EXTENDED_AT
+#define UPMC_ARCH_READ_EXTENDED_AT(table, page_index) \
+	((void)(table), UPMC_ARCH_READ_EXTENDED(page_index))
+#endif
+#ifndef UPMC_ARCH_HAS_READ_AT
+static UPMC_ALWAYS_INLINE const void *upmc_arch_counter_table(void)
+{
+	return 0;
+}
 #endif
 
 #ifdef __cplusplus
@@ -182,6 +204,9 @@ struct upmc_set_state;
 struct upmc_set {
 	uint32_t user_n; /* n when the inline reader reads every counter, else 0 */
 	uint32_t n;      /* counters in the set */
+	/* upmc_arch_counter_table(), kept beside page[0] so that one load
+	 * (ldp) gives both to a read of the first counter */
+	const void *counter_table;
 	/* Counter i's page where the inline reader may read it, else a page
 	 * whose index is 0 (so for every i, counted or not). */
 	const volatile struct upmc_perf_page *page[UPMC_MAX_COUNTERS];
@@ -304,6 +329,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 {
 	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
 	uint64_t lock[UPMC_INLINE_COUNTERS], even = 0;
+	const void *table = set->counter_table;
 	uint32_t i;
 
 	/* Copied, the pointers stay in registers across the barriers. */
@@ -320,7 +346,8 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 			upmc_barrier();
 			if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(page[i])))
 				return upmc_read_n_handover(set, values, n, escaped);
-			v = (uint64_t)page[i]->offset + UPMC_ARCH_READ_EXTENDED((uint32_t)index);
+			v = (uint64_t)page[i]->offset +
+			    UPMC_ARCH_READ_EXTENDED_AT(table, (uint32_t)index);
 			upmc_store_value(values, i, n, v, &even);
 		}
 		/* Pairs with the kernel's barrier() before its second ++lock. */
@@ -339,10 +366,12 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
  * would cost kilobytes of code each.
  *
  * Which read is cheapest (exact instructions on arm64,
- * docs/hardware-checks.md): upmc_read_n() for 1 counter (13 against 17) and either for 2
- * (24); from 4 counters upmc_read(), where the set has a layout reader (40 /
- * 56 / 65 against 46 / 68 / 80 for 4 / 6 / 7): upmc_read() pays 7 to 10
- * for its call, upmc_read_n() 3 to 4 a counter for the table it reads each
+ * docs/hardware-checks.md): upmc_read_n() for 1 counter (12 against 17:
+ * the floor, the reader written for the set's layout, is 10) and either
+ * for 2 (24); from 4 counters upmc_read(), where the set has a layout
+ * reader, as it has from any first counter (40 / 56 / 65 against 46 / 68 /
+ * 79 for 4 / 6 / 7): upmc_read() pays 7 to 10 for its call and the values
+ * it stores, upmc_read_n() about 3.5 a counter for the table it reads each
  * through. Without a layout reader upmc_read() costs 9 to 11 more than
  * upmc_read_n(). On x86 (rdpmc takes the counter in a register, no table)
  * upmc_read_n() is the cheapest.
@@ -391,10 +420,12 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter_handover(struct upmc_set *set, u
 static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i, uint64_t *value)
 {
 	const volatile struct upmc_perf_page *pc;
+	const void *table;
 	uint64_t lock, index, v;
 
 	if (UPMC_UNLIKELY(i >= UPMC_MAX_COUNTERS) || UPMC_OTHER_THREAD(set))
 		return upmc_read_counter_slow(set, i, value);
+	table = set->counter_table;
 	pc = set->page[i];
 	upmc_arch_hold_page(&pc);
 	do {
@@ -402,7 +433,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_counter(struct upmc_set *set, unsigned i
 		upmc_barrier(); /* as in upmc_read_first() */
 		if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(pc)))
 			return upmc_read_counter_handover(set, i, value);
-		v = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED((uint32_t)index);
+		v = (uint64_t)pc->offset + UPMC_ARCH_READ_EXTENDED_AT(table, (uint32_t)index);
 		__asm__("" ::"r"(v)); /* computed in every pass, as upmc_store_value() */
 		if (!UPMC_ARCH_HOLDS_VALUES)
 			*value = v;
