@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -226,13 +227,20 @@ static double memory_share(double ret)
 
 /* A pinned set cannot hold memory bound (or, with SMT on, branch
  * mispredicts): its inputs are one group, which the kernel refuses, and
- * the open says so. */
-static void pinned_does_not_fit(const char *metric)
+ * the open says so, and that a multiplexed set counts it; `needs`
+ * general counters and cycles, where the PMU took `took` together. */
+static void pinned_does_not_fit(const char *metric, unsigned needs, unsigned took)
 {
+	char said[160];
 	struct upmc_set *set;
 
 	EXPECT_EQ(upmc_open(&set, metric, NULL), -EINVAL);
 	EXPECT_CONTAINS(upmc_last_error(), "does not fit in one group");
+	snprintf(said, sizeof(said),
+	         "pass UPMC_OPT_MULTIPLEX to time-share the counters (the set needs %u counters "
+	         "in this group; the PMU took %u of them together)",
+	         needs + 1, took);
+	EXPECT_CONTAINS(upmc_last_error(), said);
 	EXPECT_EQ(fake_open_events(), 0);
 }
 
@@ -292,7 +300,7 @@ TEST(metrics_skylake, level_two_smt_off)
 	}
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
-	pinned_does_not_fit("memory-bound");
+	pinned_does_not_fit("memory-bound", 9, 8);
 }
 
 /* SMT on: the per-logical-CPU slots; branch mispredicts, machine clears,
@@ -307,12 +315,19 @@ TEST(metrics_skylake, level_two_smt_on)
 	double bad = (1800 - 1600 + 4 * (100 / 2.0)) / slots;
 	double backend = 1 - 600 / slots - (1800 + 4 * (100 / 2.0)) / slots;
 	struct upmc_set *set;
+	int clears;
 
 	setenv("LIBPFM_FORCE_PMU", "skx", 1);
 	fake_boot("intel-skylake-x-smt");
 	fake.pmu[fake_pmu_named("cpu")].gp = 4;
 	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
 	ASSERT(upmc_metric_count(set) == 8);
+	EXPECT_MSG(most_general_in_a_group() <= 4, "a group takes %u general counters",
+	           most_general_in_a_group());
+	clears = fake_event_with(PERF_TYPE_RAW, 0x10401c3); /* MACHINE_CLEARS.COUNT: alone */
+	ASSERT(clears >= 0);
+	EXPECT_EQ(fake.ev[clears].leader, clears);
+	EXPECT_EQ(general_in_group(clears), 1u);
 	count_named(set, counts, "cycles", 1000);
 	count_named(set, counts, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE", 20);
 	count_named(set, counts, "CPU_CLK_UNHALTED:REF_XCLK", 100);
@@ -337,8 +352,8 @@ TEST(metrics_skylake, level_two_smt_on)
 	           "core bound %.17g", v[7]);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
-	pinned_does_not_fit("branch-mispredicts");
-	pinned_does_not_fit("core-bound");
+	pinned_does_not_fit("branch-mispredicts", 7, 4);
+	pinned_does_not_fit("core-bound", 11, 4);
 }
 
 /* Haswell (Sandy Bridge to Broadwell): no level 2, and the reason, never
