@@ -208,12 +208,23 @@ static const char *const level_two[] = {
         "heavy-operations", "light-operations", "branch-mispredicts", "machine-clears",
         "fetch-latency",    "fetch-bandwidth",  "memory-bound",       "core-bound"};
 
-/* Memory bound's counts beyond level 1's: CYCLE_ACTIVITY.STALLS_MEM_ANY,
- * EXE_ACTIVITY.BOUND_ON_STORES, CYCLE_ACTIVITY.STALLS_TOTAL,
- * EXE_ACTIVITY.1_PORTS_UTIL, 2_PORTS_UTIL; its share of backend bound at
- * retiring ret, as perf 6.1's tma_memory_bound has it. */
-static void count_memory(struct upmc_set *set, double *counts)
+/* The counts of level 2's events but the recovery cycles and the SMT
+ * clocks: 1000 cycles; memory bound's beyond level 1's are
+ * CYCLE_ACTIVITY.STALLS_MEM_ANY, EXE_ACTIVITY.BOUND_ON_STORES,
+ * CYCLE_ACTIVITY.STALLS_TOTAL, EXE_ACTIVITY.1_PORTS_UTIL, 2_PORTS_UTIL;
+ * memory_share(): its share of backend bound at retiring ret, as perf
+ * 6.1's tma_memory_bound has it. */
+static void count_level_two(struct upmc_set *set, double *counts)
 {
+	count_named(set, counts, "cycles", 1000);
+	count_named(set, counts, "r400019c", 60);
+	count_named(set, counts, "IDQ_UOPS_NOT_DELIVERED:CORE", 600);
+	count_named(set, counts, "UOPS_ISSUED:ANY", 1800);
+	count_named(set, counts, "UOPS_RETIRED:RETIRE_SLOTS", 1600);
+	count_named(set, counts, "branch-misses", 30);
+	count_named(set, counts, "r10401c3", 10);
+	count_named(set, counts, "r4c2", 100);
+	count_named(set, counts, "instructions", 1500);
 	count_named(set, counts, "r140014a3", 300);
 	count_named(set, counts, "r40a6", 50);
 	count_named(set, counts, "r40004a3", 500);
@@ -280,17 +291,8 @@ TEST(metrics_skylake, level_two_smt_off)
 	ASSERT(stalls >= 0);
 	EXPECT_EQ(fake.ev[stalls].leader, stalls);
 	EXPECT_EQ(general_in_group(stalls), 1u);
-	count_named(set, counts, "cycles", 1000);
-	count_named(set, counts, "r400019c", 60);
-	count_named(set, counts, "IDQ_UOPS_NOT_DELIVERED:CORE", 600);
-	count_named(set, counts, "UOPS_ISSUED:ANY", 1800);
-	count_named(set, counts, "UOPS_RETIRED:RETIRE_SLOTS", 1600);
+	count_level_two(set, counts);
 	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES", 50);
-	count_named(set, counts, "branch-misses", 30);
-	count_named(set, counts, "r10401c3", 10);
-	count_named(set, counts, "r4c2", 100);
-	count_named(set, counts, "instructions", 1500);
-	count_memory(set, counts);
 	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
 	for (j = 0; j < 8; j++) {
 		EXPECT_MSG(!strcmp(upmc_metric_name(set, j), level_two[j]), "metric %u is %s", j,
@@ -328,19 +330,10 @@ TEST(metrics_skylake, level_two_smt_on)
 	ASSERT(clears >= 0);
 	EXPECT_EQ(fake.ev[clears].leader, clears);
 	EXPECT_EQ(general_in_group(clears), 1u);
-	count_named(set, counts, "cycles", 1000);
+	count_level_two(set, counts);
 	count_named(set, counts, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE", 20);
 	count_named(set, counts, "CPU_CLK_UNHALTED:REF_XCLK", 100);
-	count_named(set, counts, "r400019c", 60);
-	count_named(set, counts, "IDQ_UOPS_NOT_DELIVERED:CORE", 600);
-	count_named(set, counts, "UOPS_ISSUED:ANY", 1800);
-	count_named(set, counts, "UOPS_RETIRED:RETIRE_SLOTS", 1600);
 	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES_ANY", 100);
-	count_named(set, counts, "branch-misses", 30);
-	count_named(set, counts, "r10401c3", 10);
-	count_named(set, counts, "r4c2", 100);
-	count_named(set, counts, "instructions", 1500);
-	count_memory(set, counts);
 	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
 	EXPECT(!strcmp(upmc_metric_name(set, 4), "fetch-latency"));
 	EXPECT_MSG(fabs(v[4] - 4 * 60 / slots) < 1e-15, "fetch latency %.17g", v[4]);
