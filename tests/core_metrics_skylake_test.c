@@ -11,6 +11,7 @@
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <errno.h>
 #include <math.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -202,89 +203,150 @@ TEST(metrics_skylake, smt_state_from_the_topology_without_smt_active)
 	upmc_close(set);
 }
 
-/* The level 2 metrics of Skylake to Cascade Lake that one group holds. */
-static const char *const level_two[] = {"heavy-operations",   "light-operations",
-                                        "branch-mispredicts", "machine-clears",
-                                        "fetch-latency",      "fetch-bandwidth"};
+/* The level 2 metrics of Skylake to Cascade Lake, in TopdownL2's order. */
+static const char *const level_two[] = {
+        "heavy-operations", "light-operations", "branch-mispredicts", "machine-clears",
+        "fetch-latency",    "fetch-bandwidth",  "memory-bound",       "core-bound"};
 
-/* SMT off: perf 6.1's level 2 over 4 x cycles, its events beyond level 1's
- * as raw codes of Skylake's event list, exact values; memory bound said. */
-TEST(metrics_skylake, level_two_smt_off)
+/* The counts of level 2's events but the recovery cycles and the SMT
+ * clocks: 1000 cycles; memory bound's beyond level 1's are
+ * CYCLE_ACTIVITY.STALLS_MEM_ANY, EXE_ACTIVITY.BOUND_ON_STORES,
+ * CYCLE_ACTIVITY.STALLS_TOTAL, EXE_ACTIVITY.1_PORTS_UTIL, 2_PORTS_UTIL;
+ * memory_share(): its share of backend bound at retiring ret, as perf
+ * 6.1's tma_memory_bound has it. */
+static void count_level_two(struct upmc_set *set, double *counts)
 {
-	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
-	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
-	/* 1000 cycles: 4000 slots */
-	const double want[] = {(1600 + 100 - 1500) / 4000.0,
-	                       1600 / 4000.0 - (1600 + 100 - 1500) / 4000.0,
-	                       30.0 / (30 + 10) * ((1800 - 1600 + 4 * 50) / 4000.0),
-	                       (1800 - 1600 + 4 * 50) / 4000.0 - 30.0 / (30 + 10) * 0.1,
-	                       4 * 60 / 4000.0,
-	                       600 / 4000.0 - 4 * 60 / 4000.0};
-	struct upmc_set *set;
-	unsigned j;
-
-	setenv("LIBPFM_FORCE_PMU", "skx", 1);
-	fake_boot("intel-skylake-x");
-	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
-	ASSERT(upmc_metric_count(set) == 6); /* not memory-bound, core-bound */
-	/* IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE, MACHINE_CLEARS.COUNT,
-	 * UOPS_RETIRED.MACRO_FUSED */
-	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x400019c) >= 0);
-	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x10401c3) >= 0);
-	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x4c2) >= 0);
 	count_named(set, counts, "cycles", 1000);
 	count_named(set, counts, "r400019c", 60);
 	count_named(set, counts, "IDQ_UOPS_NOT_DELIVERED:CORE", 600);
 	count_named(set, counts, "UOPS_ISSUED:ANY", 1800);
 	count_named(set, counts, "UOPS_RETIRED:RETIRE_SLOTS", 1600);
-	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES", 50);
 	count_named(set, counts, "branch-misses", 30);
 	count_named(set, counts, "r10401c3", 10);
 	count_named(set, counts, "r4c2", 100);
 	count_named(set, counts, "instructions", 1500);
-	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
-	for (j = 0; j < 6; j++) {
+	count_named(set, counts, "r140014a3", 300);
+	count_named(set, counts, "r40a6", 50);
+	count_named(set, counts, "r40004a3", 500);
+	count_named(set, counts, "r2a6", 100);
+	count_named(set, counts, "r4a6", 200);
+}
+static double memory_share(double ret)
+{
+	return (300.0 + 50) / (500 + (100 + ret * 200) + 50);
+}
+
+/* A pinned set cannot hold memory bound (or, with SMT on, branch
+ * mispredicts): its inputs are one group, which the kernel refuses, and
+ * the open says so, and that a multiplexed set counts it; `needs`
+ * general counters and cycles, where the PMU took `took` together. */
+static void pinned_does_not_fit(const char *metric, unsigned needs, unsigned took)
+{
+	char said[160];
+	struct upmc_set *set;
+
+	EXPECT_EQ(upmc_open(&set, metric, NULL), -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "does not fit in one group");
+	snprintf(said, sizeof(said),
+	         "pass UPMC_OPT_MULTIPLEX to time-share the counters (the set needs %u counters "
+	         "in this group; the PMU took %u of them together)",
+	         needs + 1, took);
+	EXPECT_CONTAINS(upmc_last_error(), said);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* SMT off: perf 6.1's level 2 over 4 x cycles, its events beyond level 1's
+ * as raw codes of Skylake's event list, exact values. Memory bound's
+ * inputs are 9 general counters' events where a thread has 8: each is
+ * counted alone. */
+TEST(metrics_skylake, level_two_smt_off)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	/* 1000 cycles: 4000 slots; backend bound 0.35, retiring 0.4 */
+	const double want[] = {(1600 + 100 - 1500) / 4000.0,
+	                       1600 / 4000.0 - (1600 + 100 - 1500) / 4000.0,
+	                       30.0 / (30 + 10) * ((1800 - 1600 + 4 * 50) / 4000.0),
+	                       (1800 - 1600 + 4 * 50) / 4000.0 - 30.0 / (30 + 10) * 0.1,
+	                       4 * 60 / 4000.0,
+	                       600 / 4000.0 - 4 * 60 / 4000.0,
+	                       memory_share(0.4) * 0.35,
+	                       0.35 - memory_share(0.4) * 0.35};
+	struct upmc_set *set;
+	unsigned j;
+	int stalls;
+
+	setenv("LIBPFM_FORCE_PMU", "skx", 1);
+	fake_boot("intel-skylake-x");
+	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 8);
+	/* IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE, MACHINE_CLEARS.COUNT,
+	 * UOPS_RETIRED.MACRO_FUSED */
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x400019c) >= 0);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x10401c3) >= 0);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x4c2) >= 0);
+	EXPECT_MSG(most_general_in_a_group() <= 8, "a group takes %u general counters",
+	           most_general_in_a_group());
+	stalls = fake_event_with(PERF_TYPE_RAW, 0x140014a3); /* STALLS_MEM_ANY: alone */
+	ASSERT(stalls >= 0);
+	EXPECT_EQ(fake.ev[stalls].leader, stalls);
+	EXPECT_EQ(general_in_group(stalls), 1u);
+	count_level_two(set, counts);
+	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES", 50);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
+	for (j = 0; j < 8; j++) {
 		EXPECT_MSG(!strcmp(upmc_metric_name(set, j), level_two[j]), "metric %u is %s", j,
 		           upmc_metric_name(set, j));
 		EXPECT_MSG(fabs(v[j] - want[j]) < 1e-15, "%s %.17g, want %.17g", level_two[j], v[j],
 		           want[j]);
 	}
 	upmc_close(set);
-	/* memory bound: more events than one group of the core holds, said */
-	EXPECT_EQ(upmc_open(&set, "memory-bound", NULL), -ENOENT);
-	EXPECT_CONTAINS(upmc_last_error(),
-	                "(and core bound, backend bound less it) reads 9 general "
-	                "counters' events at once (11 with SMT on), more than the "
-	                "core gives a thread (8, 4 with SMT on), and upmc counts a "
-	                "metric's inputs as one group");
 	EXPECT_EQ(fake_open_events(), 0);
+	pinned_does_not_fit("memory-bound", 9, 8);
 }
 
-/* SMT on: the per-logical-CPU slots; branch mispredicts and machine clears
- * need more counters than a thread has then, and say so. */
+/* SMT on: the per-logical-CPU slots; branch mispredicts, machine clears,
+ * memory bound and core bound read more general counters' events than a
+ * thread has then (7, 7, 11, 11 where it has 4): each counted alone. */
 TEST(metrics_skylake, level_two_smt_on)
 {
 	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
 	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
 	double slots = 4 * (1000.0 / 2) * (1 + 20.0 / 100);
+	/* recovery cycles of the core, halved: 4 x 100 / 2 slots */
+	double bad = (1800 - 1600 + 4 * (100 / 2.0)) / slots;
+	double backend = 1 - 600 / slots - (1800 + 4 * (100 / 2.0)) / slots;
 	struct upmc_set *set;
+	int clears;
 
 	setenv("LIBPFM_FORCE_PMU", "skx", 1);
 	fake_boot("intel-skylake-x-smt");
+	fake.pmu[fake_pmu_named("cpu")].gp = 4;
 	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
-	ASSERT(upmc_metric_count(set) == 4);
-	EXPECT(!strcmp(upmc_metric_name(set, 2), "fetch-latency"));
-	count_named(set, counts, "cycles", 1000);
+	ASSERT(upmc_metric_count(set) == 8);
+	EXPECT_MSG(most_general_in_a_group() <= 4, "a group takes %u general counters",
+	           most_general_in_a_group());
+	clears = fake_event_with(PERF_TYPE_RAW, 0x10401c3); /* MACHINE_CLEARS.COUNT: alone */
+	ASSERT(clears >= 0);
+	EXPECT_EQ(fake.ev[clears].leader, clears);
+	EXPECT_EQ(general_in_group(clears), 1u);
+	count_level_two(set, counts);
 	count_named(set, counts, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE", 20);
 	count_named(set, counts, "CPU_CLK_UNHALTED:REF_XCLK", 100);
-	count_named(set, counts, "r400019c", 60);
-	ASSERT(upmc_metrics_of_counts(set, counts, v) == 4);
-	EXPECT_MSG(fabs(v[2] - 4 * 60 / slots) < 1e-15, "fetch latency %.17g", v[2]);
+	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES_ANY", 100);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
+	EXPECT(!strcmp(upmc_metric_name(set, 4), "fetch-latency"));
+	EXPECT_MSG(fabs(v[4] - 4 * 60 / slots) < 1e-15, "fetch latency %.17g", v[4]);
+	EXPECT_MSG(fabs(v[2] - 30.0 / 40 * bad) < 1e-15, "branch mispredicts %.17g", v[2]);
+	EXPECT_MSG(fabs(v[3] - (bad - 30.0 / 40 * bad)) < 1e-15, "machine clears %.17g", v[3]);
+	EXPECT_MSG(fabs(v[6] - memory_share(1600 / slots) * backend) < 1e-15, "memory bound %.17g",
+	           v[6]);
+	EXPECT_MSG(fabs(v[7] - (backend - memory_share(1600 / slots) * backend)) < 1e-15,
+	           "core bound %.17g", v[7]);
 	upmc_close(set);
-	EXPECT_EQ(upmc_open(&set, "branch-mispredicts", NULL), -ENOENT);
-	EXPECT_CONTAINS(upmc_last_error(), "read 7 general counters' events at once");
-	EXPECT_CONTAINS(upmc_last_error(), "more than the 4 the core gives a thread, and upmc");
 	EXPECT_EQ(fake_open_events(), 0);
+	pinned_does_not_fit("branch-mispredicts", 7, 4);
+	pinned_does_not_fit("core-bound", 11, 4);
 }
 
 /* Haswell (Sandy Bridge to Broadwell): no level 2, and the reason, never

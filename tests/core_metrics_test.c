@@ -339,6 +339,29 @@ TEST(metrics, too_many_for_the_pmu_says_how_many)
 	EXPECT_EQ(fake_open_events(), 0);
 }
 
+/* A metric's group larger than the PMU in a multiplexed set: the kernel
+ * puts a group on the PMU whole, so time-sharing cannot help, and the
+ * error does not tell the caller to pass the flag it passed. */
+TEST(metrics, too_many_for_the_pmu_when_multiplexed_says_so)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	struct upmc_set *set;
+
+	fake_boot("arm64-neoverse");
+	fake.pmu[0].gp = 1; /* branch-miss-ratio's two events need 2 */
+	EXPECT_EQ(upmc_open(&set, "branch-miss-ratio", &mux), -EINVAL);
+	EXPECT_CONTAINS(upmc_last_error(), "does not fit in one group");
+	EXPECT_CONTAINS(upmc_last_error(),
+	                "the set is multiplexed already, but the kernel puts a group on the PMU "
+	                "whole: name the metric's events instead, each counted alone (the set "
+	                "needs 2 counters in this group");
+	EXPECT(!strstr(upmc_last_error(), "pass UPMC_OPT_MULTIPLEX"));
+	EXPECT_EQ(fake_open_events(), 0);
+	/* its events by name: each alone, and counted */
+	ASSERT_MSG(upmc_open(&set, "branches,branch-misses", &mux) == 0, "%s", upmc_last_error());
+	upmc_close(set);
+}
+
 /* Multiplexed: a metric's inputs are one perf group, so that they share a
  * schedule. branch-misses and branches count alike (1, then 3 per ns);
  * for half the interval another user leaves one counter free. Events in

@@ -112,9 +112,18 @@ TEST(probe, group_full_names_the_nmi_watchdog)
 	char why[UPMC_REASON_MAX];
 
 	probe_fixture("x86-rdpmc-off", &p);
-	upmc_linux_explain_open(why, sizeof(why), &ev, EINVAL, 1, &p);
+	upmc_linux_explain_open(why, sizeof(why), &ev, EINVAL, UPMC_LINUX_PINNED_GROUP, &p);
 	EXPECT_CONTAINS(why, "'branch-misses' does not fit in one group");
 	EXPECT_CONTAINS(why, "sysctl kernel.nmi_watchdog=0");
+	EXPECT_CONTAINS(why, "pass UPMC_OPT_MULTIPLEX");
+	/* a multiplexed set's group: the flag is passed already, and no help */
+	upmc_linux_explain_open(why, sizeof(why), &ev, EINVAL, UPMC_LINUX_MULTIPLEXED_GROUP, &p);
+	EXPECT_CONTAINS(why, "'branch-misses' does not fit in one group");
+	EXPECT_CONTAINS(why, "sysctl kernel.nmi_watchdog=0");
+	EXPECT_CONTAINS(why,
+	                "the set is multiplexed already, but the kernel puts a group on the PMU "
+	                "whole");
+	EXPECT(!strstr(why, "pass UPMC_OPT_MULTIPLEX"));
 	/* EINVAL for an event that does not open alone is not a full group */
 	upmc_linux_explain_open(why, sizeof(why), &ev, EINVAL, 0, &p);
 	EXPECT_CONTAINS(why, "not supported by the PMU 'cpu'");

@@ -158,10 +158,11 @@
  * counters' events (UOPS_ISSUED.ANY, RETIRE_SLOTS or IDQ_UOPS_NOT_DELIVERED,
  * RECOVERY_CYCLES_ANY, ONE_THREAD_ACTIVE, REF_XCLK) beside cycles, where
  * the core gives a thread 4: counted alone (upmc_metrics_apart). */
-#define SMT_APART                                                                             \
-	"; with SMT on its inputs need 5 general counters where a thread has 4, so they are " \
-	"never one group: a multiplexed set (upmc stat's) counts each alone, scaled by its "  \
-	"own time on the counters, as perf 6.1 does when the kernel refuses the group"
+#define APART(state, need, has)                                                                \
+	"; " state "its inputs need " need " general counters where a thread has " has ", so " \
+	"they are never one group: a multiplexed set (upmc stat's) counts each alone, scaled " \
+	"by its own time on the counters, as perf 6.1 does when the kernel refuses the group"
+#define SMT_APART APART("with SMT on ", "5", "4")
 
 /* Skylake to Cascade Lake: perf 6.1's level 2 (skl-metrics.json,
  * skx-metrics.json, clx-metrics.json, the same formulas), over the same
@@ -191,19 +192,25 @@
 	ROW(name, "TopdownL2", events, formula, unit, desc, cpus, SKL_SOURCE, SKL_IDS, when, \
 	    NO_TMA4_EVENTS)
 /* A level 2 name these CPUs cannot count in one group, and why. */
-#define SKL_NONE(name, why, cpus, when)                                                        \
-	{                                                                                      \
-		name, "TopdownL2", "", "", "", 0, why, cpus, SKL_SOURCE, "x86", SKL_IDS, when, \
-		        NULL                                                                   \
-	}
-#define SKL_MEM_WHY                                                                      \
-	"perf 6.1's memory bound there (and core bound, backend bound less it) reads 9 " \
-	"general counters' events at once (11 with SMT on), more than the core gives a " \
-	"thread (8, 4 with SMT on), and upmc counts a metric's inputs as one group"
-#define SKL_SMT_BAD_WHY                                                                       \
-	"with SMT on, perf 6.1's branch mispredicts and machine clears there read 7 general " \
-	"counters' events at once, more than the 4 the core gives a thread, and upmc counts " \
-	"a metric's inputs as one group"
+/* Memory bound's events beyond level 1's (perf's skylake and skylakex
+ * pipeline.json, memory.json): CYCLE_ACTIVITY.STALLS_MEM_ANY and
+ * STALLS_TOTAL, EXE_ACTIVITY.1_PORTS_UTIL and 2_PORTS_UTIL as on Ice Lake
+ * (ICL_MEM_ANY ...), EXE_ACTIVITY.BOUND_ON_STORES without Ice Lake's
+ * cmask (0xa6, umask 0x40). With level 1's they are 9 general counters'
+ * events (11 with SMT on) where the core gives a thread 8 (4): counted
+ * alone (upmc_metrics_apart), as branch mispredicts' and machine clears'
+ * 7 are with SMT on. */
+#define SKL_ON_STORES "r40a6"
+/* and level 1's, with the recovery cycles and clocks of one SMT state */
+#define SKL_MEM_EVENTS(rec_clk)                                                 \
+	ICL_MEM_ANY                                                             \
+	        "," SKL_ON_STORES "," ICL_STALLS "," ICL_1_PORT "," ICL_2_PORTS \
+	        ",UOPS_RETIRED:RETIRE_SLOTS,IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY," rec_clk
+/* memory bound's share of backend bound, over slots S */
+#define SKL_MEM_SHARE(S)                                                               \
+	"( ( " ICL_MEM_ANY " + " SKL_ON_STORES " ) / ( " ICL_STALLS " + ( " ICL_1_PORT \
+	" + ( " TMA4_RET(S) " ) * " ICL_2_PORTS " ) + " SKL_ON_STORES " ) )"
+#define SKL_MEM(S, R) SKL_MEM_SHARE(S) " * ( " TMA4_BE(S, R) " )"
 #define SNB_L2_WHY                                                                         \
 	"upmc has no level 2 formula for them: perf 6.1's memory bound there chooses its " \
 	"formula by comparisons (IPC > 1.8, fetch latency > 0.1), which the catalogue's "  \
@@ -251,6 +258,8 @@
 #define CLEARS_DESC   "slots wasted on machine clears (memory ordering, self-modifying code)"
 #define HEAVY_DESC    "slots that retired operations of two or more uops, or microcode"
 #define LIGHT_DESC    "slots that retired operations of one uop"
+#define MEM_DESC      "slots stalled on the memory subsystem"
+#define CORE_DESC     "slots stalled on the core's execution units, not on memory"
 /* Bad speculation's events with branch-misses and MACHINE_CLEARS.COUNT,
  * and the recovery cycles and clocks of one SMT state. */
 #define SKL_BAD_EVENTS(rec_clk) \
@@ -509,12 +518,10 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             "max ( 0 , " SHARE("topdown-fe-bound") " - " SHARE("topdown-fetch-lat") " )",
             "fetch bandwidth", FETCH_BW_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", SHARE("topdown-mem-bound"),
-            "memory bound", "slots stalled on the memory subsystem", SPR_CPUS, SPR_SOURCE, SPR_IDS,
-            NULL, NO_PERF_METRICS),
+            "memory bound", MEM_DESC, SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         ROW("core-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound",
-            "max ( 0 , " SPR_BE " - " SHARE("topdown-mem-bound") " )", "core bound",
-            "slots stalled on the core's execution units, not on memory", SPR_CPUS, SPR_SOURCE,
-            SPR_IDS, NULL, NO_PERF_METRICS),
+            "max ( 0 , " SPR_BE " - " SHARE("topdown-mem-bound") " )", "core bound", CORE_DESC,
+            SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
         /* Ice Lake to Rocket Lake: perf's level 2, from other events. */
         ROW("fetch-latency", "TopdownL2", "slots," ICL_FE_NONE "," ICL_UOP_DROPPING, ICL_FETCH_LAT,
             "fetch latency", FETCH_LAT_DESC, ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL,
@@ -537,8 +544,7 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             "stalled on memory or the store buffer",
             ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
         ROW("core-bound", "TopdownL2", ICL_MEM_EVENTS, "max ( 0 , " ICL_BE " - " ICL_MEM " )",
-            "core bound", "slots stalled on the core's execution units, not on memory", ICL_CPUS,
-            ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
+            "core bound", CORE_DESC, ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL, NO_PERF_METRICS),
         {"heavy-operations", "TopdownL2", "", "", "", 0,
          "perf 6.1's heavy and light operations there need the microcode sequencer's and the "
          "decoders' events, which the catalogue does not have; the rest of TopdownL2 is in",
@@ -597,8 +603,12 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         SKL_ROW("light-operations", SKL_OPS_EVENTS ",cycles",
                 TMA4_RET(TMA4_SLOTS) " - " SKL_HEAVY(TMA4_SLOTS), "light operations", LIGHT_DESC,
                 SKL_CPUS, "smt-off"),
-        SKL_NONE("memory-bound", SKL_MEM_WHY, SKL_CPUS, "smt-off"),
-        SKL_NONE("core-bound", SKL_MEM_WHY, SKL_CPUS, "smt-off"),
+        SKL_ROW("memory-bound", SKL_MEM_EVENTS("INT_MISC:RECOVERY_CYCLES,cycles"),
+                SKL_MEM(TMA4_SLOTS, TMA4_REC), "memory bound", MEM_DESC APART("", "9", "8"),
+                SKL_CPUS, "smt-off"),
+        SKL_ROW("core-bound", SKL_MEM_EVENTS("INT_MISC:RECOVERY_CYCLES,cycles"),
+                TMA4_BE(TMA4_SLOTS, TMA4_REC) " - " SKL_MEM(TMA4_SLOTS, TMA4_REC), "core bound",
+                CORE_DESC APART("", "9", "8"), SKL_CPUS, "smt-off"),
         /* Skylake to Cascade Lake, SMT on: per logical CPU. */
         SKL_ROW("fetch-latency", SKL_FE_NONE "," SMT_CLK_EVENTS, SKL_FETCH_LAT(SMT_SLOTS),
                 "fetch latency", FETCH_LAT_DESC, SKL_SMT_CPUS, "smt-on"),
@@ -610,10 +620,22 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         SKL_ROW("light-operations", SKL_OPS_EVENTS "," SMT_CLK_EVENTS,
                 TMA4_RET(SMT_SLOTS) " - " SKL_HEAVY(SMT_SLOTS), "light operations", LIGHT_DESC,
                 SKL_SMT_CPUS, "smt-on"),
-        SKL_NONE("branch-mispredicts", SKL_SMT_BAD_WHY, SKL_SMT_CPUS, "smt-on"),
-        SKL_NONE("machine-clears", SKL_SMT_BAD_WHY, SKL_SMT_CPUS, "smt-on"),
-        SKL_NONE("memory-bound", SKL_MEM_WHY, SKL_SMT_CPUS, "smt-on"),
-        SKL_NONE("core-bound", SKL_MEM_WHY, SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("branch-mispredicts",
+                SKL_BAD_EVENTS("INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS),
+                SKL_MISP(SMT_SLOTS, SMT_REC), "branch mispredicts", MISP_DESC APART("", "7", "4"),
+                SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("machine-clears", SKL_BAD_EVENTS("INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS),
+                TMA4_BAD(SMT_SLOTS, SMT_REC) " - " SKL_MISP(SMT_SLOTS, SMT_REC), "machine clears",
+                CLEARS_DESC APART("", "7", "4"), SKL_SMT_CPUS, "smt-on"),
+        SKL_ROW("memory-bound", SKL_MEM_EVENTS("INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS),
+                SKL_MEM(SMT_SLOTS, SMT_REC), "memory bound", MEM_DESC APART("", "11", "4"),
+                SKL_SMT_CPUS, "smt-on"),
+        /* perf's backend bound - memory bound, as backend bound x (1 -
+         * memory bound's share): backend bound's formula once fits the
+         * evaluator's steps */
+        SKL_ROW("core-bound", SKL_MEM_EVENTS("INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS),
+                "( " TMA4_BE(SMT_SLOTS, SMT_REC) " ) * ( 1 - " SKL_MEM_SHARE(SMT_SLOTS) " )",
+                "core bound", CORE_DESC APART("", "11", "4"), SKL_SMT_CPUS, "smt-on"),
         /* Sandy Bridge to Broadwell: no level 2, said. */
         NONE("TopdownL2", SNB_L2_WHY, SNB_CPUS, TMA4_OLD_IDS, NULL),
         /* Other Intel CPUs with PERF_METRICS: the fields over slots. */
@@ -644,12 +666,10 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
             "( topdown-fe-bound - topdown-fetch-lat ) / slots", "fetch bandwidth", FETCH_BW_DESC,
             PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound", "topdown-mem-bound / slots",
-            "memory bound", "slots stalled on the memory subsystem", PLAIN_L2_CPUS, PLAIN_L2_SOURCE,
-            NULL, INTEL_ONLY, NULL),
+            "memory bound", MEM_DESC, PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         ROW("core-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound",
-            "( topdown-be-bound - topdown-mem-bound ) / slots", "core bound",
-            "slots stalled on the core's execution units, not on memory", PLAIN_L2_CPUS,
-            PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
+            "( topdown-be-bound - topdown-mem-bound ) / slots", "core bound", CORE_DESC,
+            PLAIN_L2_CPUS, PLAIN_L2_SOURCE, NULL, INTEL_ONLY, NULL),
         /* x86 CPUs of other vendors: none, said. */
         NONE("TopdownL1", OTHER_DESC, OTHER_CPUS, NULL, OTHER_VENDORS),
         NONE("TopdownL2", OTHER_DESC, OTHER_CPUS, NULL, OTHER_VENDORS),
@@ -763,10 +783,19 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
 const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_metrics_intel[0]);
 
 /* SMT on, where a thread has 4 general counters: TopdownL1 together needs
- * 6, TopdownL2 6; each of their metrics is a group of its own. */
+ * 6, TopdownL2 6; each of their metrics is a group of its own. Those whose
+ * inputs alone need more general counters than a thread has (5, 7 or 11
+ * with SMT on, memory bound's 9 where it has 8 with SMT off) count each
+ * input alone. */
 const struct upmc_metric_apart upmc_metrics_apart[] = {
         {"bad-speculation", TMA4_SMT_CPUS, 1},
         {"backend-bound", TMA4_SMT_CPUS, 1},
+        {"memory-bound", SKL_CPUS, 1},
+        {"core-bound", SKL_CPUS, 1},
+        {"branch-mispredicts", SKL_SMT_CPUS, 1},
+        {"machine-clears", SKL_SMT_CPUS, 1},
+        {"memory-bound", SKL_SMT_CPUS, 1},
+        {"core-bound", SKL_SMT_CPUS, 1},
         {NULL, TMA4_SMT_CPUS, 0},
         {NULL, SKL_SMT_CPUS, 0},
 };

@@ -182,6 +182,17 @@ static void say_group_size(char *reason, size_t size, const struct upmc_set *set
 	            group_needs(set, plan, flags, probe), took);
 }
 
+/* How an event the kernel refused in the group of leader stands
+ * (upmc_linux_explain_open's in_group): whether it opens alone, and then
+ * whether its group was a pinned set's or a multiplexed one's. */
+static int refused_in(const struct linux_set *ls, int leader, const struct upmc_event *ev,
+                      const struct upmc_linux_attr *plan, unsigned flags)
+{
+	if (leader < 0 || !opens_alone(ev, plan, flags))
+		return UPMC_LINUX_NOT_ALONE;
+	return ls->multiplex ? UPMC_LINUX_MULTIPLEXED_GROUP : UPMC_LINUX_PINNED_GROUP;
+}
+
 /* Opens counter i (one event per core PMU it needs); 0 or errno. */
 static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, unsigned flags,
                         const struct upmc_linux_probe *probe)
@@ -201,7 +212,7 @@ static int open_counter(struct upmc_set *set, struct linux_set *ls, unsigned i, 
 		int fd = open_part(&c->event, &plan[k], leader, flags, probe, &ls->own_encoding[i]);
 		if (fd < 0) {
 			int err = errno;
-			int full = leader >= 0 && opens_alone(&c->event, &plan[k], flags);
+			int full = refused_in(ls, leader, &c->event, &plan[k], flags);
 			upmc_linux_explain_open(c->reason, sizeof(c->reason), &c->event, err, full,
 			                        probe);
 			if (full && err == EINVAL)

@@ -522,7 +522,8 @@ static int long_without_room(const struct upmc_event *ev, const struct upmc_linu
 	       p->user_access_sysctl;
 }
 
-static void explain_group_full(char *buf, size_t size, const struct upmc_event *ev,
+/* ev did not fit in its group (in_group: a pinned or a multiplexed set's). */
+static void explain_group_full(char *buf, size_t size, const struct upmc_event *ev, int in_group,
                                const struct upmc_linux_probe *probe)
 {
 	struct upmc_linux_probe full;
@@ -543,17 +544,20 @@ static void explain_group_full(char *buf, size_t size, const struct upmc_event *
 	if (n > 0)
 		upmc_format(has, sizeof(has), "has %d counters per core", n);
 	upmc_format(buf, size,
-	            "'%s' does not fit in one group with the events before it: the PMU %s%s; "
-	            "count fewer events per set, or pass UPMC_OPT_MULTIPLEX to time-share the "
-	            "counters",
+	            "'%s' does not fit in one group with the events before it: the PMU %s%s; %s",
 	            ev->name, has,
 	            p->nmi_watchdog > 0 ? " and the NMI watchdog holds one (free it with `sysctl "
 	                                  "kernel.nmi_watchdog=0`)"
-	                                : "");
+	                                : "",
+	            in_group == UPMC_LINUX_MULTIPLEXED_GROUP
+	                    ? "the set is multiplexed already, but the kernel puts a group on the "
+	                      "PMU whole: name the metric's events instead, each counted alone"
+	                    : "count fewer events per set, or pass UPMC_OPT_MULTIPLEX to "
+	                      "time-share the counters");
 }
 
 void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev, int err,
-                             int alone_ok, const struct upmc_linux_probe *p)
+                             int in_group, const struct upmc_linux_probe *p)
 {
 	switch (err) {
 	case EACCES:
@@ -566,8 +570,8 @@ void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev
 		explain_missing(buf, size, ev, err, p);
 		break;
 	case EINVAL:
-		if (alone_ok)
-			explain_group_full(buf, size, ev, p);
+		if (in_group)
+			explain_group_full(buf, size, ev, in_group, p);
 		else
 			explain_missing(buf, size, ev, err, p);
 		break;

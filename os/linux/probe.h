@@ -170,9 +170,15 @@ int upmc_linux_dummy_page(struct perf_event_mmap_page *copy);
 /* Reads an integer from a /proc or /sys path (prefixed by the fixture root). */
 int upmc_linux_read_int(const char *path, int *value);
 
-/* Why perf_event_open(ev) failed with err; in_group: it was a group member. */
+/* Where an event refused with EINVAL opens alone (upmc_linux_explain_open's
+ * in_group): not (0: the PMU does not count it), or as a member of a
+ * pinned set's group, or of a multiplexed set's, where time-sharing cannot
+ * help (the kernel puts a group on the PMU whole or not at all). */
+enum { UPMC_LINUX_NOT_ALONE, UPMC_LINUX_PINNED_GROUP, UPMC_LINUX_MULTIPLEXED_GROUP };
+
+/* Why perf_event_open(ev) failed with err; in_group: as above. */
 void upmc_linux_explain_open(char *buf, size_t size, const struct upmc_event *ev, int err,
-                             int alone_ok, const struct upmc_linux_probe *p);
+                             int in_group, const struct upmc_linux_probe *p);
 
 /* How to turn a virtual machine's PMU on, in each hypervisor: what the
  * reasons of a machine without a PMU, or with one that counts nothing, say

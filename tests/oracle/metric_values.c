@@ -52,15 +52,36 @@ static void counters_of(struct upmc_set *set, char *out, size_t size)
 		                        upmc_counter_name(set, (unsigned)i));
 }
 
+/* A set of metric name alone (flags: upmc's options); where one group of
+ * the thread's counters cannot hold its inputs (the pinned set's open
+ * fails, or gives the metric a reason), a multiplexed set, as upmc stat
+ * opens it: a metric whose inputs no such group holds (Skylake's memory
+ * bound) counts each alone there, as perf does. */
+static int open_alone(struct upmc_set **set, const char *name, unsigned flags)
+{
+	struct upmc_options pinned = {sizeof(pinned), flags};
+	struct upmc_options multiplexed = {sizeof(multiplexed), flags | UPMC_OPT_MULTIPLEX};
+	struct upmc_set *mux;
+	const char *why;
+
+	if (upmc_open(set, name, &pinned) < 0)
+		return upmc_open(set, name, &multiplexed);
+	why = upmc_metric_reason(*set, 0);
+	if (why && why[0] && upmc_open(&mux, name, &multiplexed) == 0) {
+		upmc_close(*set);
+		*set = mux;
+	}
+	return 0;
+}
+
 /* A metric alone in a set: computed here when its open gives no reason. */
 static void probe(const char *name)
 {
-	struct upmc_options time_only = {sizeof(time_only), UPMC_OPT_TIME_ONLY};
 	char counters[COUNTERS_MAX];
 	struct upmc_set *set;
 	const char *why;
 
-	if (upmc_open(&set, name, &time_only) < 0) {
+	if (open_alone(&set, name, UPMC_OPT_TIME_ONLY) < 0) {
 		printf("U\t%s\t%s\n", name, upmc_last_error());
 		return;
 	}
@@ -109,7 +130,7 @@ static int answer(char *line, struct upmc_set **set)
 	} else if (line[0] == '=') {
 		upmc_close(*set);
 		*set = NULL;
-		if (upmc_open(set, line + 2, NULL) < 0) {
+		if (open_alone(set, line + 2, 0) < 0) {
 			fprintf(stderr, "metric_values: %s\n", upmc_last_error());
 			return -1;
 		}

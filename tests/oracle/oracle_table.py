@@ -181,6 +181,8 @@ UPMC_EVENT = {
         "r40004a3": "CYCLE_ACTIVITY.STALLS_TOTAL",  # 0xa3, 4, -, 4
         "r2a6": "EXE_ACTIVITY.1_PORTS_UTIL",  # 0xa6, 2
         "r4a6": "EXE_ACTIVITY.2_PORTS_UTIL",  # 0xa6, 4
+        # Skylake's EXE_ACTIVITY.BOUND_ON_STORES, no cmask (skylake/pipeline.json)
+        "r40a6": "EXE_ACTIVITY.BOUND_ON_STORES",  # 0xa6, 0x40
         # Skylake to Cascade Lake's level 2 (skylake/frontend.json,
         # pipeline.json: event, umask, cmask)
         "r400019c": "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",  # 0x9c, 1, 4
