@@ -329,6 +329,30 @@ CRESTMONT_ALONE = {
     "tma_machine_clears": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
     "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
 }
+# IPC, CPI and the frequency on Crestmont alone: the same in srf-metrics.json
+# and grr-metrics.json (their rows cite where each was read).
+CRESTMONT_ALONE_INFO = {
+    "tma_info_core_ipc": "INST_RETIRED.ANY / CPU_CLK_UNHALTED.CORE",
+    "tma_info_core_cpi": "CPU_CLK_UNHALTED.CORE / INST_RETIRED.ANY",
+    # perf 6.1's names of these two, as the P-cores' rows map them
+    "IPC": "tma_info_core_ipc",
+    "CPI": "tma_info_core_cpi",
+    "cpu_operating_frequency":
+        "CPU_CLK_UNHALTED.THREAD / CPU_CLK_UNHALTED.REF_TSC * #SYSTEM_TSC_FREQ / 1e9",
+}
+# The hybrid E-cores' (Unit cpu_atom) IPC, CPI and frequency: the same in
+# mtl-metrics.json, arl-metrics.json and lnl-metrics.json, which have no
+# core frequency of Unit cpu_atom, only its turbo utilization (a DIFF,
+# turbo-utilization).
+E_CORE_INFO = {
+    "tma_info_core_ipc": "cpu_atom@INST_RETIRED.ANY@ / cpu_atom@CPU_CLK_UNHALTED.CORE@",
+    "tma_info_core_cpi": "cpu_atom@CPU_CLK_UNHALTED.CORE@ / cpu_atom@INST_RETIRED.ANY@",
+    "IPC": "tma_info_core_ipc",
+    "CPI": "tma_info_core_cpi",
+    "tma_info_system_turbo_utilization":
+        "cpu_atom@CPU_CLK_UNHALTED.CORE@ / cpu_atom@CPU_CLK_UNHALTED.REF_TSC@",
+    "cpu_operating_frequency": "tma_info_system_turbo_utilization",
+}
 # Skymont's (the E-cores of Arrow Lake and Lunar Lake) level 1 and 2: the
 # same formulas in arrowlake/arl-metrics.json and lunarlake/lnl-metrics.json
 # (Unit cpu_atom; each row below cites the file it was read from).
@@ -344,6 +368,7 @@ SKYMONT = {
         ("tma_core_bound", "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS"),
     )
 }
+SKYMONT.update(E_CORE_INFO)
 
 def lion_cove(field, slots, tsc):
     """The tma_* of Unit cpu_core that upmc offers on Arrow Lake's and Lunar
@@ -431,6 +456,7 @@ KERNEL_CPUS = [
          "tma_machine_clears":
              "cpu_atom@TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS@ / "
              "(6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         **E_CORE_INFO,
      }),
     (cpu("GenuineIntel-6-AA-4", "Meteor Lake P-core, kernel JSON", HYBRID, "spr", "cpu_core", 1,
          P_CORE_TOPDOWN),
@@ -506,9 +532,12 @@ KERNEL_CPUS = [
          P_CORE_TOPDOWN),
      KERNEL + "lunarlake/lnl-metrics.json at 23878069de30 (Unit cpu_core)", LUNAR_LAKE_P),
     (cpu("GenuineIntel-6-AF-3", "Sierra Forest, kernel JSON", FOUR_SLOTS, "tmt"),
-     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", CRESTMONT_ALONE),
+     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e (tma_info_core_ipc, "
+     "tma_info_core_cpi and cpu_operating_frequency read at 3f5857e726d8)",
+     dict(CRESTMONT_ALONE, **CRESTMONT_ALONE_INFO)),
     (cpu("GenuineIntel-6-B6-0", "Grand Ridge, kernel JSON", FOUR_SLOTS, "tmt"),
-     KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53", CRESTMONT_ALONE),
+     KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53",
+     dict(CRESTMONT_ALONE, **CRESTMONT_ALONE_INFO)),
     (cpu("GenuineIntel-6-AD-1", "Granite Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", {
          "tma_info_thread_slots": "slots",
