@@ -198,6 +198,78 @@ TEST(metrics_hybrid, lunar_lake_e_core_level_one)
 	EXPECT_EQ(fake_open_events(), 0);
 }
 
+/* Lunar Lake's P-cores (Lion Cove): each PERF_METRICS field over the sum
+ * of the four of level 1, as lnl-metrics.json's tma_* of Unit cpu_core;
+ * not over slots, and bad speculation its own field. */
+TEST(metrics_hybrid, lunar_lake_p_core_level_one)
+{
+	static const char *const names[] = {"cpu_core/retiring/", "cpu_core/bad-speculation/",
+	                                    "cpu_core/frontend-bound/", "cpu_core/backend-bound/"};
+	static const double want[] = {0.4, 0.1, 0.2, 0.3};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	struct upmc_set *set;
+	unsigned k;
+
+	fake_boot("intel-lunar-lake");
+	ASSERT_MSG(upmc_open(&set, "cpu_core/TopdownL1/", NULL) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 4);
+	/* the fields sum to half the slots: the shares are of their sum */
+	counts[counter_named(set, "slots")] = 20000;
+	counts[counter_named(set, "topdown-retiring")] = 4000;
+	counts[counter_named(set, "topdown-bad-spec")] = 1000;
+	counts[counter_named(set, "topdown-fe-bound")] = 2000;
+	counts[counter_named(set, "topdown-be-bound")] = 3000;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 4);
+	for (k = 0; k < 4; k++) {
+		int j = metric_named(set, names[k]);
+
+		ASSERT_MSG(j >= 0, "no metric %s", names[k]);
+		EXPECT_MSG(fabs(v[j] - want[k]) < 1e-12, "%s %.17g", names[k], v[j]);
+	}
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Arrow Lake-H's P-cores: level 2 as arl-metrics.json's tma_* of Unit
+ * cpu_core, each field over the level 1 sum, the remainders clamped at 0
+ * (named cpu_core/NAME/ where the E-cores have the metric too). */
+TEST(metrics_hybrid, arrow_lake_p_core_level_two)
+{
+	static const char *const names[] = {
+	        "heavy-operations", "light-operations", "branch-mispredicts", "machine-clears",
+	        "fetch-latency",    "fetch-bandwidth",  "memory-bound",       "core-bound"};
+	static const double want[] = {0.15, 0.25, 0.06, 0.04, 0.25, 0, 0.1, 0.2};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	char name[64];
+	struct upmc_set *set;
+	unsigned k;
+
+	fake_boot("intel-arrow-lake-h");
+	ASSERT_MSG(upmc_open(&set, "TopdownL2", NULL) == 0, "%s", upmc_last_error());
+	counts[counter_named(set, "slots")] = 20000;
+	counts[counter_named(set, "topdown-retiring")] = 4000;
+	counts[counter_named(set, "topdown-bad-spec")] = 1000;
+	counts[counter_named(set, "topdown-fe-bound")] = 2000;
+	counts[counter_named(set, "topdown-be-bound")] = 3000;
+	counts[counter_named(set, "topdown-heavy-ops")] = 1500;
+	counts[counter_named(set, "topdown-br-mispredict")] = 600;
+	/* fetch latency above frontend bound: fetch bandwidth clamped at 0 */
+	counts[counter_named(set, "topdown-fetch-lat")] = 2500;
+	counts[counter_named(set, "topdown-mem-bound")] = 1000;
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == upmc_metric_count(set));
+	for (k = 0; k < 8; k++) {
+		int j;
+
+		snprintf(name, sizeof(name), "cpu_core/%s/", names[k]);
+		j = metric_named(set, name) >= 0 ? metric_named(set, name)
+		                                 : metric_named(set, names[k]);
+		ASSERT_MSG(j >= 0, "no metric %s", names[k]);
+		EXPECT_MSG(fabs(v[j] - want[k]) < 1e-12, "%s %.17g", names[k], v[j]);
+	}
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
 /* Arrow Lake-H's low-power E-cores (the third core PMU, cpu_lowpower):
  * perf's metrics have no Unit of them, so a metric named on them is
  * refused with why, never given another core type's formula; the E-cores

@@ -291,6 +291,11 @@ RELATIONS = {
     "tsc-over-duration":
         lambda ours, counts, perf_at, lit: (ours, perf_at(dict(counts, TSC=(
             lit["#SYSTEM_TSC_FREQ"] * counts["duration_time"])))),
+    # the hybrid E-cores' files have no core frequency, only the turbo
+    # utilization (cycles / CPU_CLK_UNHALTED.REF_TSC) that upmc's frequency
+    # multiplies by the TSC's frequency in GHz
+    "turbo-utilization":
+        lambda ours, counts, perf_at, lit: (ours, perf_at(counts) * lit["#SYSTEM_TSC_FREQ"] / 1e9),
 }
 
 

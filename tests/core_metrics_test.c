@@ -298,10 +298,11 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	/* the generic ones; Intel's topdown (two levels, and the 4-slot one),
 	 * AMD's (Zen 4, Zen 5, and Zen 3's none); MPKI and frequency, Alder
 	 * Lake-N's topdown, Sapphire Rapids' memory-bound level 3, the
-	 * hybrid E-cores' topdown (Gracemont, Crestmont, Skymont), Ice Lake's
-	 * and Skylake's level 2, Sierra Forest's topdown; the rows that say Intel's early Atoms,
+	 * hybrid E-cores' topdown (Gracemont, Crestmont, Skymont), Arrow and
+	 * Lunar Lake's P-cores' (Lion Cove), Ice Lake's and Skylake's level 2,
+	 * Sierra Forest's topdown; the rows that say Intel's early Atoms,
 	 * AMD before Zen, Hygon and other x86 vendors have none */
-	EXPECT_EQ(l.n, 149);
+	EXPECT_EQ(l.n, 161);
 	/* not TopdownL2 (4 PERF_METRICS fields), nor those of other CPUs, nor
 	 * those of listed Intel models (this one names none) */
 	EXPECT_EQ(l.computed, 20);
@@ -318,7 +319,7 @@ TEST(metrics, the_catalogue_says_what_this_machine_computes)
 	memset(&l, 0, sizeof(l));
 	fake_boot("vm-no-pmu");
 	upmc_list_metrics(count_available, &l);
-	EXPECT_EQ(l.n, 149); /* no core PMU: those of the CPU the library runs on */
+	EXPECT_EQ(l.n, 161); /* no core PMU: those of the CPU the library runs on */
 	EXPECT_EQ(l.computed, 0);
 }
 

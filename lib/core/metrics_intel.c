@@ -103,8 +103,25 @@
 	"spr-metrics.json (the same in alderlake's cpu_core; emeraldrapids, graniterapids " \
 	"and meteorlake in the kernel's current JSON), over PERF_METRICS"
 
-/* Other Intel CPUs with PERF_METRICS (Arrow Lake's and Lunar Lake's
- * P-cores, a model not listed above): the fields as fractions of slots, as the kernel's
+/* Arrow Lake's and Lunar Lake's P-cores (Lion Cove): each field over the
+ * level 1 sum, as the tma_* of Unit cpu_core in the kernel's
+ * arrowlake/arl-metrics.json (at 67f8bc848ee3) and lunarlake/
+ * lnl-metrics.json (at 23878069de30): no INT_MISC.UOP_DROPPING correction
+ * there, and bad speculation is its own field, not the remainder. */
+#define LNC_IDS  "GenuineIntel-6-C5- GenuineIntel-6-C6- GenuineIntel-6-BD-"
+#define LNC_CPUS "Intel Arrow Lake and Lunar Lake P-cores (Lion Cove)"
+#define LNC_SOURCE                                                                        \
+	"the kernel's tools/perf/pmu-events/arch/x86/arrowlake/arl-metrics.json and "     \
+	"lunarlake/lnl-metrics.json (tma_* of Unit cpu_core: each field over the sum of " \
+	"the four of level 1), over PERF_METRICS"
+#define LNC_ROW(name, group, events, formula, unit, desc)                                  \
+	ROW(name, group, events, formula, unit, desc, LNC_CPUS, LNC_SOURCE, LNC_IDS, NULL, \
+	    NO_PERF_METRICS)
+/* max(0, a - b) of two fields' shares: perf's level 2 remainders. */
+#define SHARE_LESS(a, b) "max ( 0 , " SHARE(a) " - " SHARE(b) " )"
+
+/* Other Intel CPUs with PERF_METRICS (a model not listed above): the
+ * fields as fractions of slots, as the kernel's
  * tools/perf/Documentation/topdown.txt reads them. */
 #define PLAIN_CPUS "Intel with PERF_METRICS, other models"
 /* The vendor they are for: another's CPU takes the rows that say so. */
@@ -202,10 +219,10 @@
  * 7 are with SMT on. */
 #define SKL_ON_STORES "r40a6"
 /* and level 1's, with the recovery cycles and clocks of one SMT state */
-#define SKL_MEM_EVENTS(rec_clk)                                                 \
-	ICL_MEM_ANY                                                             \
-	        "," SKL_ON_STORES "," ICL_STALLS "," ICL_1_PORT "," ICL_2_PORTS \
-	        ",UOPS_RETIRED:RETIRE_SLOTS,IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY," rec_clk
+#define SKL_MEM_EVENTS(rec_clk)                                         \
+	ICL_MEM_ANY                                                     \
+	"," SKL_ON_STORES "," ICL_STALLS "," ICL_1_PORT "," ICL_2_PORTS \
+	",UOPS_RETIRED:RETIRE_SLOTS,IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY," rec_clk
 /* memory bound's share of backend bound, over slots S */
 #define SKL_MEM_SHARE(S)                                                               \
 	"( ( " ICL_MEM_ANY " + " SKL_ON_STORES " ) / ( " ICL_STALLS " + ( " ICL_1_PORT \
@@ -522,6 +539,33 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         ROW("core-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound",
             "max ( 0 , " SPR_BE " - " SHARE("topdown-mem-bound") " )", "core bound", CORE_DESC,
             SPR_CPUS, SPR_SOURCE, SPR_IDS, NULL, NO_PERF_METRICS),
+        /* Arrow Lake's and Lunar Lake's P-cores: each field over their sum. */
+        LNC_ROW("retiring", "TopdownL1", INTEL_L1, SHARE("topdown-retiring"), "retiring", RET_DESC),
+        LNC_ROW("bad-speculation", "TopdownL1", INTEL_L1, SHARE("topdown-bad-spec"),
+                "bad speculation", BAD_DESC),
+        LNC_ROW("frontend-bound", "TopdownL1", INTEL_L1, SHARE("topdown-fe-bound"),
+                "frontend bound", FE_DESC),
+        LNC_ROW("backend-bound", "TopdownL1", INTEL_L1, SHARE("topdown-be-bound"), "backend bound",
+                BE_DESC),
+        LNC_ROW("heavy-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
+                SHARE("topdown-heavy-ops"), "heavy operations", HEAVY_DESC),
+        LNC_ROW("light-operations", "TopdownL2", INTEL_L1 ",topdown-heavy-ops",
+                SHARE_LESS("topdown-retiring", "topdown-heavy-ops"), "light operations",
+                LIGHT_DESC),
+        LNC_ROW("branch-mispredicts", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+                SHARE("topdown-br-mispredict"), "branch mispredicts", MISP_DESC),
+        LNC_ROW("machine-clears", "TopdownL2", INTEL_L1 ",topdown-br-mispredict",
+                SHARE_LESS("topdown-bad-spec", "topdown-br-mispredict"), "machine clears",
+                CLEARS_DESC),
+        LNC_ROW("fetch-latency", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+                SHARE("topdown-fetch-lat"), "fetch latency", FETCH_LAT_DESC),
+        LNC_ROW("fetch-bandwidth", "TopdownL2", INTEL_L1 ",topdown-fetch-lat",
+                SHARE_LESS("topdown-fe-bound", "topdown-fetch-lat"), "fetch bandwidth",
+                FETCH_BW_DESC),
+        LNC_ROW("memory-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound",
+                SHARE("topdown-mem-bound"), "memory bound", MEM_DESC),
+        LNC_ROW("core-bound", "TopdownL2", INTEL_L1 ",topdown-mem-bound",
+                SHARE_LESS("topdown-be-bound", "topdown-mem-bound"), "core bound", CORE_DESC),
         /* Ice Lake to Rocket Lake: perf's level 2, from other events. */
         ROW("fetch-latency", "TopdownL2", "slots," ICL_FE_NONE "," ICL_UOP_DROPPING, ICL_FETCH_LAT,
             "fetch latency", FETCH_LAT_DESC, ICL_CPUS, ICL_L2_SOURCE, ICL_IDS, NULL,

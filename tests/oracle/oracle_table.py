@@ -285,6 +285,9 @@ PERF_SYNONYM = {
     # Crestmont's programmable-counter names of the same codes (0x71, 0x74)
     "TOPDOWN_FE_BOUND.ALL_P": "TOPDOWN_FE_BOUND.ALL",
     "TOPDOWN_BE_BOUND.ALL_P": "TOPDOWN_BE_BOUND.ALL",
+    # the msr PMU's TSC on the P-cores' CPUs (arrowlake/arl-metrics.json):
+    # what meteorlake's and lunarlake's files call TSC
+    "msr@tsc,cpu=cpu_core@": "TSC",
 }
 
 
@@ -328,6 +331,30 @@ CRESTMONT_ALONE = {
     "tma_machine_clears": "TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS / (6 * CPU_CLK_UNHALTED.CORE)",
     "tma_core_bound": "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS / (6 * CPU_CLK_UNHALTED.CORE)",
 }
+# IPC, CPI and the frequency on Crestmont alone: the same in srf-metrics.json
+# and grr-metrics.json (their rows cite where each was read).
+CRESTMONT_ALONE_INFO = {
+    "tma_info_core_ipc": "INST_RETIRED.ANY / CPU_CLK_UNHALTED.CORE",
+    "tma_info_core_cpi": "CPU_CLK_UNHALTED.CORE / INST_RETIRED.ANY",
+    # perf 6.1's names of these two, as the P-cores' rows map them
+    "IPC": "tma_info_core_ipc",
+    "CPI": "tma_info_core_cpi",
+    "cpu_operating_frequency":
+        "CPU_CLK_UNHALTED.THREAD / CPU_CLK_UNHALTED.REF_TSC * #SYSTEM_TSC_FREQ / 1e9",
+}
+# The hybrid E-cores' (Unit cpu_atom) IPC, CPI and frequency: the same in
+# mtl-metrics.json, arl-metrics.json and lnl-metrics.json, which have no
+# core frequency of Unit cpu_atom, only its turbo utilization (a DIFF,
+# turbo-utilization).
+E_CORE_INFO = {
+    "tma_info_core_ipc": "cpu_atom@INST_RETIRED.ANY@ / cpu_atom@CPU_CLK_UNHALTED.CORE@",
+    "tma_info_core_cpi": "cpu_atom@CPU_CLK_UNHALTED.CORE@ / cpu_atom@INST_RETIRED.ANY@",
+    "IPC": "tma_info_core_ipc",
+    "CPI": "tma_info_core_cpi",
+    "tma_info_system_turbo_utilization":
+        "cpu_atom@CPU_CLK_UNHALTED.CORE@ / cpu_atom@CPU_CLK_UNHALTED.REF_TSC@",
+    "cpu_operating_frequency": "tma_info_system_turbo_utilization",
+}
 # Skymont's (the E-cores of Arrow Lake and Lunar Lake) level 1 and 2: the
 # same formulas in arrowlake/arl-metrics.json and lunarlake/lnl-metrics.json
 # (Unit cpu_atom; each row below cites the file it was read from).
@@ -343,6 +370,54 @@ SKYMONT = {
         ("tma_core_bound", "TOPDOWN_BE_BOUND.ALLOC_RESTRICTIONS"),
     )
 }
+SKYMONT.update(E_CORE_INFO)
+
+def lion_cove(field, slots, tsc):
+    """The tma_* of Unit cpu_core that upmc offers on Arrow Lake's and Lunar
+    Lake's P-cores (Lion Cove), as arl-metrics.json and lnl-metrics.json
+    have them: field(name) is how the file names a topdown field, slots
+    what it adds 0 times to each share ("" where nothing), tsc its TSC."""
+    def share(name):
+        return "%s / (%s + %s + %s + %s)%s" % (
+            field(name), field("fe\\-bound"), field("bad\\-spec"), field("retiring"),
+            field("be\\-bound"), slots)
+    return {
+        "tma_info_thread_clks": "cpu_core@CPU_CLK_UNHALTED.THREAD@",
+        "tma_info_thread_ipc": "cpu_core@INST_RETIRED.ANY@ / tma_info_thread_clks",
+        "tma_info_thread_cpi": "1 / tma_info_thread_ipc",
+        # perf 6.1's names of these two, as on Meteor Lake's row
+        "IPC": "tma_info_thread_ipc",
+        "CPI": "tma_info_thread_cpi",
+        "tma_info_system_time": "duration_time",
+        "tma_info_system_turbo_utilization":
+            "tma_info_thread_clks / cpu_core@CPU_CLK_UNHALTED.REF_TSC@",
+        "tma_info_system_core_frequency":
+            "tma_info_system_turbo_utilization * %s / 1e9 / tma_info_system_time" % tsc,
+        # no cpu_operating_frequency in the files: their core frequency is
+        # the one (a DIFF, tsc-over-duration)
+        "cpu_operating_frequency": "tma_info_system_core_frequency",
+        "tma_retiring": share("retiring"),
+        "tma_bad_speculation": share("bad\\-spec"),
+        "tma_frontend_bound": share("fe\\-bound"),
+        "tma_backend_bound": share("be\\-bound"),
+        "tma_heavy_operations": share("heavy\\-ops"),
+        "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
+        "tma_branch_mispredicts": share("br\\-mispredict"),
+        "tma_machine_clears": "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+        "tma_fetch_latency": share("fetch\\-lat"),
+        "tma_fetch_bandwidth": "max(0, tma_frontend_bound - tma_fetch_latency)",
+        "tma_memory_bound": share("mem\\-bound"),
+        "tma_core_bound": "max(0, tma_backend_bound - tma_memory_bound)",
+    }
+
+
+# arl-metrics.json names the fields cpu_core@topdown\-retiring@ and adds no
+# 0 * slots; its TSC is the msr PMU's, msr@tsc\,cpu=cpu_core@, whose '='
+# perf's jevents escapes as it does in every event name it embeds.
+ARROW_LAKE_P = lion_cove(lambda f: "cpu_core@topdown\\-%s@" % f, "",
+                         "msr@tsc\\,cpu\\=cpu_core@")
+# lnl-metrics.json names them topdown\-retiring, adds 0 * slots, says TSC.
+LUNAR_LAKE_P = lion_cove(lambda f: "topdown\\-%s" % f, " + 0 * slots", "TSC")
 KERNEL_CPUS = [
     (cpu("AuthenticAMD-25-61-2", "Zen 4, kernel JSON", "amd-zen4", "amd64_fam19h_zen4"),
      KERNEL + "amdzen4/pipeline.json at 037dd1308c6d", {
@@ -383,6 +458,7 @@ KERNEL_CPUS = [
          "tma_machine_clears":
              "cpu_atom@TOPDOWN_BAD_SPECULATION.MACHINE_CLEARS@ / "
              "(6 * cpu_atom@CPU_CLK_UNHALTED.CORE@)",
+         **E_CORE_INFO,
      }),
     (cpu("GenuineIntel-6-AA-4", "Meteor Lake P-core, kernel JSON", HYBRID, "spr", "cpu_core", 1,
          P_CORE_TOPDOWN),
@@ -448,10 +524,22 @@ KERNEL_CPUS = [
     (cpu("GenuineIntel-6-BD-1", "Lunar Lake E-core, kernel JSON", HYBRID, "spr", "cpu_atom", 0,
          P_CORE_TOPDOWN),
      KERNEL + "lunarlake/lnl-metrics.json at 23878069de30 (Unit cpu_atom)", SKYMONT),
+    (cpu("GenuineIntel-6-C6-2", "Arrow Lake P-core, kernel JSON", HYBRID, "spr", "cpu_core", 0,
+         P_CORE_TOPDOWN),
+     KERNEL + "arrowlake/arl-metrics.json at 67f8bc848ee3 (Unit cpu_core)", ARROW_LAKE_P),
+    (cpu("GenuineIntel-6-C5-2", "Arrow Lake-H P-core, kernel JSON", HYBRID, "spr", "cpu_core",
+         0, P_CORE_TOPDOWN),
+     KERNEL + "arrowlake/arl-metrics.json at 67f8bc848ee3 (Unit cpu_core)", ARROW_LAKE_P),
+    (cpu("GenuineIntel-6-BD-1", "Lunar Lake P-core, kernel JSON", HYBRID, "spr", "cpu_core", 0,
+         P_CORE_TOPDOWN),
+     KERNEL + "lunarlake/lnl-metrics.json at 23878069de30 (Unit cpu_core)", LUNAR_LAKE_P),
     (cpu("GenuineIntel-6-AF-3", "Sierra Forest, kernel JSON", FOUR_SLOTS, "tmt"),
-     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e", CRESTMONT_ALONE),
+     KERNEL + "sierraforest/srf-metrics.json at 4f9786035f9e (tma_info_core_ipc, "
+     "tma_info_core_cpi and cpu_operating_frequency read at 3f5857e726d8)",
+     dict(CRESTMONT_ALONE, **CRESTMONT_ALONE_INFO)),
     (cpu("GenuineIntel-6-B6-0", "Grand Ridge, kernel JSON", FOUR_SLOTS, "tmt"),
-     KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53", CRESTMONT_ALONE),
+     KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53",
+     dict(CRESTMONT_ALONE, **CRESTMONT_ALONE_INFO)),
     (cpu("GenuineIntel-6-AD-1", "Granite Rapids, kernel JSON", SAPPHIRE, "spr"),
      KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", {
          "tma_info_thread_slots": "slots",
