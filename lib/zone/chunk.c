@@ -236,14 +236,6 @@ void upmc_pf_chunk_end(struct upmc_zone_perfetto *w)
 	w->process_done = 0;
 }
 
-void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w)
-{
-	size_t last = w->n_cuts ? w->cut[w->n_cuts - 1] : 0;
-
-	if (w->compress && w->out.len - last >= PF_CHUNK_BYTES)
-		upmc_pf_chunk_end(w);
-}
-
 void upmc_pf_chunk_free(struct upmc_zone_perfetto *w)
 {
 	free(w->cut);
