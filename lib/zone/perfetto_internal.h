@@ -309,8 +309,8 @@ uint8_t *upmc_pf_put_interned(struct upmc_zone_perfetto *w, uint8_t *at);
  * TrackEvent's tag. Its TrackEvent's fields (PF_EVENT_BYTES at most) go
  * at the pointer returned; NULL without memory (w->out.failed set). */
 static inline uint8_t *upmc_pf_event_begin(struct upmc_zone_perfetto *w,
-                                           const struct upmc_zone_thread *t,
-                                           struct sequence *s, uint64_t ticks)
+                                           const struct upmc_zone_thread *t, struct sequence *s,
+                                           uint64_t ticks)
 {
 	/* two tags and kept bytes, the time, the sequence, their moves, and
 	 * the interned data's tag and length */
@@ -351,8 +351,9 @@ const struct recent_location *upmc_pf_location_iids(struct upmc_zone_perfetto *w
                                                     struct sequence *s,
                                                     const struct upmc_zone_loc *loc);
 
-static inline const struct recent_location *
-upmc_pf_begin_iids(struct upmc_zone_perfetto *w, struct sequence *s, const struct upmc_zone_loc *loc)
+static inline const struct recent_location *upmc_pf_begin_iids(struct upmc_zone_perfetto *w,
+                                                               struct sequence *s,
+                                                               const struct upmc_zone_loc *loc)
 {
 	const struct recent_location *r = &s->recent[((uintptr_t)loc >> 4) % 16];
 
