@@ -113,7 +113,8 @@ struct bench_sizes {
 };
 
 /* A stream's own work per zone: collect, encode, compress, write (on one
- * thread); plain: the same uncompressed (UPMC_PROFILE_UNCOMPRESSED). */
+ * thread); plain: the same uncompressed (UPMC_PROFILE_UNCOMPRESSED);
+ * encode: uncompressed into /dev/null (collect and encode alone). */
 struct bench_stream {
 	uint64_t zones;
 	double ns;         /* per zone, the least of the rounds */
@@ -124,7 +125,7 @@ struct bench_stream {
 
 struct bench_zones {
 	struct bench_flat_out flat_out;
-	struct bench_stream stream, stream_plain;
+	struct bench_stream stream, stream_plain, stream_encode;
 	struct bench_sizes time_only, counters;
 	struct bench_sizes uncounted; /* time only where its counters cannot count */
 };

@@ -212,11 +212,13 @@ static int measure_sizes(struct bench_sizes *s, const char *spec, unsigned flags
  * upmc_profile_stream_flush() on this thread, timed by its CPU clock (the
  * write's time in the kernel included). The stream's own thread waits
  * for a minute, which the rounds do not take. profile_flags:
- * UPMC_PROFILE_UNCOMPRESSED or 0. */
-static void measure_stream(struct bench_stream *s, unsigned profile_flags)
+ * UPMC_PROFILE_UNCOMPRESSED or 0; to: the file streamed into (NULL: a
+ * new one, its bytes counted). */
+static void measure_stream(struct bench_stream *s, unsigned profile_flags, const char *to)
 {
 	struct upmc_profile_options o = {sizeof(o), 0, profile_flags, 0, 0};
-	char path[] = "/tmp/upmc-bench-stream-XXXXXX";
+	char made[] = "/tmp/upmc-bench-stream-XXXXXX";
+	const char *path = to ? to : made;
 	struct upmc_profile *p = NULL;
 	struct stat sb;
 	uint64_t t0;
@@ -224,16 +226,19 @@ static void measure_stream(struct bench_stream *s, unsigned profile_flags)
 	int fd, k;
 
 	memset(s, 0, sizeof(*s));
-	fd = mkstemp(path);
-	if (fd < 0) {
-		snprintf(s->skipped, sizeof(s->skipped), "mkstemp: %s", strerror(errno));
-		return;
+	if (!to) {
+		fd = mkstemp(made);
+		if (fd < 0) {
+			snprintf(s->skipped, sizeof(s->skipped), "mkstemp: %s", strerror(errno));
+			return;
+		}
+		close(fd);
 	}
-	close(fd);
 	if (upmc_profile_open(&p, NULL, &o) < 0 || upmc_profile_stream(p, path, 60000) < 0) {
 		snprintf(s->skipped, sizeof(s->skipped), "%s", upmc_last_error());
 		upmc_profile_close(p);
-		unlink(path);
+		if (!to)
+			unlink(path);
 		return;
 	}
 	for (k = 0; k < STREAM_ROUNDS; k++) {
@@ -256,10 +261,11 @@ static void measure_stream(struct bench_stream *s, unsigned profile_flags)
 		upmc_profile_clear(p);
 	}
 	s->zones = (uint64_t)STREAM_ROUNDS * SIZE_FRAMES * 5;
-	if (stat(path, &sb) == 0)
+	if (!to && stat(path, &sb) == 0)
 		s->bytes = (double)sb.st_size / (double)s->zones;
 	upmc_profile_close(p);
-	unlink(path);
+	if (!to)
+		unlink(path);
 }
 
 /* 4 counters: hardware events where they read in user space, else
@@ -276,8 +282,9 @@ static void measure_counter_sizes(struct bench_sizes *s)
 void bench_measure_zones(struct bench_zones *z)
 {
 	measure_flat_out(&z->flat_out);
-	measure_stream(&z->stream, 0);
-	measure_stream(&z->stream_plain, UPMC_PROFILE_UNCOMPRESSED);
+	measure_stream(&z->stream, 0, NULL);
+	measure_stream(&z->stream_plain, UPMC_PROFILE_UNCOMPRESSED, NULL);
+	measure_stream(&z->stream_encode, UPMC_PROFILE_UNCOMPRESSED, "/dev/null");
 	measure_sizes(&z->time_only, NULL, 0, SIZE_FRAMES);
 	measure_counter_sizes(&z->counters);
 	/* counters that did not count (a machine without them, time only) */

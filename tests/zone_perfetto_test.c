@@ -497,3 +497,38 @@ TEST(perfetto, text_values_runtime_names_and_named_frames)
 	pb_free(tree);
 	upmc_profile_close(p);
 }
+
+/* A packet longer than 127 bytes (a begin that interns a name of
+ * UPMC_ZONE_NAME_MAX bytes): its length takes two bytes, which the packet
+ * written in place moves for; the packets after it read on. */
+TEST(perfetto, a_packet_longer_than_127_bytes)
+{
+	struct upmc_profile *p = NULL;
+	char name[UPMC_ZONE_NAME_MAX + 1];
+	struct slice sl[4];
+	struct pb_trace tr;
+	struct pb_node *tree;
+	char why[512];
+	int n;
+
+	if (!pb_have_protoc())
+		SKIP("protoc is not installed (Debian: apt-get install protobuf-compiler)");
+	sim_reset(48);
+	ASSERT(upmc_profile_open(&p, NULL, NULL) == 0);
+	memset(name, 'n', sizeof(name) - 1);
+	name[sizeof(name) - 1] = '\0';
+	UPMC_ZONE_BEGIN_DYNAMIC(name);
+	upmc_zone_begin(&frame_loc);
+	upmc_zone_end();
+	UPMC_ZONE_END();
+	ASSERT_MSG(interpreted(p, &tree, &tr, why, sizeof(why)) == 0, "%s", why);
+	ASSERT(thread_track(&tr));
+	n = slices_of(&tr, thread_track(&tr)->uuid, sl, 4);
+	ASSERT(n == 2);
+	EXPECT_MSG(strlen(sl[0].begin->name) == UPMC_ZONE_NAME_MAX && sl[0].begin->name[0] == 'n',
+	           "%s", sl[0].begin->name);
+	EXPECT(!strcmp(sl[1].begin->name, "frame"));
+	pb_trace_free(&tr);
+	pb_free(tree);
+	upmc_profile_close(p);
+}

@@ -128,33 +128,27 @@ static size_t open_words(const struct upmc_zone_thread *t)
 
 /* ---- the events a stream writes ---- */
 
-static int add_event(struct upmc_zone_thread *t, enum zone_event_kind kind, uint64_t ts,
-                     const struct upmc_zone_loc *loc, size_t index)
+/* An event, where the caller made room for it (GROW of t->events):
+ * inline, as a stream's collect adds two a zone. */
+static inline void add_event(struct upmc_zone_thread *t, enum zone_event_kind kind, uint64_t ts,
+                             const struct upmc_zone_loc *loc, size_t index)
 {
-	struct zone_event *e;
+	struct zone_event *e = &t->events[t->n_events++];
 
-	if (GROW(t->events, t->events_cap, t->n_events, 1) < 0)
-		return -ENOMEM;
-	e = &t->events[t->n_events++];
 	e->kind = kind;
 	e->t = ts;
 	e->loc = loc;
 	e->index = index;
-	return 0;
 }
 
-/* A begin's event, with its snapshot: room for both first. */
-static int begin_event(struct upmc_zone_thread *t, const struct upmc_zone_loc *loc, uint64_t t0,
-                       const uint64_t *s0)
+/* A begin's event, with its snapshot (room made for both). */
+static void begin_event(struct upmc_zone_thread *t, const struct upmc_zone_loc *loc, uint64_t t0,
+                        const uint64_t *s0)
 {
-	if (GROW(t->events, t->events_cap, t->n_events, 1) < 0 ||
-	    GROW(t->event_values, t->event_values_cap, t->n_event_values, t->w) < 0)
-		return -ENOMEM;
 	if (t->w) /* a time-only thread has no values, nor an array for them */
 		memcpy(t->event_values + t->n_event_values, s0, t->w * sizeof(uint64_t));
 	add_event(t, ZONE_EVENT_BEGIN, t0, loc, t->n_event_values);
 	t->n_event_values += t->w;
-	return 0;
 }
 
 /* ---- the stack of open zones ---- */
@@ -170,10 +164,11 @@ static int push(struct upmc_zone_thread *t, const struct upmc_zone_loc *loc, uin
 	 * other fails, and a retry finds both as they are. */
 	if (GROW(t->stack, t->stack_cap, t->depth, 1) < 0 ||
 	    (t->k && GROW(t->stack_values, t->stack_values_cap, t->depth * words, words) < 0) ||
-	    (streamed && GROW(t->events, t->events_cap, t->n_events, 1) < 0))
+	    (streamed && (GROW(t->events, t->events_cap, t->n_events, 1) < 0 ||
+	                  GROW(t->event_values, t->event_values_cap, t->n_event_values, t->w) < 0)))
 		return -ENOMEM;
-	if (streamed && begin_event(t, loc, t0, s0) < 0)
-		return -ENOMEM;
+	if (streamed)
+		begin_event(t, loc, t0, s0);
 	if (t->k) {
 		memcpy(t->stack_values + t->depth * words, s0, t->w * sizeof(uint64_t));
 		memset(t->stack_values + t->depth * words + t->w, 0, t->k * sizeof(uint64_t));

@@ -89,10 +89,6 @@ static void metric_values(struct upmc_zone_perfetto *w, struct sequence *s,
 	}
 }
 
-/* An event's TrackEvent is encoded in place, into a buffer this big: its
- * type, name and location, and each counter's track and value. */
-#define EVENT_BYTES (48 + 22 * UPMC_MAX_COUNTERS)
-
 static uint8_t *put_uint(uint8_t *at, unsigned field, uint64_t v)
 {
 	return upmc_pb_varint_at(upmc_pb_varint_at(at, (uint64_t)field << 3), v);
@@ -123,21 +119,24 @@ static void slice_begin(struct upmc_zone_perfetto *w, const struct upmc_zone_thr
                         const struct upmc_zone_loc *loc, uint64_t ticks, const uint64_t *v)
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
-	uint8_t event[EVENT_BYTES], *at = event;
 	const struct recent_location *r;
+	uint8_t *body, *at;
 
 	if (!s) {
 		w->out.failed = 1;
 		return;
 	}
 	r = upmc_pf_begin_iids(w, s, loc);
+	body = at = upmc_pf_event_begin(w, t, s, ticks);
+	if (!at)
+		return;
 	at = put_uint(at, EVENT_TYPE, SLICE_BEGIN);
 	at = put_uint(at, EVENT_NAME_IID, r->name);
 	if (r->where)
 		at = put_uint(at, EVENT_SOURCE_LOCATION_IID, r->where);
 	if (upmc_pf_has_counter_tracks(t))
 		at = counter_values(at, s, t, v);
-	upmc_pf_event_packet(w, t, s, ticks, event, (size_t)(at - event));
+	upmc_pf_event_end(w, body, at);
 }
 
 /* Whether a zone's end has debug annotations: its counts (multiplexed),
@@ -149,26 +148,16 @@ static int annotated(const struct upmc_zone_perfetto *w, const struct upmc_zone_
 	       z->has_value;
 }
 
-/* A slice's end: z the zone it closes, or NULL for one whose end was
- * dropped (a stream had written its begin). */
-static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                      uint64_t ticks, const struct zone_done *z)
+/* The end of a slice with debug annotations, built in w->packet. */
+static void annotated_end(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                          struct sequence *s, uint64_t ticks, const struct zone_done *z)
 {
-	struct sequence *s = upmc_pf_sequence(w, t);
-	uint8_t event[EVENT_BYTES], *at = event;
+	uint8_t event[PF_EVENT_BYTES], *at = event;
 	const char *text;
 
-	if (!s) {
-		w->out.failed = 1;
-		return;
-	}
 	at = put_uint(at, EVENT_TYPE, SLICE_END);
-	if (z && upmc_pf_has_counter_tracks(t))
+	if (upmc_pf_has_counter_tracks(t))
 		at = counter_values(at, s, t, t->values + z->v + t->w);
-	if (!z || !annotated(w, t, z)) {
-		upmc_pf_event_packet(w, t, s, ticks, event, (size_t)(at - event));
-		return;
-	}
 	upmc_pf_event_head(w, t, s, ticks);
 	upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
 	upmc_pb_put(&w->packet, event, (size_t)(at - event));
@@ -188,12 +177,37 @@ static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_threa
 	upmc_pf_end_packet(w);
 }
 
+/* A slice's end: z the zone it closes, or NULL for one whose end was
+ * dropped (a stream had written its begin). */
+static void slice_end(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
+                      uint64_t ticks, const struct zone_done *z)
+{
+	struct sequence *s = upmc_pf_sequence(w, t);
+	uint8_t *body, *at;
+
+	if (!s) {
+		w->out.failed = 1;
+		return;
+	}
+	if (z && annotated(w, t, z)) {
+		annotated_end(w, t, s, ticks, z);
+		return;
+	}
+	body = at = upmc_pf_event_begin(w, t, s, ticks);
+	if (!at)
+		return;
+	at = put_uint(at, EVENT_TYPE, SLICE_END);
+	if (z && upmc_pf_has_counter_tracks(t))
+		at = counter_values(at, s, t, t->values + z->v + t->w);
+	upmc_pf_event_end(w, body, at);
+}
+
 /* A frame's name is made only when first interned in a sequence. */
 static void frame_instant(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                           const struct zone_frame *f)
 {
 	struct sequence *s = upmc_pf_sequence(w, t);
-	uint8_t event[EVENT_BYTES], *at = event;
+	uint8_t *body, *at;
 	char label[256];
 	uint64_t iid;
 	int fresh;
@@ -207,9 +221,12 @@ static void frame_instant(struct upmc_zone_perfetto *w, const struct upmc_zone_t
 		upmc_zone_frame_label(f, label, sizeof(label));
 		upmc_pf_interned_name(w, iid, label);
 	}
+	body = at = upmc_pf_event_begin(w, t, s, f->t);
+	if (!at)
+		return;
 	at = put_uint(at, EVENT_TYPE, INSTANT);
 	at = put_uint(at, EVENT_NAME_IID, iid);
-	upmc_pf_event_packet(w, t, s, f->t, event, (size_t)(at - event));
+	upmc_pf_event_end(w, body, at);
 }
 
 /* ---- the process track ---- */

@@ -203,30 +203,162 @@ struct upmc_zone_perfetto {
 
 /* The packet built so far goes out as one Trace.packet; the next begins. */
 void upmc_pf_end_packet(struct upmc_zone_perfetto *w);
+
 /* The uuid of t's track; its counters' tracks follow it. */
-uint64_t upmc_pf_thread_uuid(const struct upmc_zone_thread *t);
-uint32_t upmc_pf_sequence_of(const struct upmc_zone_thread *t);
+static inline uint64_t upmc_pf_thread_uuid(const struct upmc_zone_thread *t)
+{
+	return 2 + (uint64_t)t->index * (UPMC_MAX_COUNTERS + 1);
+}
+
+static inline uint32_t upmc_pf_sequence_of(const struct upmc_zone_thread *t)
+{
+	return 2 + t->index;
+}
+
 /* Whether t's counters are counter tracks: those its slices carry values for. */
-int upmc_pf_has_counter_tracks(const struct upmc_zone_thread *t);
+static inline int upmc_pf_has_counter_tracks(const struct upmc_zone_thread *t)
+{
+	return t->k && !t->multiplexed;
+}
+
+/* ---- chunk.c: compressed chunks ---- */
+
+/* Uncompressed bytes a chunk holds at most (give or take a packet). */
+#define PF_CHUNK_BYTES (1u << 20)
+
+/* A chunk ends here (the packets built since the last end, if any), and
+ * every sequence starts again: a reader may begin at any chunk. */
+void upmc_pf_chunk_end(struct upmc_zone_perfetto *w);
+
+/* A chunk ends here when w->out has grown past PF_CHUNK_BYTES. Called
+ * between two events, before a sequence's packets begin: inline, as
+ * every event asks. */
+static inline void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w)
+{
+	size_t last = w->n_cuts ? w->cut[w->n_cuts - 1] : 0;
+
+	if (w->compress && w->out.len - last >= PF_CHUNK_BYTES)
+		upmc_pf_chunk_end(w);
+}
+
 /* The sequence of t, started (its first packets written) at its first
- * use; NULL without memory. */
-struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t);
-/* An event's packet head: its sequence and its time as a delta. */
+ * use; NULL without memory. Inline where t is the last event's thread,
+ * as most events' is. */
+struct sequence *upmc_pf_sequence_find(struct upmc_zone_perfetto *w,
+                                       const struct upmc_zone_thread *t);
+
+static inline struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w,
+                                                const struct upmc_zone_thread *t)
+{
+	upmc_pf_chunk_maybe(w);
+	if (t == w->last_thread && w->last_seq->started)
+		return w->last_seq;
+	return upmc_pf_sequence_find(w, t);
+}
+
+/* The event's time as a delta on its sequence's clock. */
+static inline uint64_t upmc_pf_event_delta(struct upmc_zone_perfetto *w, struct sequence *s,
+                                           uint64_t ticks)
+{
+	uint64_t ns = upmc_zone_ns(w->p, ticks), delta;
+
+	if (ns < s->last_ns) /* timestamps never go back on a thread: kept so */
+		ns = s->last_ns;
+	delta = ns - s->last_ns;
+	s->last_ns = ns;
+	return delta;
+}
+
+/* An event's packet head, in w->packet: its sequence and its time as a delta. */
 void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                         struct sequence *s, uint64_t ticks);
-/* An event's whole packet: its head (as above) and its TrackEvent, whose
- * n bytes are encoded already (event). */
-void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                          struct sequence *s, uint64_t ticks, const uint8_t *event, size_t n);
+
+/* ---- an event's packet, written in place in w->out ---- */
+
+/* A TrackEvent's fields, at most: its type, name and location, and each
+ * counter's track and value. */
+#define PF_EVENT_BYTES (48 + 22 * UPMC_MAX_COUNTERS)
+
+/* A nested message's tag (field < 16), and a byte kept for its length:
+ * most bodies are shorter than 128 bytes. Where its body goes. */
+static inline uint8_t *upmc_pf_open(uint8_t *at, unsigned field)
+{
+	at[0] = (uint8_t)(field << 3 | 2);
+	return at + 2;
+}
+
+/* The body's length put in front of it, the body moved where it needs
+ * more than the byte kept (2 more bytes at most); where it ends now. */
+uint8_t *upmc_pf_close_long(uint8_t *body, uint8_t *end);
+
+static inline uint8_t *upmc_pf_close(uint8_t *body, uint8_t *end)
+{
+	size_t n = (size_t)(end - body);
+
+	if (n >= 0x80)
+		return upmc_pf_close_long(body, end);
+	body[-1] = (uint8_t)n;
+	return end;
+}
+
+/* The packet's interned data (w->interned) put at `at`, and emptied. */
+uint8_t *upmc_pf_put_interned(struct upmc_zone_perfetto *w, uint8_t *at);
+
+/* An event's packet begun in w->out, after its sequence was found and
+ * its names interned: its time (as a delta), its sequence, and its
+ * TrackEvent's tag. Its TrackEvent's fields (PF_EVENT_BYTES at most) go
+ * at the pointer returned; NULL without memory (w->out.failed set). */
+static inline uint8_t *upmc_pf_event_begin(struct upmc_zone_perfetto *w,
+                                           const struct upmc_zone_thread *t, struct sequence *s,
+                                           uint64_t ticks)
+{
+	/* two tags and kept bytes, the time, the sequence, their moves, and
+	 * the interned data's tag and length */
+	size_t need = 48 + PF_EVENT_BYTES + w->interned.len;
+	uint8_t *at;
+
+	if (w->out.cap - w->out.len < need && upmc_pb_room(&w->out, need) < 0)
+		return NULL;
+	at = upmc_pf_open(w->out.buf + w->out.len, TRACE_PACKET);
+	*at++ = PACKET_TIMESTAMP << 3;
+	at = upmc_pb_varint_at(at, upmc_pf_event_delta(w, s, ticks));
+	*at++ = PACKET_SEQUENCE_ID << 3;
+	at = upmc_pb_varint_at(at, upmc_pf_sequence_of(t));
+	return upmc_pf_open(at, PACKET_TRACK_EVENT);
+}
+
+/* The packet ends: its TrackEvent's fields from body to end, then the
+ * names it interned. */
+static inline void upmc_pf_event_end(struct upmc_zone_perfetto *w, uint8_t *body, uint8_t *end)
+{
+	uint8_t *packet = w->out.buf + w->out.len + 2;
+
+	end = upmc_pf_close(body, end);
+	if (w->interned.len)
+		end = upmc_pf_put_interned(w, end);
+	w->out.len = (size_t)(upmc_pf_close(packet, end) - w->out.buf);
+}
+
 /* A key's iid in the sequence; *fresh when given now (its data must be
  * written in this packet). */
 uint64_t upmc_pf_intern(struct sequence *s, enum intern_kind kind, const void *key, int *fresh);
 /* The interned data of an event name, in this packet. */
 void upmc_pf_interned_name(struct upmc_zone_perfetto *w, uint64_t iid, const char *name);
 /* A zone's location's recent iids: its name's, and its location's (0
- * where it has no file), interned in this packet when new. */
-const struct recent_location *upmc_pf_begin_iids(struct upmc_zone_perfetto *w, struct sequence *s,
-                                                 const struct upmc_zone_loc *loc);
+ * where it has no file), interned in this packet when new. Inline where
+ * the location is among the sequence's recent ones. */
+const struct recent_location *upmc_pf_location_iids(struct upmc_zone_perfetto *w,
+                                                    struct sequence *s,
+                                                    const struct upmc_zone_loc *loc);
+
+static inline const struct recent_location *upmc_pf_begin_iids(struct upmc_zone_perfetto *w,
+                                                               struct sequence *s,
+                                                               const struct upmc_zone_loc *loc)
+{
+	const struct recent_location *r = &s->recent[((uintptr_t)loc >> 4) % 16];
+
+	return r->loc == loc ? r : upmc_pf_location_iids(w, s, loc);
+}
 /* A debug annotation begun, its name interned (key: the name's address,
  * which lives as long as the profile); the caller puts its value and ends it. */
 void upmc_pf_annotation_head(struct upmc_zone_perfetto *w, struct sequence *s, const char *name);
@@ -241,17 +373,8 @@ void upmc_pf_sequences_free(struct upmc_zone_perfetto *w);
  * interned again, clock and counters absolute): a chunk's boundary. */
 void upmc_pf_sequences_restart(struct upmc_zone_perfetto *w);
 
-/* ---- chunk.c: compressed chunks ---- */
+/* ---- chunk.c ---- */
 
-/* Uncompressed bytes a chunk holds at most (give or take a packet). */
-#define PF_CHUNK_BYTES (1u << 20)
-
-/* A chunk ends here (the packets built since the last end, if any), and
- * every sequence starts again: a reader may begin at any chunk. */
-void upmc_pf_chunk_end(struct upmc_zone_perfetto *w);
-/* A chunk ends here when w->out has grown past PF_CHUNK_BYTES. Called
- * between two events, before a sequence's packets begin. */
-void upmc_pf_chunk_maybe(struct upmc_zone_perfetto *w);
 /* The chunks' ends given back. */
 void upmc_pf_chunk_free(struct upmc_zone_perfetto *w);
 

@@ -69,16 +69,6 @@ static uint64_t intern_key(struct intern_table *it, enum intern_kind kind, const
 
 /* ---- the sequence ---- */
 
-uint64_t upmc_pf_thread_uuid(const struct upmc_zone_thread *t)
-{
-	return 2 + (uint64_t)t->index * (UPMC_MAX_COUNTERS + 1);
-}
-
-uint32_t upmc_pf_sequence_of(const struct upmc_zone_thread *t)
-{
-	return 2 + t->index;
-}
-
 /* The packet built so far goes out as one Trace.packet; the next begins. */
 void upmc_pf_end_packet(struct upmc_zone_perfetto *w)
 {
@@ -106,12 +96,6 @@ void upmc_pf_end_packet(struct upmc_zone_perfetto *w)
 static int is_instructions(const char *name)
 {
 	return !strncmp(name, "instructions", 12) && (!name[12] || name[12] == ':');
-}
-
-/* A thread's counters as counter tracks: those its slices carry values for. */
-int upmc_pf_has_counter_tracks(const struct upmc_zone_thread *t)
-{
-	return t->k && !t->multiplexed;
 }
 
 /* The sequence's first packet: its state cleared, its defaults and its clock. */
@@ -382,15 +366,13 @@ static int thread_tracks(struct upmc_zone_perfetto *w, const struct upmc_zone_th
 	return 0;
 }
 
-/* The sequence of t, started (its first packets written) at its first use. */
-struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t)
+/* The sequence of t, started (its first packets written) at its first
+ * use: upmc_pf_sequence() where t is not the last event's thread. */
+struct sequence *upmc_pf_sequence_find(struct upmc_zone_perfetto *w,
+                                       const struct upmc_zone_thread *t)
 {
-	struct sequence *s;
+	struct sequence *s = sequence_make(w, t);
 
-	upmc_pf_chunk_maybe(w);
-	if (t == w->last_thread && w->last_seq->started)
-		return w->last_seq;
-	s = sequence_make(w, t);
 	if (!s)
 		return NULL;
 	if (!s->started) {
@@ -405,22 +387,10 @@ struct sequence *upmc_pf_sequence(struct upmc_zone_perfetto *w, const struct upm
 }
 
 /* An event's packet head: its sequence and its time as a delta. */
-/* The event's time as a delta on its sequence's clock. */
-static uint64_t event_delta(struct upmc_zone_perfetto *w, struct sequence *s, uint64_t ticks)
-{
-	uint64_t ns = upmc_zone_ns(w->p, ticks), delta;
-
-	if (ns < s->last_ns) /* timestamps never go back on a thread: kept so */
-		ns = s->last_ns;
-	delta = ns - s->last_ns;
-	s->last_ns = ns;
-	return delta;
-}
-
 void upmc_pf_event_head(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
                         struct sequence *s, uint64_t ticks)
 {
-	upmc_pb_uint(&w->packet, PACKET_TIMESTAMP, event_delta(w, s, ticks));
+	upmc_pb_uint(&w->packet, PACKET_TIMESTAMP, upmc_pf_event_delta(w, s, ticks));
 	upmc_pb_uint(&w->packet, PACKET_SEQUENCE_ID, upmc_pf_sequence_of(t));
 }
 
@@ -437,40 +407,24 @@ void upmc_pf_interned_name(struct upmc_zone_perfetto *w, uint64_t iid, const cha
 	upmc_pb_end(&w->interned);
 }
 
-/* Where an event's packet needs no interned data (its names were), it
- * goes straight into the packets, its lengths known from the start. */
-void upmc_pf_event_packet(struct upmc_zone_perfetto *w, const struct upmc_zone_thread *t,
-                          struct sequence *s, uint64_t ticks, const uint8_t *event, size_t n)
+uint8_t *upmc_pf_close_long(uint8_t *body, uint8_t *end)
 {
-	uint64_t delta;
-	uint32_t sequence = upmc_pf_sequence_of(t);
-	size_t packet_n;
-	uint8_t *at;
+	size_t n = (size_t)(end - body), more = upmc_pb_varint_size(n) - 1;
 
-	if (w->interned.len) { /* the general way */
-		upmc_pf_event_head(w, t, s, ticks);
-		upmc_pb_begin(&w->packet, PACKET_TRACK_EVENT);
-		upmc_pb_put(&w->packet, event, n);
-		upmc_pb_end(&w->packet);
-		upmc_pf_end_packet(w);
-		return;
-	}
-	delta = event_delta(w, s, ticks);
-	packet_n = 3 + upmc_pb_varint_size(delta) + upmc_pb_varint_size(sequence) +
-	           upmc_pb_varint_size(n) + n; /* 3: the fields' tags */
-	if (upmc_pb_room(&w->out, 11 + packet_n) < 0)
-		return;
-	at = w->out.buf + w->out.len;
-	*at++ = TRACE_PACKET << 3 | 2;
-	at = upmc_pb_varint_at(at, packet_n);
-	*at++ = PACKET_TIMESTAMP << 3;
-	at = upmc_pb_varint_at(at, delta);
-	*at++ = PACKET_SEQUENCE_ID << 3;
-	at = upmc_pb_varint_at(at, sequence);
-	*at++ = PACKET_TRACK_EVENT << 3 | 2;
-	at = upmc_pb_varint_at(at, n);
-	memcpy(at, event, n);
-	w->out.len = (size_t)(at + n - w->out.buf);
+	memmove(body + more, body, n);
+	upmc_pb_varint_at(body - 1, n);
+	return end + more;
+}
+
+uint8_t *upmc_pf_put_interned(struct upmc_zone_perfetto *w, uint8_t *at)
+{
+	*at++ = PACKET_INTERNED_DATA << 3 | 2;
+	at = upmc_pb_varint_at(at, w->interned.len);
+	memcpy(at, w->interned.buf, w->interned.len);
+	at += w->interned.len;
+	w->interned.len = 0;
+	w->out.failed |= w->interned.failed;
+	return at;
 }
 
 /* The iid of a name (a zone's location, or a frame's name), interned in
@@ -504,16 +458,15 @@ static uint64_t location_iid(struct upmc_zone_perfetto *w, struct sequence *s,
 	return iid;
 }
 
-const struct recent_location *upmc_pf_begin_iids(struct upmc_zone_perfetto *w, struct sequence *s,
-                                                 const struct upmc_zone_loc *loc)
+const struct recent_location *upmc_pf_location_iids(struct upmc_zone_perfetto *w,
+                                                    struct sequence *s,
+                                                    const struct upmc_zone_loc *loc)
 {
 	struct recent_location *r = &s->recent[((uintptr_t)loc >> 4) % 16];
 
-	if (r->loc != loc) {
-		r->name = name_iid(w, s, NAME_OF_LOC, loc, loc->name);
-		r->where = loc->file ? location_iid(w, s, loc) : 0;
-		r->loc = r->name && (r->where || !loc->file) ? loc : NULL; /* 0: no memory */
-	}
+	r->name = name_iid(w, s, NAME_OF_LOC, loc, loc->name);
+	r->where = loc->file ? location_iid(w, s, loc) : 0;
+	r->loc = r->name && (r->where || !loc->file) ? loc : NULL; /* 0: no memory */
 	return r;
 }
 

@@ -61,16 +61,6 @@ const struct zone_done *upmc_zone_nth(const struct upmc_zone_thread *t, size_t i
 	return &t->zones[t->order[i].i];
 }
 
-uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks)
-{
-	return upmc_mul_shift(ticks, p->timer->clock.mult, p->timer->clock.shift);
-}
-
-uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks)
-{
-	return ticks <= p->t_open ? 0 : upmc_zone_duration_ns(p, ticks - p->t_open);
-}
-
 /* Whether metric j's PERF_METRICS fields can measure the zone from
  * snapshot s0 to s1 (upmc_metrics()' rule): 0, or why not (and why). */
 static unsigned topdown_unmeasured(const struct upmc_profile *p, const struct upmc_zone_thread *t,

@@ -452,8 +452,16 @@ int upmc_zone_sort(struct upmc_zone_thread *t);
 int upmc_zone_sort_all(const struct upmc_profile *p);
 /* The i-th zone to begin, once sorted. */
 const struct zone_done *upmc_zone_nth(const struct upmc_zone_thread *t, size_t i);
-uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks); /* since open */
-uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks);
+/* Inline: a stream converts two timestamps a zone. */
+static inline uint64_t upmc_zone_duration_ns(const struct upmc_profile *p, uint64_t ticks)
+{
+	return upmc_mul_shift(ticks, p->timer->clock.mult, p->timer->clock.shift);
+}
+
+static inline uint64_t upmc_zone_ns(const struct upmc_profile *p, uint64_t ticks) /* since open */
+{
+	return ticks <= p->t_open ? 0 : upmc_zone_duration_ns(p, ticks - p->t_open);
+}
 
 /* A collected zone's counts: its interval (lib/core/interval.c's rule),
  * what of it is its own (less the zones directly inside it), and the share
