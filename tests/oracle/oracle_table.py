@@ -288,6 +288,18 @@ PERF_SYNONYM = {
     # the msr PMU's TSC on the P-cores' CPUs (arrowlake/arl-metrics.json):
     # what meteorlake's and lunarlake's files call TSC
     "msr@tsc,cpu=cpu_core@": "TSC",
+    # perf 6.1's name of the same
+    "msr@tsc@": "TSC",
+}
+
+# Where perf 6.1's table of a CPU has no metric of upmc's name, the one it
+# has in its place, the first of these that it has: perf 6.1 has
+# cpu_operating_frequency on its server CPUs alone; its client CPUs' core
+# frequency is Average_Frequency (the later tma_info_system_core_frequency,
+# Unit cpu_core on a hybrid), and an E-core's only Turbo_Utilization. Each
+# such pair is a DIFF whose reason docs/metrics.md states.
+PERF_STAND_IN = {
+    "cpu_operating_frequency": ("Average_Frequency", "Turbo_Utilization"),
 }
 
 
