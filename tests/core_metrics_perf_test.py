@@ -184,6 +184,10 @@ class PerfSide:
 
     def __init__(self, metrics, c):
         self.exprs = {name: e for (name, unit), e in metrics.items() if unit == c.unit}
+        for name, stand_ins in table.PERF_STAND_IN.items():
+            there = [m for m in stand_ins if m in self.exprs]
+            if name not in self.exprs and there:
+                self.exprs[name] = there[0]
         self.trees = {}
         self.cpuid = c.cpuid
         self.literals = {"#SMT_on": float(c.smt), "#smt_on": float(c.smt),
@@ -291,6 +295,12 @@ RELATIONS = {
     "tsc-over-duration":
         lambda ours, counts, perf_at, lit: (ours, perf_at(dict(counts, TSC=(
             lit["#SYSTEM_TSC_FREQ"] * counts["duration_time"])))),
+    # perf 6.1's Elkhart Lake frequency takes the TSC's count where upmc
+    # takes its frequency, and divides by no duration: the same where the
+    # count is #SYSTEM_TSC_FREQ
+    "tsc-count":
+        lambda ours, counts, perf_at, lit: (ours, perf_at(dict(
+            counts, TSC=lit["#SYSTEM_TSC_FREQ"]))),
     # the hybrid E-cores' files have no core frequency, only the turbo
     # utilization (cycles / CPU_CLK_UNHALTED.REF_TSC) that upmc's frequency
     # multiplies by the TSC's frequency in GHz

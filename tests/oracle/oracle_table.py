@@ -288,6 +288,18 @@ PERF_SYNONYM = {
     # the msr PMU's TSC on the P-cores' CPUs (arrowlake/arl-metrics.json):
     # what meteorlake's and lunarlake's files call TSC
     "msr@tsc,cpu=cpu_core@": "TSC",
+    # perf 6.1's name of the same
+    "msr@tsc@": "TSC",
+}
+
+# Where perf 6.1's table of a CPU has no metric of upmc's name, the one it
+# has in its place, the first of these that it has: perf 6.1 has
+# cpu_operating_frequency on its server CPUs alone; its client CPUs' core
+# frequency is Average_Frequency (the later tma_info_system_core_frequency,
+# Unit cpu_core on a hybrid), and an E-core's only Turbo_Utilization. Each
+# such pair is a DIFF whose reason docs/metrics.md states.
+PERF_STAND_IN = {
+    "cpu_operating_frequency": ("Average_Frequency", "Turbo_Utilization"),
 }
 
 
@@ -418,9 +430,55 @@ ARROW_LAKE_P = lion_cove(lambda f: "cpu_core@topdown\\-%s@" % f, "",
                          "msr@tsc\\,cpu\\=cpu_core@")
 # lnl-metrics.json names them topdown\-retiring, adds 0 * slots, says TSC.
 LUNAR_LAKE_P = lion_cove(lambda f: "topdown\\-%s" % f, " + 0 * slots", "TSC")
+# Granite Rapids' and Emerald Rapids' level 1 and 2, IPC, CPI and frequency:
+# the same formulas in graniterapids/gnr-metrics.json and
+# emeraldrapids/emr-metrics.json (each row below cites the file it was read
+# from).
+GOLDEN_COVE_SERVER = {
+    "tma_info_thread_slots": "slots",
+    "tma_info_thread_clks": "CPU_CLK_UNHALTED.THREAD",
+    "tma_info_thread_ipc": "INST_RETIRED.ANY / tma_info_thread_clks",
+    "tma_info_thread_cpi": "1 / tma_info_thread_ipc",
+    # perf 6.1's names of these two, as on Meteor Lake's P-core row
+    "IPC": "tma_info_thread_ipc",
+    "CPI": "tma_info_thread_cpi",
+    "cpu_operating_frequency":
+        "CPU_CLK_UNHALTED.THREAD / CPU_CLK_UNHALTED.REF_TSC * #SYSTEM_TSC_FREQ / 1e9",
+    "tma_retiring":
+        "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+        "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+    "tma_frontend_bound":
+        "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+        "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
+        "tma_info_thread_slots",
+    "tma_fetch_latency":
+        "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+        "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
+        "tma_info_thread_slots",
+    "tma_fetch_bandwidth": "max(0, tma_frontend_bound - tma_fetch_latency)",
+    "tma_heavy_operations":
+        "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+        "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+    "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
+    "tma_branch_mispredicts":
+        "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+        "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+    "tma_memory_bound":
+        "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+        "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+    "tma_backend_bound":
+        "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
+        "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
+    "tma_bad_speculation":
+        "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
+    "tma_machine_clears": "max(0, tma_bad_speculation - tma_branch_mispredicts)",
+    "tma_core_bound": "max(0, tma_backend_bound - tma_memory_bound)",
+}
 KERNEL_CPUS = [
     (cpu("AuthenticAMD-25-61-2", "Zen 4, kernel JSON", "amd-zen4", "amd64_fam19h_zen4"),
-     KERNEL + "amdzen4/pipeline.json at 037dd1308c6d", {
+     KERNEL + "amdzen4/pipeline.json at 037dd1308c6d (branch_misprediction_ratio: "
+     "amdzen4/recommended.json at 4aea86b4033f)", {
+         "branch_misprediction_ratio": "d_ratio(ex_ret_brn_misp, ex_ret_brn)",
          "total_dispatch_slots": "6 * ls_not_halted_cyc",
          "frontend_bound":
              "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)",
@@ -430,7 +488,11 @@ KERNEL_CPUS = [
          "retiring": "d_ratio(ex_ret_ops, total_dispatch_slots)",
      }),
     (cpu("AuthenticAMD-26-44-0", "Zen 5, kernel JSON", "amd-zen5", None),
-     KERNEL + "amdzen5/pipeline.json at a9fe4ac7a3a2", {
+     KERNEL + "amdzen5/pipeline.json at a9fe4ac7a3a2 (branch_misprediction_rate: "
+     "amdzen5/recommended.json at 3c69140734a2)", {
+         "branch_misprediction_rate": "d_ratio(ex_ret_brn_misp, ex_ret_brn)",
+         # the name Zen 4's file and perf 6.1 give it
+         "branch_misprediction_ratio": "branch_misprediction_rate",
          "total_dispatch_slots": "8 * ls_not_halted_cyc",
          "frontend_bound":
              "d_ratio(de_no_dispatch_per_slot.no_ops_from_frontend, total_dispatch_slots)",
@@ -541,54 +603,7 @@ KERNEL_CPUS = [
      KERNEL + "grandridge/grr-metrics.json at 39c1471e3e53",
      dict(CRESTMONT_ALONE, **CRESTMONT_ALONE_INFO)),
     (cpu("GenuineIntel-6-AD-1", "Granite Rapids, kernel JSON", SAPPHIRE, "spr"),
-     KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", {
-         "tma_info_thread_slots": "slots",
-         "tma_retiring":
-             "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-         "tma_frontend_bound":
-             "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
-             "tma_info_thread_slots",
-         "tma_fetch_latency":
-             "topdown\\-fetch\\-lat / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
-             "tma_info_thread_slots",
-         "tma_fetch_bandwidth": "max(0, tma_frontend_bound - tma_fetch_latency)",
-         "tma_heavy_operations":
-             "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-         "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
-         "tma_branch_mispredicts":
-             "topdown\\-br\\-mispredict / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-         "tma_memory_bound":
-             "topdown\\-mem\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-         "tma_backend_bound":
-             "topdown\\-be\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-         "tma_bad_speculation":
-             "max(1 - (tma_frontend_bound + tma_backend_bound + tma_retiring), 0)",
-         "tma_machine_clears": "max(0, tma_bad_speculation - tma_branch_mispredicts)",
-         "tma_core_bound": "max(0, tma_backend_bound - tma_memory_bound)",
-     }),
+     KERNEL + "graniterapids/gnr-metrics.json at ead971eec0eb", GOLDEN_COVE_SERVER),
     (cpu("GenuineIntel-6-CF-2", "Emerald Rapids, kernel JSON", SAPPHIRE, "spr"),
-     KERNEL + "emeraldrapids/emr-metrics.json at 1afba39f9305", {
-         "tma_info_thread_slots": "slots",
-         "tma_frontend_bound":
-             "topdown\\-fe\\-bound / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) - INT_MISC.UOP_DROPPING / "
-             "tma_info_thread_slots",
-         "tma_retiring":
-             "topdown\\-retiring / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-         "tma_heavy_operations":
-             "topdown\\-heavy\\-ops / (topdown\\-fe\\-bound + topdown\\-bad\\-spec + "
-             "topdown\\-retiring + topdown\\-be\\-bound) + 0 * slots",
-         "tma_light_operations": "max(0, tma_retiring - tma_heavy_operations)",
-         # GHz: perf 6.1's (sapphirerapids) divides this by duration_time
-         "cpu_operating_frequency":
-             "CPU_CLK_UNHALTED.THREAD / CPU_CLK_UNHALTED.REF_TSC * #SYSTEM_TSC_FREQ / 1e9",
-     }),
+     KERNEL + "emeraldrapids/emr-metrics.json at 1afba39f9305", GOLDEN_COVE_SERVER),
 ]
