@@ -6,7 +6,7 @@
  * of its own): perf's formula over events by libpfm4's names, exact
  * values; and only where /proc/cpuinfo says an Intel CPU. TopdownL2 on
  * Skylake to Cascade Lake, perf 6.1's, in both SMT states, and what it
- * has not there, said; none on Haswell, said.
+ * has not there, said; on Haswell the six of perf 6.1's that it can express.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <errno.h>
@@ -349,16 +349,86 @@ TEST(metrics_skylake, level_two_smt_on)
 	pinned_does_not_fit("core-bound", 11, 4);
 }
 
-/* Haswell (Sandy Bridge to Broadwell): no level 2, and the reason, never
- * Skylake's formula or the PERF_METRICS fallback's. */
-TEST(metrics_skylake, no_level_two_on_haswell)
+/* Haswell (Sandy Bridge to Broadwell), SMT off: perf 6.1's six level 2
+ * metrics it can express, over 4 x cycles, exact values; fetch latency's
+ * cycles capped at the thread's as perf's haswell files cap them; memory
+ * and core bound said, never Skylake's formula. */
+TEST(metrics_skylake, level_two_on_haswell)
 {
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	/* 1000 cycles: 4000 slots; IDQ.MS_UOPS 200, bad speculation 0.1 */
+	const double heavy = (1600.0 / 1800) * 200 / 4000;
+	const double want[] = {heavy,           1600 / 4000.0 - heavy,
+	                       30.0 / 40 * 0.1, 0.1 - 30.0 / 40 * 0.1,
+	                       4 * 60 / 4000.0, 600 / 4000.0 - 4 * 60 / 4000.0};
 	struct upmc_set *set;
+	unsigned j;
 
-	fake_boot("intel-haswell"); /* the rows say it before any event resolves */
-	EXPECT_EQ(upmc_open(&set, "fetch-latency", NULL), -ENOENT);
-	EXPECT_CONTAINS(upmc_last_error(), "chooses its formula by comparisons (IPC > 1.8");
-	EXPECT_EQ(upmc_open(&set, "TopdownL2", NULL), -ENOENT);
-	EXPECT_CONTAINS(upmc_last_error(), "Sandy Bridge to Broadwell");
+	setenv("LIBPFM_FORCE_PMU", "hsw", 1);
+	fake_boot("intel-haswell");
+	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 6);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x3079) >= 0); /* IDQ.MS_UOPS */
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x400019c) >= 0);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x10401c3) >= 0);
+	count_level_two(set, counts);
+	count_named(set, counts, "r3079", 200);
+	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES", 50);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
+	for (j = 0; j < 6; j++) {
+		EXPECT_MSG(!strcmp(upmc_metric_name(set, j), level_two[j]), "metric %u is %s", j,
+		           upmc_metric_name(set, j));
+		EXPECT_MSG(fabs(v[j] - want[j]) < 1e-15, "%s %.17g, want %.17g", level_two[j], v[j],
+		           want[j]);
+	}
+	/* more cycles without a uop delivered than the thread's cycles (the
+	 * event counts the core's): perf's min() keeps the thread's */
+	count_named(set, counts, "r400019c", 1200);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
+	EXPECT_MSG(v[4] == 1, "fetch latency %.17g", v[4]);
+	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
+	EXPECT_EQ(upmc_open(&set, "memory-bound", NULL), -ENOENT);
+	EXPECT_CONTAINS(upmc_last_error(), "choose their formula by comparisons (IPC > 1.8");
+	EXPECT_EQ(upmc_open(&set, "core-bound", NULL), -ENOENT);
+	EXPECT_CONTAINS(upmc_last_error(), "Intel Sandy Bridge to Haswell");
+	EXPECT_EQ(fake_open_events(), 0);
+}
+
+/* Haswell with SMT on: the per-logical-CPU slots, and where the core gives
+ * a thread 4 general counters, no group of more; branch mispredicts',
+ * machine clears' (7) and heavy and light operations' (5: UOPS_RETIRED,
+ * UOPS_ISSUED, IDQ.MS_UOPS and the two SMT clocks) inputs counted alone. */
+TEST(metrics_skylake, level_two_on_haswell_smt_on)
+{
+	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
+	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
+	double slots = 4 * (1000.0 / 2) * (1 + 20.0 / 100);
+	double heavy = (1600.0 / 1800) * 200 / slots;
+	struct upmc_set *set;
+	int ms_uops;
+
+	setenv("LIBPFM_FORCE_PMU", "hsw", 1);
+	fake_boot("intel-haswell-smt");
+	fake.pmu[fake_pmu_named("cpu")].gp = 4;
+	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
+	ASSERT(upmc_metric_count(set) == 6);
+	EXPECT_MSG(most_general_in_a_group() <= 4, "a group takes %u general counters",
+	           most_general_in_a_group());
+	ms_uops = fake_event_with(PERF_TYPE_RAW, 0x3079);
+	ASSERT(ms_uops >= 0);
+	EXPECT_EQ(fake.ev[ms_uops].leader, ms_uops);
+	EXPECT_EQ(general_in_group(ms_uops), 1u);
+	count_level_two(set, counts);
+	count_named(set, counts, "r3079", 200);
+	count_named(set, counts, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE", 20);
+	count_named(set, counts, "CPU_CLK_UNHALTED:REF_XCLK", 100);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
+	EXPECT_MSG(fabs(v[0] - heavy) < 1e-15, "heavy operations %.17g", v[0]);
+	EXPECT_MSG(fabs(v[1] - (1600 / slots - heavy)) < 1e-15, "light operations %.17g", v[1]);
+	EXPECT_MSG(fabs(v[4] - 4 * 60 / slots) < 1e-15, "fetch latency %.17g", v[4]);
+	upmc_close(set);
+	EXPECT_EQ(fake_open_events(), 0);
+	pinned_does_not_fit("heavy-operations", 5, 5); /* cycles on its fixed counter */
 }

@@ -228,11 +228,66 @@
 	"( ( " ICL_MEM_ANY " + " SKL_ON_STORES " ) / ( " ICL_STALLS " + ( " ICL_1_PORT \
 	" + ( " TMA4_RET(S) " ) * " ICL_2_PORTS " ) + " SKL_ON_STORES " ) )"
 #define SKL_MEM(S, R) SKL_MEM_SHARE(S) " * ( " TMA4_BE(S, R) " )"
-#define SNB_L2_WHY                                                                         \
-	"upmc has no level 2 formula for them: perf 6.1's memory bound there chooses its " \
-	"formula by comparisons (IPC > 1.8, fetch latency > 0.1), which the catalogue's "  \
-	"formulas cannot express, and the rest of their level 2 is not in the catalogue yet"
-#define SNB_CPUS "Intel, Sandy Bridge to Broadwell (4 slots a cycle)"
+/* Sandy Bridge to Broadwell: perf 6.1's level 2 but memory and core
+ * bound (snb-, jkt-, ivb-, ivt-, hsw-, hsx-, bdw-, bdx- and
+ * bdwde-metrics.json), over the same slots as level 1, its events beyond
+ * level 1's as raw codes (perf's sandybridge to broadwellx frontend.json,
+ * pipeline.json): IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE and
+ * MACHINE_CLEARS.COUNT as on Skylake, IDQ.MS_UOPS (0x79, umask 0x30).
+ * Heavy operations are the microcode sequencer's share; Sandy Bridge to
+ * Haswell cap fetch latency's cycles at the thread's, Broadwell does not. */
+#define SNB_IDS                                                                        \
+	"GenuineIntel-6-2A- GenuineIntel-6-2D- GenuineIntel-6-3A- GenuineIntel-6-3E- " \
+	"GenuineIntel-6-3C- GenuineIntel-6-45- GenuineIntel-6-46- GenuineIntel-6-3F-"
+#define BDW_IDS          "GenuineIntel-6-3D- GenuineIntel-6-47- GenuineIntel-6-56- GenuineIntel-6-4F-"
+#define SNB_MS_UOPS      "r3079"
+#define SNB_FETCH_LAT(S) "4 * min ( cycles , " SKL_FE_NONE " ) / " S
+#define SNB_HEAVY(S)     "( UOPS_RETIRED:RETIRE_SLOTS / UOPS_ISSUED:ANY ) * " SNB_MS_UOPS " / " S
+#define SNB_OPS_EVENTS   "UOPS_RETIRED:RETIRE_SLOTS,UOPS_ISSUED:ANY," SNB_MS_UOPS
+#define SNB_L2_CPUS      "Intel Sandy Bridge to Haswell (4 slots a cycle), SMT off"
+#define SNB_L2_SMT_CPUS  "Intel Sandy Bridge to Haswell (4 slots a cycle), SMT on"
+#define BDW_L2_CPUS      "Intel Broadwell (4 slots a cycle), SMT off"
+#define BDW_L2_SMT_CPUS  "Intel Broadwell (4 slots a cycle), SMT on"
+#define SNB_L2_SOURCE                                                                         \
+	"perf's tma_* of TopdownL2 in Linux 6.1 tools/perf/pmu-events/arch/x86/haswellx/"     \
+	"hsx-metrics.json (the same in sandybridge, jaketown, ivybridge, ivytown, haswell), " \
+	"events from their frontend.json and pipeline.json"
+#define BDW_L2_SOURCE                                                                       \
+	"perf's tma_* of TopdownL2 in Linux 6.1 tools/perf/pmu-events/arch/x86/broadwellx/" \
+	"bdx-metrics.json (the same in broadwell, broadwellde), events from their "         \
+	"frontend.json and pipeline.json"
+/* The six rows of one SMT state: slots S, recovery slots R, the clock
+ * events clk and recovery cycles rec of that state, fetch latency FL;
+ * bad and ops: what bad speculation's and the operations' rows say of
+ * their inputs' counters (SNB_APART with SMT on). */
+#define SNB_APART(need) APART("", need, "4")
+#define SNB_L2(cpus, source, ids, when, S, R, clk, rec, FL, bad, ops)                             \
+	ROW("fetch-latency", "TopdownL2", SKL_FE_NONE "," clk, FL, "fetch latency",               \
+	    FETCH_LAT_DESC, cpus, source, ids, when, NO_TMA4_EVENTS),                             \
+	        ROW("fetch-bandwidth", "TopdownL2",                                               \
+	            "IDQ_UOPS_NOT_DELIVERED:CORE," SKL_FE_NONE "," clk, TMA4_FE(S) " - " FL,      \
+	            "fetch bandwidth", FETCH_BW_DESC, cpus, source, ids, when, NO_TMA4_EVENTS),   \
+	        ROW("branch-mispredicts", "TopdownL2", SKL_BAD_EVENTS(rec "," clk),               \
+	            SKL_MISP(S, R), "branch mispredicts", MISP_DESC bad, cpus, source, ids, when, \
+	            NO_TMA4_EVENTS),                                                              \
+	        ROW("machine-clears", "TopdownL2", SKL_BAD_EVENTS(rec "," clk),                   \
+	            TMA4_BAD(S, R) " - " SKL_MISP(S, R), "machine clears", CLEARS_DESC bad, cpus, \
+	            source, ids, when, NO_TMA4_EVENTS),                                           \
+	        ROW("heavy-operations", "TopdownL2", SNB_OPS_EVENTS "," clk, SNB_HEAVY(S),        \
+	            "heavy operations", HEAVY_DESC ops, cpus, source, ids, when, NO_TMA4_EVENTS), \
+	        ROW("light-operations", "TopdownL2", SNB_OPS_EVENTS "," clk,                      \
+	            TMA4_RET(S) " - " SNB_HEAVY(S), "light operations", LIGHT_DESC ops, cpus,     \
+	            source, ids, when, NO_TMA4_EVENTS),                                           \
+	        SNB_L2_NONE("memory-bound", cpus, source, ids, when),                             \
+	        SNB_L2_NONE("core-bound", cpus, source, ids, when)
+#define SNB_L2_WHY                                                                              \
+	"perf 6.1's memory bound and core bound there choose their formula by comparisons "     \
+	"(IPC > 1.8, fetch latency > 0.1), which the catalogue's formulas cannot express; the " \
+	"rest of TopdownL2 is in"
+#define SNB_L2_NONE(name, cpus, source, ids, when)                                                 \
+	{                                                                                          \
+		name, "TopdownL2", "", "", "", 0, SNB_L2_WHY, cpus, source, "x86", ids, when, NULL \
+	}
 
 /* Intel's Atom cores before Gracemont, and Xeon Phi, as perf's mapfile.csv
  * names them: bonnell (1C, 26, 27, 35, 36), silvermont (37, 4A, 4C, 4D,
@@ -680,8 +735,17 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         SKL_ROW("core-bound", SKL_MEM_EVENTS("INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS),
                 "( " TMA4_BE(SMT_SLOTS, SMT_REC) " ) * ( 1 - " SKL_MEM_SHARE(SMT_SLOTS) " )",
                 "core bound", CORE_DESC APART("", "11", "4"), SKL_SMT_CPUS, "smt-on"),
-        /* Sandy Bridge to Broadwell: no level 2, said. */
-        NONE("TopdownL2", SNB_L2_WHY, SNB_CPUS, TMA4_OLD_IDS, NULL),
+        /* Sandy Bridge to Haswell, then Broadwell, in both SMT states. */
+        SNB_L2(SNB_L2_CPUS, SNB_L2_SOURCE, SNB_IDS, "smt-off", TMA4_SLOTS, TMA4_REC, "cycles",
+               "INT_MISC:RECOVERY_CYCLES", SNB_FETCH_LAT(TMA4_SLOTS), "", ""),
+        SNB_L2(SNB_L2_SMT_CPUS, SNB_L2_SOURCE, SNB_IDS, "smt-on", SMT_SLOTS, SMT_REC,
+               SMT_CLK_EVENTS, "INT_MISC:RECOVERY_CYCLES_ANY", SNB_FETCH_LAT(SMT_SLOTS),
+               SNB_APART("7"), SNB_APART("5")),
+        SNB_L2(BDW_L2_CPUS, BDW_L2_SOURCE, BDW_IDS, "smt-off", TMA4_SLOTS, TMA4_REC, "cycles",
+               "INT_MISC:RECOVERY_CYCLES", SKL_FETCH_LAT(TMA4_SLOTS), "", ""),
+        SNB_L2(BDW_L2_SMT_CPUS, BDW_L2_SOURCE, BDW_IDS, "smt-on", SMT_SLOTS, SMT_REC,
+               SMT_CLK_EVENTS, "INT_MISC:RECOVERY_CYCLES_ANY", SKL_FETCH_LAT(SMT_SLOTS),
+               SNB_APART("7"), SNB_APART("5")),
         /* Other Intel CPUs with PERF_METRICS: the fields over slots. */
         ROW("retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", RET_DESC,
             PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
@@ -830,7 +894,8 @@ const unsigned upmc_metrics_intel_n = sizeof(upmc_metrics_intel) / sizeof(upmc_m
  * 6, TopdownL2 6; each of their metrics is a group of its own. Those whose
  * inputs alone need more general counters than a thread has (5, 7 or 11
  * with SMT on, memory bound's 9 where it has 8 with SMT off) count each
- * input alone. */
+ * input alone: before Skylake, heavy and light operations' 5 (UOPS_RETIRED,
+ * UOPS_ISSUED, IDQ.MS_UOPS and the two SMT clocks) with SMT on too. */
 const struct upmc_metric_apart upmc_metrics_apart[] = {
         {"bad-speculation", TMA4_SMT_CPUS, 1},
         {"backend-bound", TMA4_SMT_CPUS, 1},
@@ -840,7 +905,17 @@ const struct upmc_metric_apart upmc_metrics_apart[] = {
         {"machine-clears", SKL_SMT_CPUS, 1},
         {"memory-bound", SKL_SMT_CPUS, 1},
         {"core-bound", SKL_SMT_CPUS, 1},
+        {"branch-mispredicts", SNB_L2_SMT_CPUS, 1},
+        {"machine-clears", SNB_L2_SMT_CPUS, 1},
+        {"heavy-operations", SNB_L2_SMT_CPUS, 1},
+        {"light-operations", SNB_L2_SMT_CPUS, 1},
+        {"branch-mispredicts", BDW_L2_SMT_CPUS, 1},
+        {"machine-clears", BDW_L2_SMT_CPUS, 1},
+        {"heavy-operations", BDW_L2_SMT_CPUS, 1},
+        {"light-operations", BDW_L2_SMT_CPUS, 1},
         {NULL, TMA4_SMT_CPUS, 0},
         {NULL, SKL_SMT_CPUS, 0},
+        {NULL, SNB_L2_SMT_CPUS, 0},
+        {NULL, BDW_L2_SMT_CPUS, 0},
 };
 const unsigned upmc_metrics_apart_n = sizeof(upmc_metrics_apart) / sizeof(upmc_metrics_apart[0]);

@@ -35,12 +35,15 @@ HYBRID = "intel-hybrid"  # cpu_core and cpu_atom
 # The CPU ids perf 6.1 has metrics for, as its mapfile.csv names them.
 PERF_CPUS = [
     cpu("GenuineIntel-6-2A-7", "Sandy Bridge", FOUR_SLOTS, "snb"),
+    cpu("GenuineIntel-6-2A-7", "Sandy Bridge, SMT on", FOUR_SLOTS, "snb", smt=1),
     cpu("GenuineIntel-6-2D-7", "Sandy Bridge EP", FOUR_SLOTS, "snb_ep"),
     cpu("GenuineIntel-6-3A-9", "Ivy Bridge", FOUR_SLOTS, "ivb"),
     cpu("GenuineIntel-6-3E-4", "Ivy Bridge EP", FOUR_SLOTS, "ivb_ep"),
     cpu("GenuineIntel-6-3C-3", "Haswell", FOUR_SLOTS, "hsw"),
+    cpu("GenuineIntel-6-3C-3", "Haswell, SMT on", FOUR_SLOTS, "hsw", smt=1),
     cpu("GenuineIntel-6-3F-2", "Haswell EP", FOUR_SLOTS, "hsw_ep"),
     cpu("GenuineIntel-6-3D-4", "Broadwell", FOUR_SLOTS, "bdw"),
+    cpu("GenuineIntel-6-3D-4", "Broadwell, SMT on", FOUR_SLOTS, "bdw", smt=1),
     cpu("GenuineIntel-6-4F-1", "Broadwell EP", FOUR_SLOTS, "bdw_ep"),
     cpu("GenuineIntel-6-56-3", "Broadwell DE", FOUR_SLOTS, "bdw_ep"),
     cpu("GenuineIntel-6-5E-3", "Skylake", FOUR_SLOTS, "skl"),
@@ -187,6 +190,9 @@ UPMC_EVENT = {
         # pipeline.json: event, umask, cmask)
         "r400019c": "IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE",  # 0x9c, 1, 4
         "r4c2": "UOPS_RETIRED.MACRO_FUSED",  # 0xc2, 4
+        # Sandy Bridge to Broadwell's IDQ.MS_UOPS (their frontend.json: 0x79,
+        # umask 0x30)
+        "r3079": "IDQ.MS_UOPS",
         # event 0xd1, umask 0x08, 0x10, 0x20 on every model of the L1MPKI
         # rows: MEM_LOAD_RETIRED (Skylake on) or MEM_LOAD_UOPS_RETIRED
         # (before), see PERF_SYNONYM
