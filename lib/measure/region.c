@@ -43,8 +43,8 @@ struct upmc_region {
 	uint64_t *next;   /* the record begin takes */
 	upmc_reader read; /* the set's snapshot reader; NULL for a timer-only set */
 	struct upmc_set *set;
-	size_t half;   /* bytes per half record: 8 * (1 + snapshot words) */
-	size_t record; /* bytes per record */
+	size_t half;       /* bytes per half record: 8 * (1 + snapshot words) */
+	size_t record;     /* bytes per record */
 	unsigned n;        /* the set's counters */
 	unsigned counting; /* of them, not UPMC_PATH_UNAVAILABLE */
 	uint64_t *buffer;  /* the spare record, then the pending ones */
@@ -531,8 +531,7 @@ static inline void begin_counting(struct upmc_region *r, uint64_t *rec, upmc_rea
 	read(set, rec + 1);
 }
 
-static inline void end_counting(uint64_t *next, size_t half, upmc_reader read,
-                                struct upmc_set *set)
+static inline void end_counting(uint64_t *next, size_t half, upmc_reader read, struct upmc_set *set)
 {
 	uint64_t *rec = (uint64_t *)((char *)next - half);
 
