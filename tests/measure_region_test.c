@@ -479,10 +479,11 @@ TEST(region, every_region_is_folded_in_past_the_pending_buffer)
 	upmc_close(set);
 }
 
-/* 3000 regions of a 4-counter set, a read failing at an end in the
- * first batch and at a begin in the third; with `each` set, each one's
- * values read back as it ends (a batch of one record), summed in sum[]
- * with their min and max. The region stays open, for its statistics. */
+/* 3001 regions of a 4-counter set (the last batch an odd number of
+ * records), a read failing at an end in the first batch and at a begin in
+ * the second; with `each` set, each one's values read back as it ends (a
+ * batch of one record), summed in sum[] with their min and max. The
+ * region stays open, for its statistics. */
 static struct upmc_region *four_counter_regions(struct upmc_set *set, int each, double *min,
                                                 double *max, double *sum)
 {
@@ -496,8 +497,8 @@ static struct upmc_region *four_counter_regions(struct upmc_set *set, int each, 
 		min[i] = INFINITY;
 		max[i] = sum[i] = 0;
 	}
-	for (k = 0; k < 3000; k++) {
-		const int fails_at_end = k == 700, fails_at_begin = k == 2100;
+	for (k = 0; k < 3001; k++) {
+		const int fails_at_end = k == 700, fails_at_begin = k == 1500;
 		if (fails_at_begin) {
 			sim_stop(0);
 			sim.read_fails = 1;
@@ -554,15 +555,15 @@ TEST(region, four_counters_fold_past_failed_reads_at_either_end)
 	EXPECT_EQ_U64(upmc_region_dropped(r), 2);
 	for (i = 0; i < 4; i++) {
 		ASSERT(upmc_region_stat(r, i, 0, &st) == 0);
-		EXPECT_EQ(st.count, 2998);
+		EXPECT_EQ(st.count, 2999);
 		EXPECT_MSG(st.min == min[i] && st.max == max[i],
 		           "counter %u: min %f, max %f; one at a time %f, %f", i, st.min, st.max,
 		           min[i], max[i]);
-		EXPECT_MSG(fabs(st.mean * 2998 - sum[i]) < 1e-6, "counter %u: mean %f, sum %f", i,
+		EXPECT_MSG(fabs(st.mean * 2999 - sum[i]) < 1e-6, "counter %u: mean %f, sum %f", i,
 		           st.mean, sum[i]);
 	}
 	ASSERT(upmc_region_stat(r, UPMC_NS, 0, &st) == 0);
-	EXPECT_EQ(st.count, 2998);
+	EXPECT_EQ(st.count, 2999);
 	upmc_region_close(r);
 	upmc_close(set);
 }

@@ -296,68 +296,95 @@ static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
 	}
 }
 
+/* Min, max and sum of the differences of a vector of two columns, and the
+ * OR of their begin values. */
+struct pair_stat {
+	u64x2 min, max, sum, high;
+};
+
+static UPMC_ALWAYS_INLINE void add_pair(struct pair_stat *p, u64x2 from, u64x2 to)
+{
+	const u64x2 x = to - from;
+	const u64x2 below = (u64x2)(x < p->min), above = (u64x2)(x > p->max); /* all ones */
+
+	p->min = (x & below) | (p->min & ~below);
+	p->max = (x & above) | (p->max & ~above);
+	p->sum += x;
+	p->high |= from;
+}
+
+/* A record's pairs of words into p[] (its last word, if the half has an
+ * odd number, left for the caller). */
+static UPMC_ALWAYS_INLINE void add_record(struct pair_stat *p, const uint64_t *rec,
+                                          const unsigned words)
+{
+	u64x2 from, to;
+	unsigned i;
+
+	UPMC_UNROLL
+	for (i = 0; i < words / 2; i++) {
+		memcpy(&from, rec + 2 * i, sizeof(from));
+		memcpy(&to, rec + words + 2 * i, sizeof(to));
+		add_pair(&p[i], from, to);
+	}
+}
+
 /*
- * Every series of a batch of records of counters in one pass, each half
- * record a few vectors of two words (the time and counter 0, counters 1
- * and 2, ...; the last word alone when there are an even number of
- * counters): per word its difference's min, max and sum, and the OR of
- * the begin values. `words` is a half record's (1 + counters); a constant
- * where it is inlined, so that the loop over its words unrolls and every
- * sum stays in a register. False unless each counter counted at both ends
- * of every record: a failed read leaves UPMC_NOT_COUNTED (2^64 - 1) at
- * one end, which sets bit 63 of the begin's value or of the difference
- * (a count is below 2^63), as does a begin without its end (t1 < t0);
- * the caller then folds the batch record by record, which tells them
- * apart.
+ * Every series of a batch of records of counters in one pass, two records
+ * a step: each half record a few vectors of two words (the time and
+ * counter 0, counters 1 and 2, ...), and when there are an even number of
+ * counters, the last word of both records as one more. Per word its
+ * difference's min, max and sum, and the OR of the begin values. `words`
+ * is a half record's (1 + counters); a constant where it is inlined, so
+ * that the loop over its words unrolls and every sum stays in a register.
+ * False unless each counter counted at both ends of every record: a
+ * failed read leaves UPMC_NOT_COUNTED (2^64 - 1) at one end, which sets
+ * bit 63 of the begin's value or of the difference (a count is below
+ * 2^63), as does a begin without its end (t1 < t0); the caller then folds
+ * the batch record by record, which tells them apart.
  */
 static UPMC_ALWAYS_INLINE int stat_of_halves(const uint64_t *rec, size_t n, const unsigned words,
                                              struct column_stat *st)
 {
-	const u64x2 none = {UPMC_NOT_COUNTED, UPMC_NOT_COUNTED};
-	u64x2 min[(UPMC_MAX_COUNTERS + 1) / 2], max[(UPMC_MAX_COUNTERS + 1) / 2],
-	        sum[(UPMC_MAX_COUNTERS + 1) / 2], high = {0, 0};
-	uint64_t last_min = UINT64_MAX, last_max = 0, last_sum = 0, last_high = 0;
-	const unsigned pairs = words / 2;
-	const uint64_t *end = rec + 2 * words * n;
+	const struct pair_stat start = {{UINT64_MAX, UINT64_MAX}, {0, 0}, {0, 0}, {0, 0}};
+	struct pair_stat p[(UPMC_MAX_COUNTERS + 1) / 2], last = start;
+	const unsigned pairs = words / 2, stride = 2 * words;
+	const uint64_t *at = rec, *lone = rec + (n - n % 2) * stride;
+	u64x2 high = {0, 0};
 	unsigned i;
 
 	UPMC_UNROLL
-	for (i = 0; i < pairs; i++) {
-		min[i] = none;
-		max[i] = sum[i] = high;
+	for (i = 0; i < pairs; i++)
+		p[i] = start;
+	for (; at != lone; at += 2 * stride) {
+		add_record(p, at, words);
+		add_record(p, at + stride, words);
+		if (words % 2)
+			add_pair(&last, (u64x2){at[words - 1], at[stride + words - 1]},
+			         (u64x2){at[stride - 1], at[2 * stride - 1]});
 	}
-	for (; rec != end; rec += 2 * words) {
-		UPMC_UNROLL
-		for (i = 0; i < pairs; i++) {
-			u64x2 from, to, x, below, above;
-			memcpy(&from, rec + 2 * i, sizeof(from));
-			memcpy(&to, rec + words + 2 * i, sizeof(to));
-			x = to - from;
-			high |= from;
-			below = (u64x2)(x < min[i]); /* all ones where true */
-			above = (u64x2)(x > max[i]);
-			min[i] = (x & below) | (min[i] & ~below);
-			max[i] = (x & above) | (max[i] & ~above);
-			sum[i] += x;
-		}
+	if (n % 2) { /* the last record of an odd batch: its last word in both
+		        lanes, the second one's sum taken back */
+		add_record(p, at, words);
 		if (words % 2) {
-			const uint64_t from = rec[words - 1], x = rec[2 * words - 1] - from;
-			last_high |= from;
-			last_min = x < last_min ? x : last_min;
-			last_max = x > last_max ? x : last_max;
-			last_sum += x;
+			add_pair(&last, (u64x2){at[words - 1], at[words - 1]},
+			         (u64x2){at[stride - 1], at[stride - 1]});
+			last.sum[1] -= at[stride - 1] - at[words - 1];
 		}
 	}
 	for (i = 0; i < pairs; i++) {
-		st[2 * i] = (struct column_stat){min[i][0], max[i][0], sum[i][0]};
-		st[2 * i + 1] = (struct column_stat){min[i][1], max[i][1], sum[i][1]};
-		high |= max[i];
+		st[2 * i] = (struct column_stat){p[i].min[0], p[i].max[0], p[i].sum[0]};
+		st[2 * i + 1] = (struct column_stat){p[i].min[1], p[i].max[1], p[i].sum[1]};
+		high |= p[i].high | p[i].max;
 	}
 	if (words % 2) {
-		st[words - 1] = (struct column_stat){last_min, last_max, last_sum};
-		last_high |= last_max;
+		st[words - 1] =
+		        (struct column_stat){last.min[0] < last.min[1] ? last.min[0] : last.min[1],
+		                             last.max[0] > last.max[1] ? last.max[0] : last.max[1],
+		                             last.sum[0] + last.sum[1]};
+		high |= last.high | last.max;
 	}
-	return !((high[0] | high[1] | last_high) >> 63);
+	return !((high[0] | high[1]) >> 63);
 }
 
 /* stat_of_halves() inlined for each set size that the inline readers
