@@ -775,7 +775,7 @@ static void report_cost(const char *what, double got, double ceiling, double tar
 #define REGION_TIME_CEILING 24
 #define REGION_4_CEILING    103
 static const double region_time_folded_ceiling[] = {60, 39};
-static const double region_4_folded_ceiling[] = {208, 162};
+static const double region_4_folded_ceiling[] = {188, 142};
 
 /* The loop around the calls in cost_of_region_folded(): add, cmp, b.ne. */
 #define REGION_LOOP 3
