@@ -479,6 +479,24 @@ TEST(region, every_region_is_folded_in_past_the_pending_buffer)
 	upmc_close(set);
 }
 
+/* When `now`, the next read fails: counter 0 off the PMU, and its
+ * read(2) failing; reads_work_again() undoes it. */
+static void reads_fail(int now)
+{
+	if (now) {
+		sim_stop(0);
+		sim.read_fails = 1;
+	}
+}
+
+static void reads_work_again(int now)
+{
+	if (now) {
+		sim.read_fails = 0;
+		sim_start(0, 3);
+	}
+}
+
 /* 3001 regions of a 4-counter set (the last batch an odd number of
  * records), a read failing at an end in the first batch and at a begin in
  * the second; with `each` set, each one's values read back as it ends (a
@@ -499,26 +517,14 @@ static struct upmc_region *four_counter_regions(struct upmc_set *set, int each, 
 	}
 	for (k = 0; k < 3001; k++) {
 		const int fails_at_end = k == 700, fails_at_begin = k == 1500;
-		if (fails_at_begin) {
-			sim_stop(0);
-			sim.read_fails = 1;
-		}
+		reads_fail(fails_at_begin);
 		upmc_region_begin(r);
-		if (fails_at_begin) {
-			sim.read_fails = 0;
-			sim_start(0, 3);
-		}
+		reads_work_again(fails_at_begin);
 		for (i = 0; i < 4; i++)
 			sim_tick(i, k % 5 + 1);
-		if (fails_at_end) {
-			sim_stop(0);
-			sim.read_fails = 1;
-		}
+		reads_fail(fails_at_end);
 		upmc_region_end(r);
-		if (fails_at_end) {
-			sim.read_fails = 0;
-			sim_start(0, 3);
-		}
+		reads_work_again(fails_at_end);
 		for (i = 0; each && i < 4; i++) {
 			double v;
 			if (upmc_region_last(r, i, 0, &v) < 0)
