@@ -36,9 +36,10 @@
  */
 struct upmc_region {
 	/* What begin and end use, in the order they load it, so that the
-	 * compiler pairs the loads (ldp): begin full and next, then read and
-	 * the set; end next and read, then the set and half. Sizes are in
-	 * bytes, which spares a shift. */
+	 * compiler pairs the loads (ldp): begin full and next, then the set
+	 * and half (a record is two halves: an add with a shift); end next
+	 * and read, then the set and half. Sizes are in bytes, which spares a
+	 * shift. */
 	uint64_t *full;   /* one past the last pending record */
 	uint64_t *next;   /* the record begin takes */
 	upmc_reader read; /* the set's snapshot reader; NULL for a timer-only set */
@@ -549,11 +550,11 @@ static UPMC_COLD void fold_and_begin(struct upmc_region *r)
 /* A region of counters: each end ends in the set's reader as a tail call,
  * so that a region costs its two reads and little more. The reader and
  * the set are loaded before the timestamp, whose barrier would load them
- * again, and together (one ldp). */
+ * again; the set with the half record's size (one ldp). */
 static inline void begin_counting(struct upmc_region *r, uint64_t *rec, upmc_reader read,
                                   struct upmc_set *set)
 {
-	r->next = (uint64_t *)((char *)rec + r->record);
+	r->next = (uint64_t *)((char *)rec + 2 * r->half);
 	rec[0] = upmc_timestamp_serialized();
 	read(set, rec + 1);
 }
