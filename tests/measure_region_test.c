@@ -479,6 +479,101 @@ TEST(region, every_region_is_folded_in_past_the_pending_buffer)
 	upmc_close(set);
 }
 
+/* When `now`, the next read fails: counter 0 off the PMU, and its
+ * read(2) failing; reads_work_again() undoes it. */
+static void reads_fail(int now)
+{
+	if (now) {
+		sim_stop(0);
+		sim.read_fails = 1;
+	}
+}
+
+static void reads_work_again(int now)
+{
+	if (now) {
+		sim.read_fails = 0;
+		sim_start(0, 3);
+	}
+}
+
+/* 3001 regions of a 4-counter set (the last batch an odd number of
+ * records), a read failing at an end in the first batch and at a begin in
+ * the second; with `each` set, each one's values read back as it ends (a
+ * batch of one record), summed in sum[] with their min and max. The
+ * region stays open, for its statistics. */
+static struct upmc_region *four_counter_regions(struct upmc_set *set, int each, double *min,
+                                                double *max, double *sum)
+{
+	struct upmc_region *r;
+	uint64_t k;
+	unsigned i;
+
+	if (upmc_region_open(&r, set, "four") < 0)
+		return NULL;
+	for (i = 0; i < 4; i++) {
+		min[i] = INFINITY;
+		max[i] = sum[i] = 0;
+	}
+	for (k = 0; k < 3001; k++) {
+		const int fails_at_end = k == 700, fails_at_begin = k == 1500;
+		reads_fail(fails_at_begin);
+		upmc_region_begin(r);
+		reads_work_again(fails_at_begin);
+		for (i = 0; i < 4; i++)
+			sim_tick(i, k % 5 + 1);
+		reads_fail(fails_at_end);
+		upmc_region_end(r);
+		reads_work_again(fails_at_end);
+		for (i = 0; each && i < 4; i++) {
+			double v;
+			if (upmc_region_last(r, i, 0, &v) < 0)
+				continue; /* dropped */
+			min[i] = fmin(min[i], v);
+			max[i] = fmax(max[i], v);
+			sum[i] += v;
+		}
+	}
+	return r;
+}
+
+/* A batch of records of 4 counters folds its every series in one pass;
+ * one with a failed read folds record by record. Either way the
+ * statistics are those of the same regions folded one at a time. */
+TEST(region, four_counters_fold_past_failed_reads_at_either_end)
+{
+	struct upmc_set *set = open_sim("instructions,cycles,instructions,instructions", 5);
+	struct upmc_region *r;
+	struct upmc_stat st;
+	double min[4], max[4], sum[4], unused[4];
+	unsigned i;
+
+	ASSERT(set);
+	r = four_counter_regions(set, 1, min, max, sum);
+	ASSERT(r);
+	EXPECT_EQ_U64(upmc_region_dropped(r), 2);
+	upmc_region_close(r);
+	upmc_close(set);
+	set = open_sim("instructions,cycles,instructions,instructions", 5);
+	ASSERT(set);
+	r = four_counter_regions(set, 0, unused, unused, unused);
+	ASSERT(r);
+	EXPECT_EQ_U64(upmc_region_dropped(r), 2);
+	for (i = 0; i < 4; i++) {
+		ASSERT(upmc_region_stat(r, i, 0, &st) == 0);
+		EXPECT_EQ(st.count, 2999);
+		EXPECT_MSG(st.min == min[i] && st.max == max[i],
+		           "counter %u: min %f, max %f; one at a time %f, %f", i, st.min, st.max,
+		           min[i], max[i]);
+		EXPECT_MSG(fabs(st.mean * 2999 - sum[i]) < 1e-6, "counter %u: mean %f, sum %f", i,
+		           st.mean, sum[i]);
+	}
+	ASSERT(upmc_region_stat(r, UPMC_NS, 0, &st) == 0);
+	EXPECT_EQ(st.count, 2999);
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
 /*
  * A batch folds a column at a time, its samples kept by index: over 10^6
  * regions of 0 .. 10^6 - 1 instructions of work, in that order, count,

@@ -36,14 +36,16 @@
  */
 struct upmc_region {
 	/* What begin and end use, in the order they load it, so that the
-	 * compiler pairs the loads (ldp): begin full and next, end next and
-	 * read. Sizes are in bytes, which spares a shift. */
+	 * compiler pairs the loads (ldp): begin full and next, then the set
+	 * and half (a record is two halves: an add with a shift); end next
+	 * and read, then the set and half. Sizes are in bytes, which spares a
+	 * shift. */
 	uint64_t *full;   /* one past the last pending record */
 	uint64_t *next;   /* the record begin takes */
 	upmc_reader read; /* the set's snapshot reader; NULL for a timer-only set */
-	size_t half;      /* bytes per half record: 8 * (1 + snapshot words) */
-	size_t record;    /* bytes per record */
 	struct upmc_set *set;
+	size_t half;       /* bytes per half record: 8 * (1 + snapshot words) */
+	size_t record;     /* bytes per record */
 	unsigned n;        /* the set's counters */
 	unsigned counting; /* of them, not UPMC_PATH_UNAVAILABLE */
 	uint64_t *buffer;  /* the spare record, then the pending ones */
@@ -253,28 +255,6 @@ struct column_stat {
 	uint64_t min, max, sum;
 };
 
-/* Whether every value of the column counted, at both ends of every
- * record (not UPMC_NOT_COUNTED: a failed read, or a counter that cannot
- * count); its min, max and sum in st. */
-static int stat_of_column(const struct column *c, struct column_stat *st)
-{
-	const size_t stop = c->n * c->stride;
-	uint64_t min = UINT64_MAX, max = 0, sum = 0, counted = 1;
-	size_t at;
-
-	for (at = 0; at != stop; at += c->stride) {
-		const uint64_t from = c->from[at], to = c->to[at], x = to - from;
-		counted = from == UPMC_NOT_COUNTED || to == UPMC_NOT_COUNTED ? 0 : counted;
-		min = x < min ? x : min;
-		max = x > max ? x : max;
-		sum += x;
-	}
-	st->min = min;
-	st->max = max;
-	st->sum = sum;
-	return (int)counted;
-}
-
 /*
  * The nanoseconds of a time-only batch, two records a step in vectors of
  * two (the GNU C vector extension; arm64 and x86 both have 2 x 64-bit
@@ -317,31 +297,121 @@ static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
 	}
 }
 
-/* Two adjacent columns (counters i and i + 1, or the time and counter
- * 0) in one pass, a vector of two a step: as stat_of_column() for each. */
-static int stat_of_pair(const struct column *c, struct column_stat *st)
+/* Min, max and sum of the differences of a vector of two columns, and the
+ * OR of their begin values. */
+struct pair_stat {
+	u64x2 min, max, sum, high;
+};
+
+static UPMC_ALWAYS_INLINE void add_pair(struct pair_stat *p, u64x2 from, u64x2 to)
 {
-	const size_t stop = c->n * c->stride;
-	const u64x2 none = {UPMC_NOT_COUNTED, UPMC_NOT_COUNTED};
-	u64x2 min = none, max = {0, 0}, sum = {0, 0}, failed = {0, 0};
-	size_t at;
+	const u64x2 x = to - from;
+	const u64x2 below = (u64x2)(x < p->min), above = (u64x2)(x > p->max); /* all ones */
+
+	p->min = (x & below) | (p->min & ~below);
+	p->max = (x & above) | (p->max & ~above);
+	p->sum += x;
+	p->high |= from;
+}
+
+/* A record's pairs of words into p[] (its last word, if the half has an
+ * odd number, left for the caller). */
+static UPMC_ALWAYS_INLINE void add_record(struct pair_stat *p, const uint64_t *rec,
+                                          const unsigned words)
+{
+	u64x2 from, to;
 	unsigned i;
 
-	for (at = 0; at != stop; at += c->stride) {
-		u64x2 from, to, x, below, above;
-		memcpy(&from, c->from + at, sizeof(from));
-		memcpy(&to, c->to + at, sizeof(to));
-		x = to - from;
-		failed |= (u64x2)(from == none) | (u64x2)(to == none);
-		below = (u64x2)(x < min); /* all ones where true */
-		above = (u64x2)(x > max);
-		min = (x & below) | (min & ~below);
-		max = (x & above) | (max & ~above);
-		sum += x;
+	UPMC_UNROLL
+	for (i = 0; i < words / 2; i++) {
+		memcpy(&from, rec + 2 * i, sizeof(from));
+		memcpy(&to, rec + words + 2 * i, sizeof(to));
+		add_pair(&p[i], from, to);
 	}
-	for (i = 0; i < 2; i++)
-		st[i] = (struct column_stat){min[i], max[i], sum[i]};
-	return !(failed[0] | failed[1]);
+}
+
+/*
+ * Every series of a batch of records of counters in one pass, two records
+ * a step: each half record a few vectors of two words (the time and
+ * counter 0, counters 1 and 2, ...), and when there are an even number of
+ * counters, the last word of both records as one more. Per word its
+ * difference's min, max and sum, and the OR of the begin values. `words`
+ * is a half record's (1 + counters); a constant where it is inlined, so
+ * that the loop over its words unrolls and every sum stays in a register.
+ * False unless each counter counted at both ends of every record: a
+ * failed read leaves UPMC_NOT_COUNTED (2^64 - 1) at one end, which sets
+ * bit 63 of the begin's value or of the difference (a count is below
+ * 2^63), as does a begin without its end (t1 < t0); the caller then folds
+ * the batch record by record, which tells them apart.
+ */
+static UPMC_ALWAYS_INLINE int stat_of_halves(const uint64_t *rec, size_t n, const unsigned words,
+                                             struct column_stat *st)
+{
+	const struct pair_stat start = {{UINT64_MAX, UINT64_MAX}, {0, 0}, {0, 0}, {0, 0}};
+	struct pair_stat p[(UPMC_MAX_COUNTERS + 1) / 2], last = start;
+	const unsigned pairs = words / 2, stride = 2 * words;
+	const uint64_t *at = rec, *lone = rec + (n - n % 2) * stride;
+	u64x2 high = {0, 0};
+	unsigned i;
+
+	UPMC_UNROLL
+	for (i = 0; i < pairs; i++)
+		p[i] = start;
+	for (; at != lone; at += 2 * stride) {
+		add_record(p, at, words);
+		add_record(p, at + stride, words);
+		if (words % 2)
+			add_pair(&last, (u64x2){at[words - 1], at[stride + words - 1]},
+			         (u64x2){at[stride - 1], at[2 * stride - 1]});
+	}
+	if (n % 2) { /* the last record of an odd batch: its last word in both
+		        lanes, the second one's sum taken back */
+		add_record(p, at, words);
+		if (words % 2) {
+			add_pair(&last, (u64x2){at[words - 1], at[words - 1]},
+			         (u64x2){at[stride - 1], at[stride - 1]});
+			last.sum[1] -= at[stride - 1] - at[words - 1];
+		}
+	}
+	for (i = 0; i < pairs; i++) {
+		st[2 * i] = (struct column_stat){p[i].min[0], p[i].max[0], p[i].sum[0]};
+		st[2 * i + 1] = (struct column_stat){p[i].min[1], p[i].max[1], p[i].sum[1]};
+		high |= p[i].high | p[i].max;
+	}
+	if (words % 2) {
+		st[words - 1] =
+		        (struct column_stat){last.min[0] < last.min[1] ? last.min[0] : last.min[1],
+		                             last.max[0] > last.max[1] ? last.max[0] : last.max[1],
+		                             last.sum[0] + last.sum[1]};
+		high |= last.high | last.max;
+	}
+	return !((high[0] | high[1]) >> 63);
+}
+
+/* stat_of_halves() inlined for each set size that the inline readers
+ * cover, so that the loop over a half record's words unrolls. */
+static int stat_of_counters(const uint64_t *rec, size_t n, unsigned words, struct column_stat *st)
+{
+	switch (words) {
+	case 2:
+		return stat_of_halves(rec, n, 2, st);
+	case 3:
+		return stat_of_halves(rec, n, 3, st);
+	case 4:
+		return stat_of_halves(rec, n, 4, st);
+	case 5:
+		return stat_of_halves(rec, n, 5, st);
+	case 6:
+		return stat_of_halves(rec, n, 6, st);
+	case 7:
+		return stat_of_halves(rec, n, 7, st);
+	case 8:
+		return stat_of_halves(rec, n, 8, st);
+	case 9:
+		return stat_of_halves(rec, n, 9, st);
+	default:
+		return stat_of_halves(rec, n, words, st);
+	}
 }
 
 /* A column's min, max and sum into its series. */
@@ -369,25 +439,20 @@ static int fold_columns(struct upmc_region *r, const uint64_t *rec, const uint64
 	struct column_stat st[SERIES];
 	struct upmc_samples *series[SERIES];
 	unsigned i;
-	int counted = 1;
 
 	if (r->n ? r->set->state->multiplexed || r->counting < r->n : stride != 2)
 		return 0;
+	if (!r->n) {
+		stat_of_times(rec, n, &st[0]);
+		if (st[0].max >> 63)
+			return 0;
+	} else if (!stat_of_counters(rec, n, (unsigned)half, st)) {
+		return 0;
+	}
 	/* column 0 the nanoseconds, whose series leads the draws; then the
 	 * counters, each a word further into the record's halves */
 	for (i = 0; i <= r->n; i++)
 		c[i] = (struct column){rec + i, rec + half + i, stride, n};
-	if (!r->n) {
-		stat_of_times(rec, n, &st[0]);
-	} else {
-		/* the time with counter 0, then counters two by two */
-		for (i = 0; i + 1 <= r->n; i += 2)
-			counted &= stat_of_pair(&c[i], &st[i]);
-		if (i == r->n)
-			counted &= stat_of_column(&c[i], &st[i]);
-	}
-	if (!counted || st[0].max >> 63)
-		return 0;
 	for (i = 0; i <= r->n; i++) {
 		const unsigned what = i ? i - 1 : UPMC_NS;
 		series[i] = &r->into[what];
@@ -483,21 +548,23 @@ static UPMC_COLD void fold_and_begin(struct upmc_region *r)
 }
 
 /* A region of counters: each end ends in the set's reader as a tail call,
- * so that a region costs its two reads and little more. The reader is
- * loaded before the timestamp, whose barrier would load it again. */
-static inline void begin_counting(struct upmc_region *r, uint64_t *rec, upmc_reader read)
+ * so that a region costs its two reads and little more. The reader and
+ * the set are loaded before the timestamp, whose barrier would load them
+ * again; the set with the half record's size (one ldp). */
+static inline void begin_counting(struct upmc_region *r, uint64_t *rec, upmc_reader read,
+                                  struct upmc_set *set)
 {
-	r->next = (uint64_t *)((char *)rec + r->record);
+	r->next = (uint64_t *)((char *)rec + 2 * r->half);
 	rec[0] = upmc_timestamp_serialized();
-	read(r->set, rec + 1);
+	read(set, rec + 1);
 }
 
-static inline void end_counting(struct upmc_region *r, uint64_t *next, upmc_reader read)
+static inline void end_counting(uint64_t *next, size_t half, upmc_reader read, struct upmc_set *set)
 {
-	uint64_t *rec = (uint64_t *)((char *)next - r->half);
+	uint64_t *rec = (uint64_t *)((char *)next - half);
 
 	rec[0] = upmc_timestamp_after();
-	read(r->set, rec + 1);
+	read(set, rec + 1);
 }
 
 /* A time-only region (no reader) has records of two words, [t0, t1]:
@@ -516,7 +583,7 @@ UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
 		return;
 	}
 	if (read) {
-		begin_counting(r, rec, read);
+		begin_counting(r, rec, read, r->set);
 		return;
 	}
 	rec[0] = upmc_timestamp_serialized();
@@ -533,7 +600,7 @@ UPMC_API __attribute__((noinline)) void upmc_region_end(struct upmc_region *r)
 	next = r->next;
 	read = r->read;
 	if (read)
-		end_counting(r, next, read);
+		end_counting(next, r->half, read, r->set);
 	else
 		next[-1] = upmc_timestamp_after();
 }

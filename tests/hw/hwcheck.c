@@ -773,19 +773,49 @@ static void report_cost(const char *what, double got, double ceiling, double tar
  * amortised counts are deterministic too (the reservoir's random numbers
  * are seeded); a ceiling rounds them up. */
 #define REGION_TIME_CEILING 24
-#define REGION_4_CEILING    104
+#define REGION_4_CEILING    102
 static const double region_time_folded_ceiling[] = {60, 39};
-static const double region_4_folded_ceiling[] = {208, 162};
+static const double region_4_folded_ceiling[] = {183, 137};
+
+/* The loop around the calls in cost_of_region_folded(): add, cmp, b.ne. */
+#define REGION_LOOP 3
+
+/*
+ * A region's goal over 10^6 calls, asserted when it is met (so that it
+ * stays met); when missed, where its instructions go: the hot path
+ * (measured beside it; run-arm64.sh prints the disassembly of begin and
+ * end), the loop, and the folds spread over the calls (one pass over each
+ * batch of 1024 records, its loop's instructions a record counted from
+ * the disassembly of fold_columns(), the reservoir's draws and each
+ * batch's setup).
+ */
+static void region_goal(const char *what, double folded, double hot, double goal)
+{
+	if (folded - 0.1 <= goal) {
+		check(1, "goal", "%s, amortised over 10^6 calls: %.1f <= %.0f", what, folded, goal);
+		return;
+	}
+	figure("region missed: %s, amortised over 10^6 calls: %+.1f over %.0f, where they go:",
+	       what, folded - goal, goal);
+	figure("  %.1f: the hot path, begin and end (and the calls' bl and mov x0)", hot);
+	figure("  %d: the loop around the calls (add, cmp, b.ne)", REGION_LOOP);
+	figure("  %.1f: the folds, spread over the calls: the pass over each batch's records "
+	       "(fold_columns: 6 a record time only, 25 with 4 counters, in its loop), the "
+	       "reservoir's draws (keep_columns) and each batch's setup",
+	       folded - hot - REGION_LOOP);
+	figure("region missed: disassembly: upmc_region_begin upmc_region_end");
+}
 
 /* A region of the set's counters (or time-only, with set NULL), counted by
  * counting's counter 0. Target: time-only <= 24, counters <= 2 reads + 24;
- * amortised over many calls, the folds in them, <= 30 and <= 135. */
+ * amortised over 10^6 calls, the folds in them, <= 30 and <= 135 (the
+ * goals); over 10^4, where the reservoir's draws weigh more, a ceiling. */
 static void region_costs(struct upmc_set *counting, double read_cost, struct upmc_set *set)
 {
 	static const long calls[] = {10000, 1000000};
 	struct upmc_set *timer = NULL;
 	struct upmc_region *r;
-	double target = 24, ceiling = REGION_TIME_CEILING, folded_target = 30;
+	double target = 24, ceiling = REGION_TIME_CEILING, goal = 30, hot, folded = 0;
 	const double *folded_ceiling = region_time_folded_ceiling;
 	const char *what = "region begin+end, time only";
 	unsigned k;
@@ -797,21 +827,23 @@ static void region_costs(struct upmc_set *counting, double read_cost, struct upm
 	if (set) {
 		target = 2 * cost_of_read(set) + 24;
 		ceiling = REGION_4_CEILING;
-		folded_target = 135;
+		goal = 135;
 		folded_ceiling = region_4_folded_ceiling;
 		what = "region begin+end, 4 counters";
 	}
 	if (upmc_region_open(&r, set ? set : timer, "cost") < 0) {
 		skip("cost", "%s: %s", what, upmc_last_error());
 	} else {
-		report_cost(what, cost_of_region(counting, r), ceiling, target, 0);
+		hot = cost_of_region(counting, r);
+		report_cost(what, hot, ceiling, target, 0);
 		for (k = 0; k < 2; k++) {
-			char folded[80];
-			snprintf(folded, sizeof(folded), "%s, amortised over 10^%d calls", what,
+			char line[80];
+			snprintf(line, sizeof(line), "%s, amortised over 10^%d calls", what,
 			         k ? 6 : 4);
-			report_cost(folded, cost_of_region_folded(counting, read_cost, r, calls[k]),
-			            folded_ceiling[k], folded_target, 0);
+			folded = cost_of_region_folded(counting, read_cost, r, calls[k]);
+			report_cost(line, folded, folded_ceiling[k], k ? goal : 0, 0);
 		}
+		region_goal(what, folded, hot, goal);
 		upmc_region_close(r);
 	}
 	upmc_close(timer);
@@ -942,20 +974,48 @@ static double cost_of_zone(struct upmc_set *counting)
 	return ((double)(c - b) - (double)(b - a)) / 100.0;
 }
 
+/* The 4-counter zone's goal, asserted when it is met; when missed, where
+ * its instructions go: the two reads its begin and end tail-call (the
+ * profile set's reader, from PMEVCNTR1 beside the counting set: measured
+ * as upmc_read() of a set laid out the same) and the rest, the zone's own
+ * (the disassembly of upmc_zone_begin and upmc_zone_end: run-arm64.sh). */
+static void zone_goal(double got, double read_n4, double read4)
+{
+	const double goal = 2 * read_n4 + 24;
+
+	if (got - 0.1 <= goal) {
+		check(1, "goal",
+		      "zone begin+end, 4 counters: %.1f <= 2 x upmc_read_n(4) + 24 = %.0f", got,
+		      goal);
+		return;
+	}
+	figure("zone missed: 4 counters: %+.1f over 2 x upmc_read_n(4) + 24 = %.0f, where they go:",
+	       got - goal, goal);
+	figure("  %.1f: two reads by the set's reader (upmc_read() of the layout, %.1f, less "
+	       "the caller's call: the zone tail-calls it)",
+	       2 * (read4 - 4), read4);
+	figure("  %.1f: the zone's own, both ends: the header's upmc_zones_recording test and "
+	       "call, the thread's state (TLS), the limit test, the timestamp, the record's "
+	       "words, the release store and the tail call",
+	       got - 2 * (read4 - 4));
+	figure("zone missed: disassembly: upmc_zone_begin upmc_zone_end");
+}
+
 /* A zone of a time-only profile and of a 4-counter one, counted by a
- * 1-counter set beside it. Targets: time-only <= 24, 4 counters <= 2 x
- * the 4-counter read + 24. */
+ * 1-counter set beside it (the profile's set from PMEVCNTR1). Targets:
+ * time-only <= 24, 4 counters <= 2 x upmc_read_n() of 4 + 24 (the goal). */
 static void zone_costs(const char *spec4)
 {
 	struct upmc_set *counting, *four;
 	struct upmc_profile *p;
-	double read4;
+	double read4, read_n4;
 
 	if (upmc_open(&counting, "instructions", NULL) < 0 || upmc_open(&four, spec4, NULL) < 0) {
 		skip("cost", "zones: %s", upmc_last_error());
 		return;
 	}
 	read4 = cost_of_read(four);
+	read_n4 = cost_of_read_n4(four);
 	upmc_close(four);
 	if (upmc_profile_open(&p, NULL, NULL) == 0) {
 		report_cost("zone begin+end, time only", cost_of_zone(counting), ZONE_TIME_CEILING,
@@ -965,8 +1025,9 @@ static void zone_costs(const char *spec4)
 		skip("cost", "zone, time only: %s", upmc_last_error());
 	}
 	if (upmc_profile_open(&p, spec4, NULL) == 0) {
-		report_cost("zone begin+end, 4 counters", cost_of_zone(counting), ZONE_4_CEILING,
-		            2 * read4 + 24, 0);
+		const double got = cost_of_zone(counting);
+		report_cost("zone begin+end, 4 counters", got, ZONE_4_CEILING, 2 * read_n4 + 24, 0);
+		zone_goal(got, read_n4, read4);
 		upmc_profile_close(p);
 	} else {
 		skip("cost", "zone, 4 counters: %s", upmc_last_error());

@@ -118,6 +118,21 @@ boot() {
 		{ echo "FAIL arm64-$name/boot: the check never ran"; tail -20 "$work/$name.txt" >&2; }
 	case $args in *upmc_cli=1*) cli_verdicts "$name" "$work/$name.txt" ;; esac
 	layout_missed "$work/$name.txt"
+	cost_missed "$work/$name.txt"
+}
+
+# disassemble FUNCTION: its disassembly in the check's binary, to stderr.
+disassemble() {
+	echo "--- $1" >&2
+	aarch64-linux-gnu-objdump -d --no-show-raw-insn --disassemble="$1" \
+		"$work/rootfs/hwcheck" | sed -n '/^[0-9a-f]* <'"$1"'>:/,/^$/p' >&2
+}
+
+# For a region or a zone that misses its goal, the disassembly of the
+# functions its instructions go through.
+cost_missed() {
+	grep -E '^FIGURE (region|zone) missed: disassembly: ' "$1" | sed 's/.*disassembly: //' |
+		tr ' ' '\n' | sort -u | while read -r f; do disassemble "$f"; done
 }
 
 # For each read that misses its goal beside the layout's floor, the
@@ -126,10 +141,7 @@ layout_missed() {
 	grep '^FIGURE layout missed: ' "$1" | sed 's/.*disassembly: //; s/ beside / /' | sort -u |
 		while read -r one floor; do
 			for f in $one $floor; do
-				case $f in one_*) ;; *) continue ;; esac
-				echo "--- $f" >&2
-				aarch64-linux-gnu-objdump -d --no-show-raw-insn --disassemble="$f" \
-					"$work/rootfs/hwcheck" | sed -n '/^[0-9a-f]* <'"$f"'>:/,/^$/p' >&2
+				case $f in one_*) disassemble "$f" ;; esac
 			done
 		done
 }
