@@ -40,10 +40,12 @@ struct zone_stream {
 	struct upmc_zone_chunks *taken; /* the writing lock held */
 	struct upmc_os_thread *thread;
 	unsigned interval_ms;
-	int stop;    /* the thread's loop ends */
-	int opening; /* reserved: the file is being opened, outside the lock */
-	int ending;  /* upmc_profile_stream_end() has begun */
-	int err;     /* the first error (set under both locks); its sentence in why */
+	int stop;               /* the thread's loop ends */
+	int opening;            /* reserved: the file is being opened, outside the lock */
+	int ending;             /* upmc_profile_stream_end() has begun */
+	int err;                /* the first error (set under both locks); its sentence in why */
+	uint64_t zones_encoded; /* zones in the writer's packets (the collector's lock) */
+	uint64_t zones_taken;   /* zones in the taken bytes (the writing lock) */
 	char why[512];
 	uint64_t pid; /* the process that streams: a forked child only closes */
 };
@@ -104,8 +106,9 @@ static int stream_write(struct zone_stream *s)
 	fseek(s->f, 0, SEEK_END);
 	return upmc_fail(-err,
 	                 "a zone stream's append failed, the file ends at its last whole "
-	                 "append (%llu bytes): %s",
-	                 (unsigned long long)s->written, strerror(err));
+	                 "append (%llu bytes), and the %llu zones of this append are lost: %s",
+	                 (unsigned long long)s->written, (unsigned long long)s->zones_taken,
+	                 strerror(err));
 }
 
 /* What was collected: encoded, and forgotten; the packets wait in the
@@ -123,8 +126,10 @@ static int stream_encode_collected(struct zone_stream *s)
 		stop_events(s->p, 0); /* the zones of this append stay for the other exports */
 		return stream_fail(s, err);
 	}
-	for (t = upmc_zone_threads(s->p); t; t = upmc_zone_thread_next(t))
+	for (t = upmc_zone_threads(s->p); t; t = upmc_zone_thread_next(t)) {
+		s->zones_encoded += t->n_zones;
 		upmc_zone_forget_events(t);
+	}
 	return 0;
 }
 
@@ -140,8 +145,11 @@ static int stream_take(struct zone_stream *s, int final)
 	 * written, the rest waits for the next append. */
 	upmc_zone_collect_locked(s->p, final);
 	err = stream_encode_collected(s);
-	if (err == 0)
+	if (err == 0) {
 		upmc_zone_perfetto_take(s->w, s->taken);
+		s->zones_taken = s->zones_encoded;
+		s->zones_encoded = 0;
+	}
 	return err;
 }
 
