@@ -146,6 +146,16 @@ layout_missed() {
 		done
 }
 
+# A CLI crash: the kernel's lines of it (init.sh's "=== dmesg:") and the
+# source lines of its pc and lr in the static binary, to stderr.
+crash_lines() {
+	grep '^=== dmesg: ' "$1" >&2 || return 0
+	sed -n 's/^=== dmesg: .*\(pc\|lr\) : \([0-9a-f]\{16\}\).*/\2/p' "$1" | while read -r addr; do
+		echo "--- 0x$addr" >&2
+		aarch64-linux-gnu-addr2line -f -i -e "$work/rootfs/upmc" "0x$addr" >&2
+	done
+}
+
 # The CLI on the emulated PMU: every user-space read is allowed there, so
 # no case of the benchmark may be skipped.
 cli_verdicts() {
@@ -159,6 +169,7 @@ cli_verdicts() {
 	verdict "$name" stat-metrics '^ *[0-9,][0-9,]*      instructions  *#  *[0-9.][0-9.]* insn per cycle'
 	verdict "$name" stat-rotate '^ *[0-9,][0-9,]*      instructions  *#  *[0-9.][0-9.]* insn per cycle .*(pass 1/2[,)]'
 	verdict "$name" bench-ran '^=== upmc bench exit=0'
+	crash_lines "$log"
 	if grep -q '  skipped \[' "$log"; then
 		echo "FAIL arm64-$name-cli/bench-no-case-skipped"
 	else
