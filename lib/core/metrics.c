@@ -432,9 +432,10 @@ static const struct upmc_metric_apart *apart(const struct upmc_metric_def *def)
 static unsigned group_for_metric(struct upmc_spec *out, const struct upmc_metric_def *def,
                                  unsigned j, unsigned flags)
 {
+	const struct upmc_metric_apart *a = apart(def);
 	unsigned k;
 
-	if (!(flags & UPMC_OPT_MULTIPLEX) || (apart(def) && apart(def)->alone))
+	if (!(flags & UPMC_OPT_MULTIPLEX) || (a && a->alone))
 		return 0;
 	for (k = 0; k < j; k++)
 		if (out->metrics[k].n_in && group_has_all(out, def, k + 1))
@@ -491,6 +492,7 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 	        variant(def, flags, why, sizeof(why), &taken, &status, forced);
 	const char *p;
 	unsigned i, group;
+	int kept_apart;
 	/* No core PMU: the CPU's variant is kept, its events unavailable for
 	 * the reason, as events of a missing PMU are (a set with
 	 * UPMC_OPT_TIME_ONLY, upmc stat's list). */
@@ -515,10 +517,11 @@ static int add_metric(struct upmc_spec *out, const struct upmc_metric_def *def, 
 		return 0;
 	}
 	/* a group's metrics in the first one's perf group, while they fit */
-	group = *join && !apart(v) && joined_fits(out, v, *join)
+	kept_apart = apart(v) != NULL;
+	group = *join && !kept_apart && joined_fits(out, v, *join)
 	                ? *join
 	                : group_for_metric(out, v, out->n_metrics - 1, flags);
-	*join = *join || apart(v) ? *join : group;
+	*join = *join || kept_apart ? *join : group;
 	for (p = v->events; p; p = upmc_metric_next_event(p)) {
 		upmc_format(name, sizeof(name), "%.*s", (int)upmc_metric_event_len(p), p);
 		if (m->n_in == UPMC_METRIC_INPUTS)
