@@ -435,6 +435,30 @@ GRAMMAR = [
     ("topdown\\-fe\\-bound / 1e3", {"topdown-fe-bound": 500}, {}, 0.5),
     ("cpu@INST.ANY\\,cmask\\=1@ + EV.X:k", {"cpu@INST.ANY,cmask=1@": 1, "EV.X:k": 2}, {}, 3),
     ("a / (source_count(a) * b)", {"a": 6, "b": 3}, {}, 2),
+    # perf 6.1's own tests of chained conditions (tools/perf/tests/expr.c):
+    # expr.y's if_expr is "expr IF expr ELSE if_expr", right-associative
+    ("100 if 1 else 200 if 1 else 300", {}, {}, 100),
+    ("100 if 0 else 200 if 1 else 300", {}, {}, 200),
+    ("100 if 1 else 200 if 0 else 300", {}, {}, 100),
+    ("100 if 0 else 200 if 0 else 300", {}, {}, 300),
+    # '<' and '>' bind looser than '+' and '-', tighter than 'if'; a sum
+    # before 'if' and after 'else' is whole (Sandy Bridge's memory bound)
+    ("a - b > c", {"a": 3, "b": 2, "c": 1}, {}, 0),
+    ("a + b - c if a > 2 else b - c if a > 1 else c", {"a": 1.5, "b": 5, "c": 1}, {}, 4),
+    ("(a + b - c if a > 2 else b - c if a > 1 else c) * 2", {"a": 3, "b": 5, "c": 1}, {}, 14),
+    # a condition that is NaN is not 0: the first branch, as perf's
+    # fpclassify(cond) == FP_ZERO takes the other only at 0; and a
+    # comparison with NaN is NaN (BINARY_OP)
+    ("a if b / c > 1 else 7", {"a": 1, "b": 0, "c": 0}, {}, 1),
+]
+
+# What perf 6.1's grammar refuses: an 'if' in a condition or as a
+# function's argument (both are exprs in expr.y), '!' (NOT has no rule).
+GRAMMAR_REFUSED = [
+    "a if b if c else d else e",
+    "max(a if b else c, d)",
+    "!a",
+    "a if b",
 ]
 
 
@@ -445,6 +469,12 @@ def grammar_failures():
         if got != want:
             out.append("the oracle's evaluator gives %r for %r, perf's parser %r"
                        % (got, text, want))
+    for text in GRAMMAR_REFUSED:
+        try:
+            perf_expr.parse(text)
+            out.append("the oracle's parser takes %r, which perf's refuses" % text)
+        except perf_expr.ExprError:
+            pass
     text = "a / b"
     if not math.isnan(perf_expr.evaluate(perf_expr.parse(text), {"a": 1, "b": 0}.get, None)):
         out.append("the oracle's evaluator does not give NaN for a division by 0")
