@@ -339,8 +339,26 @@
 	        ROW("core-bound", "TopdownL2", events,                                             \
 	            "( " TMA4_BE(S, R) " ) * ( 1 - " share " )", "core bound", CORE_DESC apart,    \
 	            cpus, source, ids, when, NO_TMA4_EVENTS)
-#define OLD_APART     APART("", "11", "8")
-#define OLD_SMT_APART APART("", "13", "4")
+/* ... with SMT off and on (cpus, smt_cpus): loads pending, the CPU's
+ * events (EVENTS of the recovery cycles and clocks), its stalls in each
+ * state (STALLS, SMT_STALLS of fetch latency) and fetch latency (FL of
+ * slots) */
+#define OLD_MEM_CORE_BOTH(cpus, smt_cpus, source, ids, EVENTS, loads, STALLS, SMT_STALLS, FL)     \
+	OLD_MEM_CORE(cpus, source, ids, "smt-off", TMA4_SLOTS, TMA4_REC, EVENTS(OFF_REC),         \
+	             OLD_MEM_SHARE(loads, STALLS(FL(TMA4_SLOTS))), APART("", "11", "8")),         \
+	        OLD_MEM_CORE(smt_cpus, source, ids, "smt-on", SMT_SLOTS, SMT_REC, EVENTS(ON_REC), \
+	                     OLD_MEM_SHARE(loads, SMT_STALLS(FL(SMT_SLOTS))),                     \
+	                     APART("", "13", "4"))
+#define OFF_REC "INT_MISC:RECOVERY_CYCLES,cycles"
+#define ON_REC  "INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS
+/* each CPU's events, and its stalls at fetch latency FL */
+#define OLD_EVENTS(rec_clk) OLD_MEM_EVENTS(OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3, rec_clk)
+#define HSW_EVENTS(rec_clk) OLD_MEM_EVENTS(HSW_UOPS_1, HSW_UOPS_2, HSW_UOPS_3, rec_clk)
+#define SNB_IVB_STALLS(FL) \
+	OLD_STALLS(OLD_CAPPED(OLD_NO_EXECUTE), OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3, FL)
+#define HSW_STALLS(FL) \
+	OLD_STALLS(OLD_CAPPED(OLD_NO_EXECUTE), HSW_UOPS_1, HSW_UOPS_2, HSW_UOPS_3, FL)
+#define BDW_STALLS(FL) OLD_STALLS(OLD_NO_EXECUTE, OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3, FL)
 #define SNB_MEM_SOURCE                                                                        \
 	"perf's tma_memory_bound and tma_core_bound of Linux 6.1 "                            \
 	"tools/perf/pmu-events/arch/x86/sandybridge/snb-metrics.json and ivybridge/"          \
@@ -810,44 +828,12 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
                SNB_APART("7"), SNB_APART("5")),
         /* Their memory bound and core bound: Sandy Bridge and Ivy Bridge,
          * Haswell, Broadwell, each in both SMT states. */
-        OLD_MEM_CORE(SNB_L2_CPUS, SNB_MEM_SOURCE, SNB_IVB_IDS, "smt-off", TMA4_SLOTS, TMA4_REC,
-                     OLD_MEM_EVENTS(OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3,
-                                    "INT_MISC:RECOVERY_CYCLES,cycles"),
-                     OLD_MEM_SHARE(OLD_CAPPED(OLD_LOADS),
-                                   OLD_STALLS(OLD_CAPPED(OLD_NO_EXECUTE), OLD_UOPS_1, OLD_UOPS_2,
-                                              OLD_UOPS_3, SNB_FETCH_LAT(TMA4_SLOTS))),
-                     OLD_APART),
-        OLD_MEM_CORE(SNB_L2_SMT_CPUS, SNB_MEM_SOURCE, SNB_IVB_IDS, "smt-on", SMT_SLOTS, SMT_REC,
-                     OLD_MEM_EVENTS(OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3,
-                                    "INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS),
-                     OLD_MEM_SHARE(OLD_CAPPED(OLD_LOADS),
-                                   OLD_STALLS(OLD_CAPPED(OLD_NO_EXECUTE), OLD_UOPS_1, OLD_UOPS_2,
-                                              OLD_UOPS_3, SNB_FETCH_LAT(SMT_SLOTS))),
-                     OLD_SMT_APART),
-        OLD_MEM_CORE(SNB_L2_CPUS, HSW_MEM_SOURCE, HSW_IDS, "smt-off", TMA4_SLOTS, TMA4_REC,
-                     OLD_MEM_EVENTS(HSW_UOPS_1, HSW_UOPS_2, HSW_UOPS_3,
-                                    "INT_MISC:RECOVERY_CYCLES,cycles"),
-                     OLD_MEM_SHARE(OLD_CAPPED(OLD_LOADS),
-                                   OLD_STALLS(OLD_CAPPED(OLD_NO_EXECUTE), HSW_UOPS_1, HSW_UOPS_2,
-                                              HSW_UOPS_3, SNB_FETCH_LAT(TMA4_SLOTS))),
-                     OLD_APART),
-        OLD_MEM_CORE(SNB_L2_SMT_CPUS, HSW_MEM_SOURCE, HSW_IDS, "smt-on", SMT_SLOTS, SMT_REC,
-                     OLD_MEM_EVENTS(HSW_UOPS_1, HSW_UOPS_2, HSW_UOPS_3,
-                                    "INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS),
-                     OLD_MEM_SHARE(OLD_CAPPED(OLD_LOADS), HSW_SMT_STALLS(SNB_FETCH_LAT(SMT_SLOTS))),
-                     OLD_SMT_APART),
-        OLD_MEM_CORE(BDW_L2_CPUS, BDW_L2_SOURCE, BDW_IDS, "smt-off", TMA4_SLOTS, TMA4_REC,
-                     OLD_MEM_EVENTS(OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3,
-                                    "INT_MISC:RECOVERY_CYCLES,cycles"),
-                     OLD_MEM_SHARE(OLD_LOADS, OLD_STALLS(OLD_NO_EXECUTE, OLD_UOPS_1, OLD_UOPS_2,
-                                                         OLD_UOPS_3, SKL_FETCH_LAT(TMA4_SLOTS))),
-                     OLD_APART),
-        OLD_MEM_CORE(BDW_L2_SMT_CPUS, BDW_L2_SOURCE, BDW_IDS, "smt-on", SMT_SLOTS, SMT_REC,
-                     OLD_MEM_EVENTS(OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3,
-                                    "INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS),
-                     OLD_MEM_SHARE(OLD_LOADS, OLD_STALLS(OLD_NO_EXECUTE, OLD_UOPS_1, OLD_UOPS_2,
-                                                         OLD_UOPS_3, SKL_FETCH_LAT(SMT_SLOTS))),
-                     OLD_SMT_APART),
+        OLD_MEM_CORE_BOTH(SNB_L2_CPUS, SNB_L2_SMT_CPUS, SNB_MEM_SOURCE, SNB_IVB_IDS, OLD_EVENTS,
+                          OLD_CAPPED(OLD_LOADS), SNB_IVB_STALLS, SNB_IVB_STALLS, SNB_FETCH_LAT),
+        OLD_MEM_CORE_BOTH(SNB_L2_CPUS, SNB_L2_SMT_CPUS, HSW_MEM_SOURCE, HSW_IDS, HSW_EVENTS,
+                          OLD_CAPPED(OLD_LOADS), HSW_STALLS, HSW_SMT_STALLS, SNB_FETCH_LAT),
+        OLD_MEM_CORE_BOTH(BDW_L2_CPUS, BDW_L2_SMT_CPUS, BDW_L2_SOURCE, BDW_IDS, OLD_EVENTS,
+                          OLD_LOADS, BDW_STALLS, BDW_STALLS, SKL_FETCH_LAT),
         /* Other Intel CPUs with PERF_METRICS: the fields over slots. */
         ROW("retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", RET_DESC,
             PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
