@@ -21,6 +21,7 @@ run from the repository root after `bazel build //tests:metric_values`
 (or by `bazel test //tests:core_metrics_perf_test`); --diffs prints the
 DIFF lines of today's disagreements, to paste into tests/oracle/diffs.txt.
 """
+import copy
 import math
 import os
 import random
@@ -214,6 +215,12 @@ class PerfSide:
                 out.add(table.perf_key(ref, self.cpuid))
         return out
 
+    def with_tree(self, name, tree):
+        """This side with metric name's parse tree replaced by tree."""
+        other = copy.copy(self)
+        other.trees = dict(self.trees, **{name: tree})
+        return other
+
     def literal(self, lit):
         if lit not in self.literals:
             raise perf_expr.ExprError("no value for %s" % lit)
@@ -287,8 +294,13 @@ RELATIONS = {
     # upmc's SMT-off slots are perf's where one thread is the only one
     # active whenever it runs: ONE_THREAD_ACTIVE = REF_XCLK
     "four-slot-thread":
-        lambda ours, counts, perf_at, lit: (ours, perf_at(dict(counts, **{
-            "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": counts["CPU_CLK_UNHALTED.REF_XCLK"]}))),
+        lambda ours, counts, perf_at, lit: (ours, perf_at(one_thread(counts))),
+    # perf 6.1's Haswell memory bound divides by its SMT-on stalls alone
+    # ("(n / a if #SMT_on else b) * be"); upmc's is perf's with the division
+    # over either branch, "n / (a if #SMT_on else b) * be", over SMT-off
+    # slots as four-slot-thread's
+    "haswell-smt-off-bracket":
+        lambda ours, counts, perf_at, lit: (ours, perf_at(one_thread(counts), bracketed=True)),
     # the file's core frequency takes the TSC's count over the run's
     # seconds where upmc takes the TSC's frequency: the same where the
     # TSC ticked #SYSTEM_TSC_FREQ times a second of the run
@@ -309,15 +321,36 @@ RELATIONS = {
 }
 
 
+def one_thread(counts):
+    """The counts where one thread is the only one active whenever it runs."""
+    return dict(counts, **{
+        "CPU_CLK_UNHALTED.ONE_THREAD_ACTIVE": counts["CPU_CLK_UNHALTED.REF_XCLK"]})
+
+
+def division_over_branches(tree):
+    """perf's "(n / a if c else b) * m" as "n / (a if c else b) * m"."""
+    if tree[0] == "*" and tree[1][0] == "if" and tree[1][1][0] == "/":
+        (_, (_, (_, n, a), cond, b), m) = tree
+        return ("*", ("/", n, ("if", a, cond, b)), m)
+    raise perf_expr.ExprError("not a division in one branch: %r" % (tree,))
+
+
 def relation_fails(c, perf, metric, vectors, values, reason):
     """Where a DIFF's stated relation to perf's value does not hold: a
     sentence, or "" (also where the reason states none)."""
     if reason not in RELATIONS:
         return ""
     pname = table.perf_name(metric, c.cpuid)
+
+    def perf_at(counts, bracketed=False):
+        side = perf
+        if bracketed:
+            side = perf.with_tree("tma_memory_bound",
+                                  division_over_branches(perf.tree("tma_memory_bound")))
+        return side.value(pname, counts)
+
     for v, ours in zip(vectors, values):
-        a, b = RELATIONS[reason](ours, v, lambda counts: perf.value(pname, counts),
-                                 perf.literals)
+        a, b = RELATIONS[reason](ours, v, perf_at, perf.literals)
         if not agree(a, b):
             return ("%s %s: the relation of DIFF '%s' does not hold (upmc %.17g, perf %.17g)"
                     % (c.label, metric, reason, ours, perf.value(pname, v)))
@@ -435,6 +468,30 @@ GRAMMAR = [
     ("topdown\\-fe\\-bound / 1e3", {"topdown-fe-bound": 500}, {}, 0.5),
     ("cpu@INST.ANY\\,cmask\\=1@ + EV.X:k", {"cpu@INST.ANY,cmask=1@": 1, "EV.X:k": 2}, {}, 3),
     ("a / (source_count(a) * b)", {"a": 6, "b": 3}, {}, 2),
+    # perf 6.1's own tests of chained conditions (tools/perf/tests/expr.c):
+    # expr.y's if_expr is "expr IF expr ELSE if_expr", right-associative
+    ("100 if 1 else 200 if 1 else 300", {}, {}, 100),
+    ("100 if 0 else 200 if 1 else 300", {}, {}, 200),
+    ("100 if 1 else 200 if 0 else 300", {}, {}, 100),
+    ("100 if 0 else 200 if 0 else 300", {}, {}, 300),
+    # '<' and '>' bind looser than '+' and '-', tighter than 'if'; a sum
+    # before 'if' and after 'else' is whole (Sandy Bridge's memory bound)
+    ("a - b > c", {"a": 3, "b": 2, "c": 1}, {}, 0),
+    ("a + b - c if a > 2 else b - c if a > 1 else c", {"a": 1.5, "b": 5, "c": 1}, {}, 4),
+    ("(a + b - c if a > 2 else b - c if a > 1 else c) * 2", {"a": 3, "b": 5, "c": 1}, {}, 14),
+    # a condition that is NaN is not 0: the first branch, as perf's
+    # fpclassify(cond) == FP_ZERO takes the other only at 0; and a
+    # comparison with NaN is NaN (BINARY_OP)
+    ("a if b / c > 1 else 7", {"a": 1, "b": 0, "c": 0}, {}, 1),
+]
+
+# What perf 6.1's grammar refuses: an 'if' in a condition or as a
+# function's argument (both are exprs in expr.y), '!' (NOT has no rule).
+GRAMMAR_REFUSED = [
+    "a if b if c else d else e",
+    "max(a if b else c, d)",
+    "!a",
+    "a if b",
 ]
 
 
@@ -445,6 +502,12 @@ def grammar_failures():
         if got != want:
             out.append("the oracle's evaluator gives %r for %r, perf's parser %r"
                        % (got, text, want))
+    for text in GRAMMAR_REFUSED:
+        try:
+            perf_expr.parse(text)
+            out.append("the oracle's parser takes %r, which perf's refuses" % text)
+        except perf_expr.ExprError:
+            pass
     text = "a / b"
     if not math.isnan(perf_expr.evaluate(perf_expr.parse(text), {"a": 1, "b": 0}.get, None)):
         out.append("the oracle's evaluator does not give NaN for a division by 0")

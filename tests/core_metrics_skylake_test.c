@@ -5,8 +5,9 @@
  * the CPU for one (LIBPFM_FORCE_PMU, set before libpfm4 starts: a program
  * of its own): perf's formula over events by libpfm4's names, exact
  * values; and only where /proc/cpuinfo says an Intel CPU. TopdownL2 on
- * Skylake to Cascade Lake, perf 6.1's, in both SMT states, and what it
- * has not there, said; on Haswell the six of perf 6.1's that it can express.
+ * Skylake to Cascade Lake and on Haswell, perf 6.1's, in both SMT states
+ * (Haswell's memory bound by perf's comparisons), and what it has not
+ * there, said.
  */
 #define _POSIX_C_SOURCE 200809L /* setenv */
 #include <errno.h>
@@ -349,63 +350,117 @@ TEST(metrics_skylake, level_two_smt_on)
 	pinned_does_not_fit("core-bound", 11, 4);
 }
 
-/* Haswell (Sandy Bridge to Broadwell), SMT off: perf 6.1's six level 2
- * metrics it can express, over 4 x cycles, exact values; fetch latency's
- * cycles capped at the thread's as perf's haswell files cap them; memory
- * and core bound said, never Skylake's formula. */
+/* Memory bound's events beyond level 1's on Haswell (0xa3 umask and cmask
+ * 6: CYCLE_ACTIVITY.STALLS_LDM_PENDING; RESOURCE_STALLS.SB;
+ * UOPS_EXECUTED.CORE with cmask 1, 2, 3; RS_EVENTS.EMPTY_CYCLES) and their
+ * counts; cycles without execution (0xa3 umask and cmask 4) are
+ * count_level_two()'s r40004a3, 500. */
+static void count_haswell_memory(struct upmc_set *set, double *counts)
+{
+	count_named(set, counts, "r60006a3", 300);
+	count_named(set, counts, "r8a2", 50);
+	count_named(set, counts, "r10002b1", 700);
+	count_named(set, counts, "r20002b1", 400);
+	count_named(set, counts, "r30002b1", 200);
+	count_named(set, counts, "r15e", 100);
+}
+
+/* Whether upmc_list_metrics() says this machine computes memory bound and
+ * core bound (bit 0 and 1). */
+static int lists_memory_and_core(const struct upmc_metric_info *info, void *arg)
+{
+	int *seen = arg;
+
+	if (!info->why_not[0] && !strcmp(info->name, "memory-bound"))
+		*seen |= 1;
+	if (!info->why_not[0] && !strcmp(info->name, "core-bound"))
+		*seen |= 2;
+	return 0;
+}
+
+/* Haswell (Sandy Bridge to Broadwell), SMT off: perf 6.1's level 2 over 4
+ * x cycles, exact values; fetch latency's cycles capped at the thread's as
+ * perf's haswell files cap them; memory bound's share of the stalls, its
+ * count chosen by perf's comparisons (IPC > 1.8, fetch latency > 0.1),
+ * each branch; its inputs (11 general counters' events where a thread has
+ * 8) each counted alone; upmc list shows both. */
 TEST(metrics_skylake, level_two_on_haswell)
 {
 	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
 	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
-	/* 1000 cycles: 4000 slots; IDQ.MS_UOPS 200, bad speculation 0.1 */
+	/* 1000 cycles: 4000 slots; IDQ.MS_UOPS 200, bad speculation 0.1,
+	 * backend bound 0.35 */
 	const double heavy = (1600.0 / 1800) * 200 / 4000;
 	const double want[] = {heavy,           1600 / 4000.0 - heavy,
 	                       30.0 / 40 * 0.1, 0.1 - 30.0 / 40 * 0.1,
 	                       4 * 60 / 4000.0, 600 / 4000.0 - 4 * 60 / 4000.0};
 	struct upmc_set *set;
 	unsigned j;
+	int seen = 0, loads;
 
 	setenv("LIBPFM_FORCE_PMU", "hsw", 1);
 	fake_boot("intel-haswell");
 	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
-	ASSERT(upmc_metric_count(set) == 6);
+	ASSERT(upmc_metric_count(set) == 8);
 	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x3079) >= 0); /* IDQ.MS_UOPS */
 	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x400019c) >= 0);
 	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x10401c3) >= 0);
+	EXPECT(fake_event_with(PERF_TYPE_RAW, 0x30002b1) >= 0); /* UOPS_EXECUTED.CORE, cmask 3 */
+	loads = fake_event_with(PERF_TYPE_RAW, 0x60006a3);      /* STALLS_LDM_PENDING: alone */
+	ASSERT(loads >= 0);
+	EXPECT_EQ(fake.ev[loads].leader, loads);
+	EXPECT_EQ(general_in_group(loads), 1u);
+	EXPECT_MSG(most_general_in_a_group() <= 8, "a group takes %u general counters",
+	           most_general_in_a_group());
 	count_level_two(set, counts);
+	count_haswell_memory(set, counts);
 	count_named(set, counts, "r3079", 200);
 	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES", 50);
-	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
-	for (j = 0; j < 6; j++) {
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
+	for (j = 0; j < 8; j++)
 		EXPECT_MSG(!strcmp(upmc_metric_name(set, j), level_two[j]), "metric %u is %s", j,
 		           upmc_metric_name(set, j));
+	for (j = 0; j < 6; j++)
 		EXPECT_MSG(fabs(v[j] - want[j]) < 1e-15, "%s %.17g, want %.17g", level_two[j], v[j],
 		           want[j]);
-	}
+	/* IPC 1.5, fetch latency 0.06: the store buffer's full cycles, 50 */
+	EXPECT_MSG(fabs(v[6] - (300.0 + 50) / 50 * 0.35) < 1e-15, "memory bound %.17g", v[6]);
+	EXPECT_MSG(fabs(v[7] - 0.35 * (1 - (300.0 + 50) / 50)) < 1e-14, "core bound %.17g", v[7]);
+	/* fetch latency 0.2: the cycles of 2 uops or more less those the
+	 * scheduler was empty, 400 - 100 */
+	count_named(set, counts, "r400019c", 200);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
+	EXPECT_MSG(fabs(v[6] - 350.0 / 300 * 0.35) < 1e-15, "memory bound %.17g", v[6]);
+	/* IPC 2: the cycles that executed nothing, 500, and those of 1 or 2
+	 * uops, 700 - 200 */
+	count_named(set, counts, "instructions", 2000);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
+	EXPECT_MSG(fabs(v[6] - 350.0 / 1000 * 0.35) < 1e-15, "memory bound %.17g", v[6]);
 	/* more cycles without a uop delivered than the thread's cycles (the
 	 * event counts the core's): perf's min() keeps the thread's */
 	count_named(set, counts, "r400019c", 1200);
-	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
 	EXPECT_MSG(v[4] == 1, "fetch latency %.17g", v[4]);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
-	EXPECT_EQ(upmc_open(&set, "memory-bound", NULL), -ENOENT);
-	EXPECT_CONTAINS(upmc_last_error(), "choose their formula by comparisons (IPC > 1.8");
-	EXPECT_EQ(upmc_open(&set, "core-bound", NULL), -ENOENT);
-	EXPECT_CONTAINS(upmc_last_error(), "Intel Sandy Bridge to Haswell");
-	EXPECT_EQ(fake_open_events(), 0);
+	pinned_does_not_fit("memory-bound", 12, 9);
+	upmc_list_metrics(lists_memory_and_core, &seen);
+	EXPECT_EQ(seen, 3);
 }
 
 /* Haswell with SMT on: the per-logical-CPU slots, and where the core gives
  * a thread 4 general counters, no group of more; branch mispredicts',
- * machine clears' (7) and heavy and light operations' (5: UOPS_RETIRED,
- * UOPS_ISSUED, IDQ.MS_UOPS and the two SMT clocks) inputs counted alone. */
+ * machine clears' (7), heavy and light operations' (5: UOPS_RETIRED,
+ * UOPS_ISSUED, IDQ.MS_UOPS and the two SMT clocks) and memory and core
+ * bound's (13) inputs counted alone; memory bound by perf's SMT-on form. */
 TEST(metrics_skylake, level_two_on_haswell_smt_on)
 {
 	struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
 	double counts[UPMC_MAX_COUNTERS] = {0}, v[UPMC_MAX_METRICS];
 	double slots = 4 * (1000.0 / 2) * (1 + 20.0 / 100);
 	double heavy = (1600.0 / 1800) * 200 / slots;
+	/* recovery cycles of the core, halved: 4 x 100 / 2 slots */
+	double backend = 1 - 600 / slots - (1800 + 4 * (100 / 2.0)) / slots;
 	struct upmc_set *set;
 	int ms_uops;
 
@@ -413,7 +468,7 @@ TEST(metrics_skylake, level_two_on_haswell_smt_on)
 	fake_boot("intel-haswell-smt");
 	fake.pmu[fake_pmu_named("cpu")].gp = 4;
 	ASSERT_MSG(upmc_open(&set, "TopdownL2", &mux) == 0, "%s", upmc_last_error());
-	ASSERT(upmc_metric_count(set) == 6);
+	ASSERT(upmc_metric_count(set) == 8);
 	EXPECT_MSG(most_general_in_a_group() <= 4, "a group takes %u general counters",
 	           most_general_in_a_group());
 	ms_uops = fake_event_with(PERF_TYPE_RAW, 0x3079);
@@ -424,10 +479,19 @@ TEST(metrics_skylake, level_two_on_haswell_smt_on)
 	count_named(set, counts, "r3079", 200);
 	count_named(set, counts, "CPU_CLK_UNHALTED:ONE_THREAD_ACTIVE", 20);
 	count_named(set, counts, "CPU_CLK_UNHALTED:REF_XCLK", 100);
-	ASSERT(upmc_metrics_of_counts(set, counts, v) == 6);
+	count_haswell_memory(set, counts);
+	count_named(set, counts, "INT_MISC:RECOVERY_CYCLES_ANY", 100);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
 	EXPECT_MSG(fabs(v[0] - heavy) < 1e-15, "heavy operations %.17g", v[0]);
 	EXPECT_MSG(fabs(v[1] - (1600 / slots - heavy)) < 1e-15, "light operations %.17g", v[1]);
 	EXPECT_MSG(fabs(v[4] - 4 * 60 / slots) < 1e-15, "fetch latency %.17g", v[4]);
+	/* fetch latency 0.2, IPC 1.5: perf's SMT-on form, the cycles that
+	 * executed nothing, 500, plus the core's of 2 uops or more halved,
+	 * less the scheduler's empty ones: 500 + 400 / 2 - 100 */
+	count_named(set, counts, "r400019c", 120);
+	ASSERT(upmc_metrics_of_counts(set, counts, v) == 8);
+	EXPECT_MSG(fabs(v[6] - 350.0 / 600 * backend) < 1e-15, "memory bound %.17g", v[6]);
+	EXPECT_MSG(fabs(v[7] - backend * (1 - 350.0 / 600)) < 1e-15, "core bound %.17g", v[7]);
 	upmc_close(set);
 	EXPECT_EQ(fake_open_events(), 0);
 	pinned_does_not_fit("heavy-operations", 5, 5); /* cycles on its fixed counter */

@@ -46,11 +46,12 @@ struct upmc_counter {
 
 /* A metric of a set (lib/core/metrics.c): its definition, the set's
  * counter of each event it needs, its formula in postfix order. */
-#define UPMC_METRIC_INPUTS 12
-#define UPMC_METRIC_STEPS  64
+#define UPMC_METRIC_INPUTS 16
+#define UPMC_METRIC_STEPS  96
 struct upmc_metric_def;
 struct upmc_metric_step {
-	char kind;      /* 'e': an input, 'v': a value, an operator + - * /, or max 'M', min 'm' */
+	char kind; /* 'e': an input, 'v': a value, an operator + - * / < >, max 'M', min 'm', or
+	            * '?': the select of 'a if c else b' (formula.c) */
 	unsigned input; /* of the metric's inputs */
 	double value;
 };

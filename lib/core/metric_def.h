@@ -17,7 +17,8 @@ struct upmc_metric_def {
 	const char *group;   /* perf's metric group, or "" */
 	const char *events;  /* what it needs, comma-separated, as a spec names them
 	                      * (a pmu/terms/ event keeps its commas: upmc_metric_event()) */
-	const char *formula; /* over those names and #constants; operators spaced */
+	const char *formula; /* over those names and #constants, tokens spaced: + - * / < >,
+	                      * ( ), max ( a , b ), min, a if c else b (formula.c) */
 	const char *unit;    /* what its value is */
 	int percent;         /* a fraction, shown as a percentage */
 	const char *desc;
@@ -120,9 +121,10 @@ struct upmc_metric_info upmc_metric_info_of(const struct upmc_metric_def *d, con
 
 /*
  * m->def's formula in postfix order into m->step (formula.c): numbers and
- * #constants as values, event names as the metric's inputs. 0, or -errno
- * with the reason in m->reason (an unknown #constant: this machine does
- * not publish it).
+ * #constants as values, event names as the metric's inputs. 0, or -errno:
+ * -EINVAL for a malformed formula, -E2BIG for one longer than the steps,
+ * with the reason in m->reason for an unknown #constant (this machine
+ * does not publish it).
  */
 int upmc_metric_compile(struct upmc_metric *m);
 

@@ -228,17 +228,17 @@
 	"( ( " ICL_MEM_ANY " + " SKL_ON_STORES " ) / ( " ICL_STALLS " + ( " ICL_1_PORT \
 	" + ( " TMA4_RET(S) " ) * " ICL_2_PORTS " ) + " SKL_ON_STORES " ) )"
 #define SKL_MEM(S, R) SKL_MEM_SHARE(S) " * ( " TMA4_BE(S, R) " )"
-/* Sandy Bridge to Broadwell: perf 6.1's level 2 but memory and core
- * bound (snb-, jkt-, ivb-, ivt-, hsw-, hsx-, bdw-, bdx- and
- * bdwde-metrics.json), over the same slots as level 1, its events beyond
+/* Sandy Bridge to Broadwell: perf 6.1's level 2 (snb-, jkt-, ivb-, ivt-,
+ * hsw-, hsx-, bdw-, bdx- and bdwde-metrics.json), over the same slots as
+ * level 1, its events beyond
  * level 1's as raw codes (perf's sandybridge to broadwellx frontend.json,
  * pipeline.json): IDQ_UOPS_NOT_DELIVERED.CYCLES_0_UOPS_DELIV.CORE and
  * MACHINE_CLEARS.COUNT as on Skylake, IDQ.MS_UOPS (0x79, umask 0x30).
  * Heavy operations are the microcode sequencer's share; Sandy Bridge to
  * Haswell cap fetch latency's cycles at the thread's, Broadwell does not. */
-#define SNB_IDS                                                                        \
-	"GenuineIntel-6-2A- GenuineIntel-6-2D- GenuineIntel-6-3A- GenuineIntel-6-3E- " \
-	"GenuineIntel-6-3C- GenuineIntel-6-45- GenuineIntel-6-46- GenuineIntel-6-3F-"
+#define SNB_IVB_IDS      "GenuineIntel-6-2A- GenuineIntel-6-2D- GenuineIntel-6-3A- GenuineIntel-6-3E-"
+#define HSW_IDS          "GenuineIntel-6-3C- GenuineIntel-6-45- GenuineIntel-6-46- GenuineIntel-6-3F-"
+#define SNB_IDS          SNB_IVB_IDS " " HSW_IDS
 #define BDW_IDS          "GenuineIntel-6-3D- GenuineIntel-6-47- GenuineIntel-6-56- GenuineIntel-6-4F-"
 #define SNB_MS_UOPS      "r3079"
 #define SNB_FETCH_LAT(S) "4 * min ( cycles , " SKL_FE_NONE " ) / " S
@@ -277,17 +277,97 @@
 	            "heavy operations", HEAVY_DESC ops, cpus, source, ids, when, NO_TMA4_EVENTS), \
 	        ROW("light-operations", "TopdownL2", SNB_OPS_EVENTS "," clk,                      \
 	            TMA4_RET(S) " - " SNB_HEAVY(S), "light operations", LIGHT_DESC ops, cpus,     \
-	            source, ids, when, NO_TMA4_EVENTS),                                           \
-	        SNB_L2_NONE("memory-bound", cpus, source, ids, when),                             \
-	        SNB_L2_NONE("core-bound", cpus, source, ids, when)
-#define SNB_L2_WHY                                                                              \
-	"perf 6.1's memory bound and core bound there choose their formula by comparisons "     \
-	"(IPC > 1.8, fetch latency > 0.1), which the catalogue's formulas cannot express; the " \
-	"rest of TopdownL2 is in"
-#define SNB_L2_NONE(name, cpus, source, ids, when)                                                 \
-	{                                                                                          \
-		name, "TopdownL2", "", "", "", 0, SNB_L2_WHY, cpus, source, "x86", ids, when, NULL \
-	}
+	            source, ids, when, NO_TMA4_EVENTS)
+
+/* Their memory bound and core bound, perf 6.1's: backend bound times the
+ * share of the stalls on memory (loads pending, and the store buffer full:
+ * RESOURCE_STALLS.SB) among the cycles the core executed little, whose
+ * count perf chooses by comparisons. With IPC above 1.8: the cycles that
+ * executed nothing, plus those that executed 1 or 2 uops; else, with
+ * fetch latency above 0.1: those that executed 2 or more, less those the
+ * scheduler was empty; else the store buffer's full cycles (so perf's
+ * grammar binds 'a + b - c if x else d - e if y else f': the cycles that
+ * executed nothing are in the first branch alone; Haswell's with SMT on,
+ * over the core's uops halved, in the second alone). Core bound is backend bound less memory bound,
+ * as backend bound x (1 - the share), which fits the evaluator's steps. Raw codes, the same on all
+ * of them (their pipeline.json and memory.json): 0xa3, umask and cmask 6
+ * (CYCLE_ACTIVITY.STALLS_L1D_PENDING on Sandy Bridge, STALLS_LDM_PENDING on Ivy Bridge and Haswell,
+ * STALLS_MEM_ANY on Broadwell) and 4 (CYCLES_NO_DISPATCH, CYCLES_NO_EXECUTE, STALLS_TOTAL),
+ * RESOURCE_STALLS.SB (0xa2, umask 8), RS_EVENTS.EMPTY_CYCLES (0x5e, umask
+ * 1), 0xb1 umask 1 with cmask 1, 2, 3 (Sandy Bridge's
+ * UOPS_DISPATCHED.THREAD, the others' UOPS_EXECUTED.CYCLES_GE_1_UOP_EXEC,
+ * _2_, _3_), Haswell's UOPS_EXECUTED.CORE (0xb1, umask 2) with the same
+ * cmasks. Their inputs are 11 general counters' events (13 with SMT on)
+ * where a thread has 8 (4): counted alone (upmc_metrics_apart). */
+#define OLD_LOADS      "r60006a3"
+#define OLD_NO_EXECUTE "r40004a3"
+#define OLD_SB         "r8a2"
+#define OLD_RS_EMPTY   "r15e"
+/* 0xb1 with cmask 1, 2, 3: the cycles that executed at least that many
+ * uops, the thread's (umask 1) and Haswell's core's (umask 2) */
+#define OLD_UOPS_1      "r10001b1"
+#define OLD_UOPS_2      "r20001b1"
+#define OLD_UOPS_3      "r30001b1"
+#define HSW_UOPS_1      "r10002b1"
+#define HSW_UOPS_2      "r20002b1"
+#define HSW_UOPS_3      "r30002b1"
+#define OLD_IPC_HIGH    "( instructions / cycles > 1.8 )"
+#define OLD_CAPPED(e)   "min ( cycles , " e " )"
+#define OLD_FL_HIGH(FL) "( " FL " > 0.1 )"
+/* the cycles of little execution: stalls, the cycles of u1, u2, u3 uops
+ * or more, fetch latency FL */
+#define OLD_STALLS(stalls, u1, u2, u3, FL)                                               \
+	"( " stalls " + " u1 " - " u3 " if " OLD_IPC_HIGH " else " u2 " - " OLD_RS_EMPTY \
+	" if " OLD_FL_HIGH(FL) " else " OLD_SB " )"
+/* Haswell's with SMT on: perf's #SMT_on branch */
+#define HSW_UOPS_FEW "( " HSW_UOPS_1 " - " HSW_UOPS_3 " if " OLD_IPC_HIGH " else " HSW_UOPS_2 " )"
+#define HSW_SMT_STALLS(FL)                                                        \
+	"( " OLD_CAPPED(OLD_NO_EXECUTE) " + " HSW_UOPS_FEW " / 2 - " OLD_RS_EMPTY \
+	                                " if " OLD_FL_HIGH(FL) " else " OLD_SB " )"
+#define OLD_MEM_SHARE(loads, stalls) "( ( " loads " + " OLD_SB " ) / " stalls " )"
+/* their events, with those of 1, 2, 3 uops and the recovery cycles and
+ * clocks of one SMT state */
+#define OLD_MEM_EVENTS(u1, u2, u3, rec_clk)                                           \
+	OLD_LOADS "," OLD_SB "," OLD_NO_EXECUTE "," u1 "," u2 "," u3 "," OLD_RS_EMPTY \
+	          ",instructions," SKL_FE_NONE                                        \
+	          ",IDQ_UOPS_NOT_DELIVERED:CORE,UOPS_ISSUED:ANY," rec_clk
+/* The two rows of one SMT state: slots S, recovery slots R, memory's
+ * share of backend bound, what the description says of the inputs. */
+#define OLD_MEM_CORE(cpus, source, ids, when, S, R, events, share, apart)                          \
+	ROW("memory-bound", "TopdownL2", events, share " * ( " TMA4_BE(S, R) " )", "memory bound", \
+	    MEM_DESC apart, cpus, source, ids, when, NO_TMA4_EVENTS),                              \
+	        ROW("core-bound", "TopdownL2", events,                                             \
+	            "( " TMA4_BE(S, R) " ) * ( 1 - " share " )", "core bound", CORE_DESC apart,    \
+	            cpus, source, ids, when, NO_TMA4_EVENTS)
+/* ... with SMT off and on (cpus, smt_cpus): loads pending, the CPU's
+ * events (EVENTS of the recovery cycles and clocks), its stalls in each
+ * state (STALLS, SMT_STALLS of fetch latency) and fetch latency (FL of
+ * slots) */
+#define OLD_MEM_CORE_BOTH(cpus, smt_cpus, source, ids, EVENTS, loads, STALLS, SMT_STALLS, FL)     \
+	OLD_MEM_CORE(cpus, source, ids, "smt-off", TMA4_SLOTS, TMA4_REC, EVENTS(OFF_REC),         \
+	             OLD_MEM_SHARE(loads, STALLS(FL(TMA4_SLOTS))), APART("", "11", "8")),         \
+	        OLD_MEM_CORE(smt_cpus, source, ids, "smt-on", SMT_SLOTS, SMT_REC, EVENTS(ON_REC), \
+	                     OLD_MEM_SHARE(loads, SMT_STALLS(FL(SMT_SLOTS))),                     \
+	                     APART("", "13", "4"))
+#define OFF_REC "INT_MISC:RECOVERY_CYCLES,cycles"
+#define ON_REC  "INT_MISC:RECOVERY_CYCLES_ANY," SMT_CLK_EVENTS
+/* each CPU's events, and its stalls at fetch latency FL */
+#define OLD_EVENTS(rec_clk) OLD_MEM_EVENTS(OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3, rec_clk)
+#define HSW_EVENTS(rec_clk) OLD_MEM_EVENTS(HSW_UOPS_1, HSW_UOPS_2, HSW_UOPS_3, rec_clk)
+#define SNB_IVB_STALLS(FL) \
+	OLD_STALLS(OLD_CAPPED(OLD_NO_EXECUTE), OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3, FL)
+#define HSW_STALLS(FL) \
+	OLD_STALLS(OLD_CAPPED(OLD_NO_EXECUTE), HSW_UOPS_1, HSW_UOPS_2, HSW_UOPS_3, FL)
+#define BDW_STALLS(FL) OLD_STALLS(OLD_NO_EXECUTE, OLD_UOPS_1, OLD_UOPS_2, OLD_UOPS_3, FL)
+#define SNB_MEM_SOURCE                                                                        \
+	"perf's tma_memory_bound and tma_core_bound of Linux 6.1 "                            \
+	"tools/perf/pmu-events/arch/x86/sandybridge/snb-metrics.json and ivybridge/"          \
+	"ivb-metrics.json (the same formula over the same codes; jaketown and ivytown too), " \
+	"events from their pipeline.json and memory.json"
+#define HSW_MEM_SOURCE                                                                     \
+	"perf's tma_memory_bound and tma_core_bound of Linux 6.1 "                         \
+	"tools/perf/pmu-events/arch/x86/haswell/hsw-metrics.json (the same in haswellx), " \
+	"events from their pipeline.json and memory.json"
 
 /* Intel's Atom cores before Gracemont, and Xeon Phi, as perf's mapfile.csv
  * names them: bonnell (1C, 26, 27, 35, 36), silvermont (37, 4A, 4C, 4D,
@@ -746,6 +826,14 @@ const struct upmc_metric_def upmc_metrics_intel[] = {
         SNB_L2(BDW_L2_SMT_CPUS, BDW_L2_SOURCE, BDW_IDS, "smt-on", SMT_SLOTS, SMT_REC,
                SMT_CLK_EVENTS, "INT_MISC:RECOVERY_CYCLES_ANY", SKL_FETCH_LAT(SMT_SLOTS),
                SNB_APART("7"), SNB_APART("5")),
+        /* Their memory bound and core bound: Sandy Bridge and Ivy Bridge,
+         * Haswell, Broadwell, each in both SMT states. */
+        OLD_MEM_CORE_BOTH(SNB_L2_CPUS, SNB_L2_SMT_CPUS, SNB_MEM_SOURCE, SNB_IVB_IDS, OLD_EVENTS,
+                          OLD_CAPPED(OLD_LOADS), SNB_IVB_STALLS, SNB_IVB_STALLS, SNB_FETCH_LAT),
+        OLD_MEM_CORE_BOTH(SNB_L2_CPUS, SNB_L2_SMT_CPUS, HSW_MEM_SOURCE, HSW_IDS, HSW_EVENTS,
+                          OLD_CAPPED(OLD_LOADS), HSW_STALLS, HSW_SMT_STALLS, SNB_FETCH_LAT),
+        OLD_MEM_CORE_BOTH(BDW_L2_CPUS, BDW_L2_SMT_CPUS, BDW_L2_SOURCE, BDW_IDS, OLD_EVENTS,
+                          OLD_LOADS, BDW_STALLS, BDW_STALLS, SKL_FETCH_LAT),
         /* Other Intel CPUs with PERF_METRICS: the fields over slots. */
         ROW("retiring", "TopdownL1", INTEL_L1, "topdown-retiring / slots", "retiring", RET_DESC,
             PLAIN_CPUS, PLAIN_SOURCE, NULL, INTEL_ONLY, NO_SLOTS),
@@ -905,6 +993,14 @@ const struct upmc_metric_apart upmc_metrics_apart[] = {
         {"machine-clears", SKL_SMT_CPUS, 1},
         {"memory-bound", SKL_SMT_CPUS, 1},
         {"core-bound", SKL_SMT_CPUS, 1},
+        {"memory-bound", SNB_L2_CPUS, 1},
+        {"core-bound", SNB_L2_CPUS, 1},
+        {"memory-bound", BDW_L2_CPUS, 1},
+        {"core-bound", BDW_L2_CPUS, 1},
+        {"memory-bound", SNB_L2_SMT_CPUS, 1},
+        {"core-bound", SNB_L2_SMT_CPUS, 1},
+        {"memory-bound", BDW_L2_SMT_CPUS, 1},
+        {"core-bound", BDW_L2_SMT_CPUS, 1},
         {"branch-mispredicts", SNB_L2_SMT_CPUS, 1},
         {"machine-clears", SNB_L2_SMT_CPUS, 1},
         {"heavy-operations", SNB_L2_SMT_CPUS, 1},

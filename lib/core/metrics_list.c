@@ -9,10 +9,14 @@
 
 #include "metric_def.h"
 
-/* Whether this machine can compute def: its events open as one set, and
- * its constants are published; why not in why. */
+/* Whether this machine can compute def: its events open as one set, or
+ * else time-sharing the counters as `upmc stat` does (a metric whose
+ * inputs need more counters than a thread has is counted so, each
+ * alone), and its constants are published; why not in why (the pinned
+ * set's). */
 static int computable(const struct upmc_metric_def *def, char *why, size_t size)
 {
+	const struct upmc_options mux = {sizeof(mux), UPMC_OPT_MULTIPLEX};
 	struct upmc_metric m = {.def = def};
 	struct upmc_set *set;
 
@@ -24,7 +28,9 @@ static int computable(const struct upmc_metric_def *def, char *why, size_t size)
 		return 0;
 	if (upmc_open(&set, def->events, NULL) < 0) {
 		upmc_format(why, size, "%s", upmc_last_error());
-		return 0;
+		if (upmc_open(&set, def->events, &mux) < 0)
+			return 0;
+		why[0] = '\0';
 	}
 	upmc_close(set);
 	if (upmc_metric_compile(&m) < 0) {

@@ -193,6 +193,19 @@ UPMC_EVENT = {
         # Sandy Bridge to Broadwell's IDQ.MS_UOPS (their frontend.json: 0x79,
         # umask 0x30)
         "r3079": "IDQ.MS_UOPS",
+        # Sandy Bridge to Broadwell's memory bound (their pipeline.json,
+        # memory.json: event, umask, cmask); the codes whose names differ
+        # between those CPUs are in UPMC_EVENT_OF_MODEL
+        "r8a2": "RESOURCE_STALLS.SB",  # 0xa2, 8
+        "r15e": "RS_EVENTS.EMPTY_CYCLES",  # 0x5e, 1
+        "r10001b1": "UOPS_EXECUTED.CYCLES_GE_1_UOP_EXEC",  # 0xb1, 1, 1
+        "r20001b1": "UOPS_EXECUTED.CYCLES_GE_2_UOPS_EXEC",  # 0xb1, 1, 2
+        "r30001b1": "UOPS_EXECUTED.CYCLES_GE_3_UOPS_EXEC",  # 0xb1, 1, 3
+        # Haswell's UOPS_EXECUTED.CORE (0xb1, umask 2) with cmask 1, 2, 3,
+        # as its files spell them
+        "r10002b1": "cpu@UOPS_EXECUTED.CORE,cmask=1@",
+        "r20002b1": "cpu@UOPS_EXECUTED.CORE,cmask=2@",
+        "r30002b1": "cpu@UOPS_EXECUTED.CORE,cmask=3@",
         # event 0xd1, umask 0x08, 0x10, 0x20 on every model of the L1MPKI
         # rows: MEM_LOAD_RETIRED (Skylake on) or MEM_LOAD_UOPS_RETIRED
         # (before), see PERF_SYNONYM
@@ -273,6 +286,31 @@ UPMC_EVENT = {
     },
 }
 
+# The codes whose event perf names otherwise on some CPUs: (CPU id
+# prefixes, {code: perf's name there}), before UPMC_EVENT. CYCLE_ACTIVITY
+# 0xa3 with umask and cmask 6 and 4, and 0xb1 umask 1 with a cmask, are
+# one encoding under other names (their pipeline.json, memory.json).
+UPMC_EVENT_OF_MODEL = [
+    # sandybridge, jaketown
+    (("GenuineIntel-6-2A-", "GenuineIntel-6-2D-"), {
+        "r60006a3": "CYCLE_ACTIVITY.STALLS_L1D_PENDING",
+        "r40004a3": "CYCLE_ACTIVITY.CYCLES_NO_DISPATCH",
+        "r10001b1": "cpu@UOPS_DISPATCHED.THREAD,cmask=1@",
+        "r20001b1": "cpu@UOPS_DISPATCHED.THREAD,cmask=2@",
+        "r30001b1": "cpu@UOPS_DISPATCHED.THREAD,cmask=3@",
+    }),
+    # ivybridge, ivytown, haswell, haswellx
+    (("GenuineIntel-6-3A-", "GenuineIntel-6-3E-", "GenuineIntel-6-3C-", "GenuineIntel-6-45-",
+      "GenuineIntel-6-46-", "GenuineIntel-6-3F-"), {
+        "r60006a3": "CYCLE_ACTIVITY.STALLS_LDM_PENDING",
+        "r40004a3": "CYCLE_ACTIVITY.CYCLES_NO_EXECUTE",
+    }),
+    # broadwell, broadwellde, broadwellx (STALLS_TOTAL: UPMC_EVENT's)
+    (("GenuineIntel-6-3D-", "GenuineIntel-6-47-", "GenuineIntel-6-56-", "GenuineIntel-6-4F-"), {
+        "r60006a3": "CYCLE_ACTIVITY.STALLS_MEM_ANY",
+    }),
+]
+
 # perf's other names of one event: the slots event where SLOTS is no
 # metric, an Atom's cycles (fixed counter 1 too).
 PERF_SYNONYM = {
@@ -311,6 +349,9 @@ PERF_STAND_IN = {
 
 def event_key(upmc_name, cpuid):
     """The perf name of an upmc event: what both sides' counts are keyed by."""
+    for prefixes, of_model in UPMC_EVENT_OF_MODEL:
+        if cpuid.startswith(prefixes) and upmc_name in of_model:
+            return of_model[upmc_name]
     table = UPMC_EVENT.get(cpuid.split("-")[0], {})
     if upmc_name in table:
         return table[upmc_name]

@@ -3,16 +3,26 @@
 and evaluated as perf's own parser does (tools/perf/util/expr.l and expr.y
 in the kernel, v6.1).
 
-The grammar, loosest binding first:
-    a if c else b     (right-associative: a if c else b if d else e)
-    |   ^   &   < >   + -   * / %   unary - and !
-    min(a, b)  max(a, b)  d_ratio(a, b)  (a over b, 0 where b is 0)
+The grammar, loosest binding first, as expr.y of v6.1 declares it:
+    a if c else b     (lines 41 and 159: "%left MIN MAX IF" and "if_expr:
+                      expr IF expr ELSE if_expr": a and c are exprs, with
+                      no 'if' unless in parentheses; the else branch is
+                      one, so a if c else b if d else e is
+                      a if c else (b if d else e))
+    |   ^   &   < >   + -   * / %   unary -   (lines 42-48, each %left:
+                      left-associative, '<' '>' looser than '-' '+')
+    min(a, b)  max(a, b)  d_ratio(a, b)  (a over b, 0 where b is 0): their
+                      arguments are exprs too, no 'if' unless parenthesized
     source_count(event)  (how many PMUs count it: 1 for a thread's count)
     #SMT_on, #core_wide, ... (literals the caller supplies), numbers,
     and names: events (INST_RETIRED.ANY, topdown\\-fe\\-bound,
     cpu@UOPS_ISSUED.ANY\\,cmask\\=1@, msr@tsc@, EVENT:modifiers) or other
     metrics of the same table, which are evaluated in their place.
-A division by 0 is NaN, as perf's is.
+expr.y declares NOT but has no rule for it: '!' is no operator there.
+A division by 0 is NaN, as perf's is (expr.y aborts the parse); an
+operation on NaN is NaN (its BINARY_OP and BINARY_LONG_OP macros), a
+comparison too, and a condition is false only where it is 0, so a NaN
+one takes the first branch (fpclassify(...) == FP_ZERO).
 """
 import math
 import re
@@ -51,7 +61,7 @@ def tokens(text):
                 raise ExprError("a lone '#' in %r" % text)
             out.append(("lit", lit.group(0)))
             i = lit.end()
-        elif c in "+-*/%()|^&<>!,":
+        elif c in "+-*/%()|^&<>,":
             out.append(("op", c))
             i += 1
         else:
@@ -64,14 +74,14 @@ def event_name(word):
     return re.sub(r"\\(.)", r"\1", word)
 
 
-# Binary operators by binding, loosest first (expr.y's %left lines).
+# Binary operators by binding, loosest first (expr.y's %left lines 42-47).
 _LEVELS = [["|"], ["^"], ["&"], ["<", ">"], ["+", "-"], ["*", "/", "%"]]
 
 
 class Parser:
     """A parse tree of nested tuples: ("num", v), ("id", name),
-    ("lit", name), ("neg", e), ("not", e), ("if", a, cond, b),
-    ("call", fn, a, b), (op, a, b)."""
+    ("lit", name), ("neg", e), ("if", a, cond, b), ("call", fn, a, b),
+    (op, a, b)."""
 
     def __init__(self, text):
         self.text = text
@@ -95,6 +105,7 @@ class Parser:
         return tree
 
     def if_expr(self):
+        """expr.y's if_expr: expr IF expr ELSE if_expr, or an expr."""
         a = self.binary(0)
         if self.peek() == ("kw", "if"):
             self.take()
@@ -117,9 +128,6 @@ class Parser:
         if (kind, text) == ("op", "-"):
             self.take()
             return ("neg", self.unary())
-        if (kind, text) == ("op", "!"):
-            self.take()
-            return ("not", self.unary())
         if (kind, text) == ("op", "("):
             self.take()
             e = self.if_expr()
@@ -134,9 +142,9 @@ class Parser:
         if kind == "kw" and text in ("min", "max", "d_ratio"):
             self.take()
             self.take("op", "(")
-            a = self.if_expr()
+            a = self.binary(0)  # expr.y: MIN '(' expr ',' expr ')'
             self.take("op", ",")
-            b = self.if_expr()
+            b = self.binary(0)
             self.take("op", ")")
             return ("call", text, a, b)
         if kind == "num":
@@ -178,11 +186,9 @@ def evaluate(tree, value_of, literal_of):
         return literal_of(tree[1])
     if kind == "neg":
         return -evaluate(tree[1], value_of, literal_of)
-    if kind == "not":
-        return float(not evaluate(tree[1], value_of, literal_of))
     if kind == "if":
-        cond = evaluate(tree[2], value_of, literal_of)
-        return evaluate(tree[1] if cond else tree[3], value_of, literal_of)
+        cond = evaluate(tree[2], value_of, literal_of)  # NaN is not 0: true
+        return evaluate(tree[1] if cond != 0 else tree[3], value_of, literal_of)
     a = evaluate(tree[2], value_of, literal_of)
     b = evaluate(tree[3], value_of, literal_of) if kind == "call" else None
     if kind == "call":
@@ -194,6 +200,8 @@ def evaluate(tree, value_of, literal_of):
         return 0.0 if b == 0 else a / b  # d_ratio
     a = evaluate(tree[1], value_of, literal_of)
     b = evaluate(tree[2], value_of, literal_of)
+    if math.isnan(a) or math.isnan(b):
+        return math.nan  # BINARY_OP, BINARY_LONG_OP: a comparison too
     if kind == "+":
         return a + b
     if kind == "-":
@@ -202,8 +210,8 @@ def evaluate(tree, value_of, literal_of):
         return a * b
     if kind == "/":
         return math.nan if b == 0 else a / b
-    if kind == "%":
-        return math.nan if b == 0 else math.fmod(a, b)
+    if kind == "%":  # (long)a % (long)b: C's, which truncates
+        return math.nan if b == 0 else float(math.fmod(int(a), int(b)))
     if kind == "<":
         return float(a < b)
     if kind == ">":
