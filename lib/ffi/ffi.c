@@ -10,8 +10,9 @@
  * its own name free for the exported definition that calls the inline body.
  * upmc_read_n() takes n at run time here (the inline one wants a constant);
  * the helpers upmc_read_first() (no bound check on n), upmc_locks_moved(),
- * upmc_store_value(), upmc_read_n_handover(), upmc_read_counter_handover()
- * and upmc_mul_shift() are not exported. tests/dist_shared_test.c checks
+ * upmc_store_value(), upmc_read_n_handover(), upmc_read_counter_handover(),
+ * upmc_read_n_by_set(), upmc_read_usual(), upmc_usual_index(),
+ * upmc_read_n_unusual() and upmc_mul_shift() are not exported. tests/dist_shared_test.c checks
  * that every other inline function of the public headers is here.
  */
 #define upmc_count                upmc_inline_count

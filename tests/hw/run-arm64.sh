@@ -131,14 +131,14 @@ disassemble() {
 # For a region or a zone that misses its goal, the disassembly of the
 # functions its instructions go through.
 cost_missed() {
-	grep -E '^FIGURE (region|zone) missed: disassembly: ' "$1" | sed 's/.*disassembly: //' |
+	{ grep -E '^FIGURE (region|zone) missed: disassembly: ' "$1" || true; } | sed 's/.*disassembly: //' |
 		tr ' ' '\n' | sort -u | while read -r f; do disassemble "$f"; done
 }
 
 # For each read that misses its goal beside the layout's floor, the
 # disassembly of one call of it and of the floor: where its instructions go.
 layout_missed() {
-	grep '^FIGURE layout missed: ' "$1" | sed 's/.*disassembly: //; s/ beside / /' | sort -u |
+	{ grep '^FIGURE layout missed: ' "$1" || true; } | sed 's/.*disassembly: //; s/ beside / /' | sort -u |
 		while read -r one floor; do
 			for f in $one $floor; do
 				case $f in one_*) disassemble "$f" ;; esac

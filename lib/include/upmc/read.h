@@ -246,6 +246,7 @@ UPMC_API uint64_t upmc_thread(void);
  */
 UPMC_API int upmc_read_slow(struct upmc_set *set, uint64_t *values);
 UPMC_API int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n);
+UPMC_API int upmc_read_n_other(struct upmc_set *set, uint64_t *values, uint32_t n);
 UPMC_API int upmc_read_counter_slow(struct upmc_set *set, unsigned i, uint64_t *value);
 UPMC_API int upmc_read_times_slow(struct upmc_set *set, uint64_t *enabled, uint64_t *running);
 
@@ -285,6 +286,16 @@ static UPMC_ALWAYS_INLINE void upmc_store_value(uint64_t *values, const uint32_t
 	}
 }
 
+/* A set of n counters by its own reader (as upmc_read() calls it), the
+ * first n of a larger one by upmc_read_n_other(). */
+static UPMC_ALWAYS_INLINE int upmc_read_n_by_set(struct upmc_set *set, uint64_t *values,
+                                                 const uint32_t n)
+{
+	if (UPMC_LIKELY(set->n == n))
+		return set->read(set, values);
+	return upmc_read_n_other(set, values, n);
+}
+
 /*
  * Where upmc_read_first() hands over: counters 0..n-1 read out of line.
  * Where the pass holds the values in registers (arm64), into an array of
@@ -295,18 +306,22 @@ static UPMC_ALWAYS_INLINE void upmc_store_value(uint64_t *values, const uint32_t
  * it reads it (too few registers to hold them), and a copy there would only
  * cost the caller registers saved around the call. An out-of-line reader
  * (escaped: its caller's array is in memory anyway) hands over by a tail
- * call: the copy would give it a frame.
+ * call: the copy would give it a frame. by_set: to the set's own reader
+ * (upmc_read_n_by_set()), else to upmc_read_n_slow().
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n_handover(struct upmc_set *set, uint64_t *values,
-                                                   const uint32_t n, const int escaped)
+                                                   const uint32_t n, const int escaped,
+                                                   const int by_set)
 {
 	uint64_t read[UPMC_INLINE_COUNTERS];
 	uint32_t i;
 	int result;
 
+	if ((!UPMC_ARCH_HOLDS_VALUES || escaped) && by_set)
+		return upmc_read_n_by_set(set, values, n);
 	if (!UPMC_ARCH_HOLDS_VALUES || escaped)
 		return upmc_read_n_slow(set, values, n);
-	result = upmc_read_n_slow(set, read, n);
+	result = by_set ? upmc_read_n_by_set(set, read, n) : upmc_read_n_slow(set, read, n);
 	UPMC_UNROLL
 	for (i = 0; i < n; i++)
 		values[i] = read[i];
@@ -345,7 +360,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 			/* Pairs with the kernel's barrier() after its first ++lock. */
 			upmc_barrier();
 			if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(page[i])))
-				return upmc_read_n_handover(set, values, n, escaped);
+				return upmc_read_n_handover(set, values, n, escaped, 0);
 			v = (uint64_t)page[i]->offset +
 			    UPMC_ARCH_READ_EXTENDED_AT(table, (uint32_t)index);
 			upmc_store_value(values, i, n, v, &even);
@@ -355,6 +370,80 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 	} while (UPMC_UNLIKELY(upmc_locks_moved(page, lock, n)));
 	return (int)n;
 }
+
+#ifdef UPMC_ARCH_CYCLE_INDEX
+/*
+ * Where upmc_read_usual() hands a set laid out otherwise over. Up to 3
+ * counters, to the straight-line reader inline: its table costs 3 a
+ * counter, less than the call to the set's own reader (about 12 more than
+ * upmc_read(): the size test, the call, the values copied back). From 4
+ * counters, to the set's own reader, compiled for its layout where it has
+ * one (lib/core/read.c), out of line.
+ */
+static UPMC_ALWAYS_INLINE int upmc_read_n_unusual(struct upmc_set *set, uint64_t *values,
+                                                  const uint32_t n)
+{
+	if (n <= 3)
+		return upmc_read_first(set, values, n, 0);
+	return upmc_read_n_handover(set, values, n, 0, 1);
+}
+
+/*
+ * Where the counter instruction names the counter (arm64's mrs), the read
+ * of a set laid out as most sets are is compiled for that layout: its
+ * first counter on the cycle counter and the others on the event counters
+ * from the first (a thread's first set of "cycles,instructions,...", the
+ * order every example and profile uses: armv8pmu_get_event_idx() puts the
+ * first cycles event on the cycle counter, the others in order on the
+ * first free event counters). Counter i's page index in that layout:
+ */
+static UPMC_ALWAYS_INLINE uint64_t upmc_usual_index(const uint32_t i)
+{
+	return i == 0 ? UPMC_ARCH_CYCLE_INDEX : i;
+}
+
+/*
+ * Counters 0..n-1 (n >= 2) of a set in the usual layout, each by the
+ * instruction that names it: no table and no call. The indices are checked
+ * in two compare chains, the first counter's alone first: a set laid out
+ * otherwise leaves after three instructions (its first counter is not on
+ * the cycle counter) for upmc_read_n_unusual(); so does a set whose index
+ * moved, or went to 0, since open.
+ */
+static UPMC_ALWAYS_INLINE int upmc_read_usual(struct upmc_set *set, uint64_t *values,
+                                              const uint32_t n)
+{
+	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
+	uint64_t lock[UPMC_INLINE_COUNTERS], want[UPMC_INLINE_COUNTERS], even = 0;
+	uint32_t i;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++) {
+		page[i] = set->page[i];
+		want[i] = upmc_usual_index(i);
+	}
+	do {
+		if (UPMC_UNLIKELY(upmc_arch_indices_differ(page, lock, want, 1)) ||
+		    UPMC_UNLIKELY(upmc_arch_indices_differ(page + 1, lock + 1, want + 1, n - 1)))
+			return upmc_read_n_unusual(set, values, n);
+		/* Pairs with the kernel's barrier() after its first ++lock. */
+		upmc_barrier();
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			if (UPMC_UNLIKELY(!upmc_arch_cap_ok(page[i])))
+				return upmc_read_n_unusual(set, values, n);
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			upmc_store_value(values, i, n,
+			                 (uint64_t)page[i]->offset +
+			                         UPMC_ARCH_READ_FIXED(upmc_usual_index(i)),
+			                 &even);
+		/* Pairs with the kernel's barrier() before its second ++lock. */
+		upmc_barrier();
+	} while (UPMC_UNLIKELY(upmc_locks_moved(page, lock, n)));
+	return (int)n;
+}
+#endif
 
 /*
  * Reads every counter of the set into values[0..n-1]. Returns n, or a
@@ -393,6 +482,10 @@ static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values
 {
 	if (n > UPMC_INLINE_COUNTERS || UPMC_OTHER_THREAD(set))
 		return upmc_read_n_slow(set, values, n);
+#ifdef UPMC_ARCH_CYCLE_INDEX
+	if (n > 1)
+		return upmc_read_usual(set, values, n);
+#endif
 	return upmc_read_first(set, values, n, 0);
 }
 
