@@ -454,15 +454,18 @@ static UPMC_ALWAYS_INLINE int upmc_read_usual(struct upmc_set *set, uint64_t *va
  * upmc_read_slow(). Inlining a reader for every size at every call site
  * would cost kilobytes of code each.
  *
- * Which read is cheapest (exact instructions on arm64,
- * docs/hardware-checks.md): upmc_read_n() for 1 counter (12 against 17:
- * the floor, the reader written for the set's layout, is 10) and either
- * for 2 (24); from 4 counters upmc_read(), where the set has a layout
- * reader, as it has from any first counter (40 / 56 / 65 against 46 / 68 /
- * 79 for 4 / 6 / 7): upmc_read() pays 7 to 10 for its call and the values
- * it stores, upmc_read_n() about 3.5 a counter for the table it reads each
- * through. Without a layout reader upmc_read() costs 9 to 11 more than
- * upmc_read_n(). On x86 (rdpmc takes the counter in a register, no table)
+ * Which read is cheapest (exact instructions on arm64 in a loop of reads,
+ * docs/hardware-checks.md; the floor is a reader written for the set's
+ * layout: 10 / 17 / 32 / 47 / 55 for 1 / 2 / 4 / 6 / 7 counters):
+ * upmc_read_n() for 1 counter (12), and for a set in the usual layout
+ * (cycles first, the other events from the first event counter: a
+ * thread's first set of "cycles,..."; 18.8 / 33 / 48 / 56, the floor + 1
+ * or 2). For a set laid out otherwise (cycles elsewhere or nowhere, a
+ * second set, a profile's), upmc_read() (24 / 40 / 56 / 65), which calls
+ * the reader compiled for the set's layout: upmc_read_n() pays the table,
+ * 3 a counter, and its first compare, 3, up to 3 counters (27.8 for 2),
+ * and 9 to 11 more than upmc_read() from 4 (49 / 66 / 76). On x86 (rdpmc
+ * takes the counter in a register: no layout to compile for)
  * upmc_read_n() is the cheapest.
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
@@ -474,9 +477,11 @@ static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 
 /*
  * Reads counters 0..n-1 of a set of at least n counters, n a compile-time
- * constant: straight-line code, no call; the cheapest read of 1 or 2
- * counters (see upmc_read() for more). Returns n, or a negative errno
- * (-EINVAL when the set has fewer than n counters).
+ * constant: straight-line code, no call where the set is in the layout it
+ * is compiled for (on arm64, the usual one: see upmc_read_usual()); the
+ * cheapest read of 1 counter and of a set in that layout (see upmc_read()).
+ * Returns n, or a negative errno (-EINVAL when the set has fewer than n
+ * counters).
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values, const uint32_t n)
 {
