@@ -575,6 +575,7 @@ void upmc_choose_readers(struct upmc_set *set)
 	set->state->snapshot = set->state->multiplexed ? read_unscaled
 	                       : set->n                ? set->read
 	                                               : upmc_read_slow;
+	set->snapshot = set->state->snapshot;
 	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
 }
 

@@ -20,6 +20,7 @@
 #define upmc_read_n               upmc_inline_read_n
 #define upmc_read_counter         upmc_inline_read_counter
 #define upmc_read_times           upmc_inline_read_times
+#define upmc_snapshot             upmc_inline_snapshot
 #define upmc_timestamp            upmc_inline_timestamp
 #define upmc_timestamp_serialized upmc_inline_timestamp_serialized
 #define upmc_timestamp_after      upmc_inline_timestamp_after
@@ -30,6 +31,7 @@
 #undef upmc_read_n
 #undef upmc_read_counter
 #undef upmc_read_times
+#undef upmc_snapshot
 #undef upmc_timestamp
 #undef upmc_timestamp_serialized
 #undef upmc_timestamp_after
@@ -43,6 +45,11 @@ UPMC_API int upmc_count(const struct upmc_set *set)
 UPMC_API int upmc_read(struct upmc_set *set, uint64_t *values)
 {
 	return upmc_inline_read(set, values);
+}
+
+UPMC_API int upmc_snapshot(struct upmc_set *set, uint64_t *snapshot)
+{
+	return upmc_inline_snapshot(set, snapshot);
 }
 
 /* Each n up to UPMC_INLINE_COUNTERS runs the straight-line reader that C
