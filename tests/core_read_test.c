@@ -314,25 +314,59 @@ static int counts_are_right(const uint64_t *v, unsigned n)
 	return 1;
 }
 
+/* The two reads of a whole set: upmc_read() (the layout reader chosen at
+ * open) and upmc_read_n() (inline: compiled for the usual layout, the
+ * cycle counter first and the others from the first event counter, and
+ * the straight-line reader for any other). */
+enum { BY_READ, BY_READ_N, READS };
+static const char *const read_name[READS] = {"upmc_read", "upmc_read_n"};
+
+static int read_by(unsigned how, struct upmc_set *set, uint64_t *v, unsigned n)
+{
+	if (how == BY_READ)
+		return upmc_read(set, v);
+	_Static_assert(UPMC_INLINE_COUNTERS == 8, "one case per inline size");
+	switch (n) {
+	case 1:
+		return upmc_read_n(set, v, 1);
+	case 2:
+		return upmc_read_n(set, v, 2);
+	case 3:
+		return upmc_read_n(set, v, 3);
+	case 4:
+		return upmc_read_n(set, v, 4);
+	case 5:
+		return upmc_read_n(set, v, 5);
+	case 6:
+		return upmc_read_n(set, v, 6);
+	case 7:
+		return upmc_read_n(set, v, 7);
+	default:
+		return upmc_read_n(set, v, 8);
+	}
+}
+
 TEST(sim, layout_readers_read_every_position_of_the_cycle_counter)
 {
-	unsigned n, cycles;
+	unsigned n, cycles, how;
 
-	for (n = 1; n <= UPMC_INLINE_COUNTERS; n++)
-		for (cycles = 0; cycles <= n; cycles++) {
-			struct upmc_set *set = open_layout(n, cycles);
-			uint64_t v[UPMC_INLINE_COUNTERS];
+	for (how = 0; how < READS; how++)
+		for (n = 1; n <= UPMC_INLINE_COUNTERS; n++)
+			for (cycles = 0; cycles <= n; cycles++) {
+				struct upmc_set *set = open_layout(n, cycles);
+				uint64_t v[UPMC_INLINE_COUNTERS];
 
-			ASSERT(set);
-			if (cycles)
-				EXPECT_EQ(set->page[cycles - 1]->index, 32);
-			sim.counter_reads = 0;
-			ASSERT(upmc_read(set, v) == (int)n);
-			EXPECT_MSG(counts_are_right(v, n), "%u counters, cycles at %u", n, cycles);
-			EXPECT_EQ(sim.counter_reads, n); /* one pass */
-			EXPECT_EQ(sim.slow_reads, 0);
-			upmc_close(set);
-		}
+				ASSERT(set);
+				if (cycles)
+					EXPECT_EQ(set->page[cycles - 1]->index, 32);
+				sim.counter_reads = 0;
+				ASSERT(read_by(how, set, v, n) == (int)n);
+				EXPECT_MSG(counts_are_right(v, n), "%s: %u counters, cycles at %u",
+				           read_name[how], n, cycles);
+				EXPECT_EQ(sim.counter_reads, n); /* one pass */
+				EXPECT_EQ(sim.slow_reads, 0);
+				upmc_close(set);
+			}
 }
 
 /* Sets whose counters start after the first: each gets a layout reader of
@@ -341,7 +375,7 @@ TEST(sim, layout_readers_read_every_position_of_the_cycle_counter)
  * pass, the cycle counter nowhere, first, second or last. */
 TEST(sim, layout_readers_read_sets_from_every_start)
 {
-	unsigned n, c, k;
+	unsigned n, c, k, how;
 
 	for (n = 1; n <= UPMC_INLINE_COUNTERS; n++)
 		for (c = 0; c < 4; c++)
@@ -369,16 +403,18 @@ TEST(sim, layout_readers_read_sets_from_every_start)
 					                    : "a layout reader");
 				upmc_close(set);
 				upmc_close(past);
-				set = open_layout_from(n, cycles, firsts[k]);
-				ASSERT(set);
-				sim.counter_reads = 0;
-				ASSERT(upmc_read(set, v) == (int)n);
-				EXPECT_MSG(counts_are_right(v, n),
-				           "%u counters from %u, cycles at %u", n, firsts[k],
-				           cycles);
-				EXPECT_EQ(sim.counter_reads, n); /* one pass */
-				EXPECT_EQ(sim.slow_reads, 0);
-				upmc_close(set);
+				for (how = 0; how < READS; how++) {
+					set = open_layout_from(n, cycles, firsts[k]);
+					ASSERT(set);
+					sim.counter_reads = 0;
+					ASSERT(read_by(how, set, v, n) == (int)n);
+					EXPECT_MSG(counts_are_right(v, n),
+					           "%s: %u counters from %u, cycles at %u",
+					           read_name[how], n, firsts[k], cycles);
+					EXPECT_EQ(sim.counter_reads, n); /* one pass */
+					EXPECT_EQ(sim.slow_reads, 0);
+					upmc_close(set);
+				}
 			}
 }
 
@@ -393,35 +429,45 @@ static void move_at_read_1(unsigned nth)
 		sim_move(moved_event, 9);
 }
 
+/* Each with the cycle counter second and first (the usual layout, which
+ * upmc_read_n() is compiled for, from the first counter). */
 TEST(sim, layout_reader_index_moved_mid_pass)
 {
 	static const unsigned events[] = {0, 3};
+	const unsigned starts = sizeof(firsts) / sizeof(firsts[0]) - 1;
 	unsigned k;
 
 	/* The layout readers' starts (firsts[] less the last): the
 	 * straight-line reader reads an index after the move at its own
 	 * counter's turn, in one pass. */
-	for (k = 0; k < 2 * (sizeof(firsts) / sizeof(firsts[0]) - 1); k++) {
-		const unsigned first = firsts[k / 2];
-		struct upmc_set *set = open_layout_from(4, 2, first);
+	for (k = 0; k < 2 * 2 * READS * starts; k++) {
+		const unsigned first = firsts[k % starts], how = k / starts % READS;
+		const unsigned cycles = k / starts / READS % 2 ? 1 : 2;
+		struct upmc_set *set = open_layout_from(4, cycles, first);
 		uint64_t v[4];
 
 		ASSERT(set);
-		moved_event = events[k % 2];
+		moved_event = events[k / starts / READS / 2];
 		sim.counter_reads = 0;
 		sim.before_read = move_at_read_1;
 		/* the lock moved: the pass is read again, by the generic reader */
-		ASSERT(upmc_read(set, v) == 4);
+		ASSERT(read_by(how, set, v, 4) == 4);
 		sim.before_read = NULL;
 		EXPECT_EQ(sim.event[moved_event].counter, 9);
-		EXPECT_MSG(counts_are_right(v, 4), "event %u moved", moved_event);
-		EXPECT_EQ(sim.counter_reads, 8); /* two passes of four counters */
+		EXPECT_MSG(counts_are_right(v, 4), "%s: event %u moved, cycles at %u, from %u",
+		           read_name[how], moved_event, cycles, first);
+		/* two passes of four counters */
+		EXPECT_MSG(sim.counter_reads == 8,
+		           "%s: event %u moved, cycles at %u, from %u: %u reads", read_name[how],
+		           moved_event, cycles, first, sim.counter_reads);
 		EXPECT_EQ(sim.slow_reads, 0);
 		/* Moved back where it was opened, the layout reads it again. */
 		sim_tick(moved_event, 5);
-		sim_move(moved_event, first + (moved_event == 0 ? 0 : 2));
+		sim_move(moved_event, moved_event != 0 ? first + 2
+		                      : cycles == 1    ? SIM_COUNTERS - 1
+		                                       : first);
 		sim.counter_reads = 0;
-		ASSERT(upmc_read(set, v) == 4);
+		ASSERT(read_by(how, set, v, 4) == 4);
 		EXPECT(counts_are_right(v, 4));
 		EXPECT_EQ(sim.counter_reads, 4);
 		upmc_close(set);
@@ -431,37 +477,37 @@ TEST(sim, layout_reader_index_moved_mid_pass)
 /* The kernel rotates a set's events when they share the counters with
  * others: off the PMU (index 0), back on another counter, then on the one
  * it had at open. */
-static void rotated_off_and_back(unsigned first)
+static void rotated_off_and_back(unsigned how, unsigned first)
 {
 	struct upmc_set *set = open_layout_from(3, 1, first);
 	uint64_t v[3];
 
 	ASSERT(set);
 	sim_stop(0); /* the cycle counter's event */
-	ASSERT(upmc_read(set, v) == 3);
+	ASSERT(read_by(how, set, v, 3) == 3);
 	EXPECT(counts_are_right(v, 3));
 	EXPECT_EQ(sim.slow_reads, 1);
 	sim_start(0, 25);
 	sim_tick(0, 7);
 	sim_tick(2, 3);
-	ASSERT(upmc_read(set, v) == 3);
+	ASSERT(read_by(how, set, v, 3) == 3);
 	EXPECT(counts_are_right(v, 3));
 	EXPECT_EQ(sim.slow_reads, 1);
 	sim_move(0, SIM_COUNTERS - 1);
 	sim_tick(0, 1);
-	ASSERT(upmc_read(set, v) == 3);
+	ASSERT(read_by(how, set, v, 3) == 3);
 	EXPECT(counts_are_right(v, 3));
 	EXPECT_EQ(sim.slow_reads, 1);
 	/* an event counter's event, off and back on its own counter */
 	sim_stop(2);
-	ASSERT(upmc_read(set, v) == 3);
+	ASSERT(read_by(how, set, v, 3) == 3);
 	EXPECT(counts_are_right(v, 3));
 	EXPECT_EQ(sim.slow_reads, 2);
 	sim_start(2, first + 1);
 	sim_tick(2, 4);
 	sim.counter_reads = 0;
-	ASSERT(upmc_read(set, v) == 3);
-	EXPECT_MSG(counts_are_right(v, 3), "from counter %u", first);
+	ASSERT(read_by(how, set, v, 3) == 3);
+	EXPECT_MSG(counts_are_right(v, 3), "%s from counter %u", read_name[how], first);
 	EXPECT_EQ(sim.slow_reads, 2);
 	EXPECT_EQ(sim.counter_reads, 3);
 	upmc_close(set);
@@ -471,13 +517,13 @@ TEST(sim, layout_reader_follows_events_rotated_off_and_back)
 {
 	unsigned k;
 
-	for (k = 0; k < sizeof(firsts) / sizeof(firsts[0]); k++)
-		rotated_off_and_back(firsts[k]);
+	for (k = 0; k < READS * (sizeof(firsts) / sizeof(firsts[0])); k++)
+		rotated_off_and_back(k % READS, firsts[k / READS]);
 }
 
-static void cap_cleared(unsigned first)
+static void cap_cleared(unsigned how, unsigned cycles, unsigned first)
 {
-	struct upmc_set *set = open_layout_from(3, 2, first);
+	struct upmc_set *set = open_layout_from(3, cycles, first);
 	uint64_t v[3];
 
 	ASSERT(set);
@@ -485,10 +531,11 @@ static void cap_cleared(unsigned first)
 	sim.event[1].page.capabilities = 0;
 	sim.event[1].stopped = sim_count(1);
 	sim.event[1].running = 0;
-	sim.bank[SIM_COUNTERS - 1] = 0x123456; /* what a forbidden read would give */
-	ASSERT(upmc_read(set, v) == 3);
+	sim.bank[sim.event[1].counter] = 0x123456; /* what a forbidden read would give */
+	ASSERT(read_by(how, set, v, 3) == 3);
 	EXPECT_EQ(sim.slow_reads, 1);
-	EXPECT(counts_are_right(v, 3));
+	EXPECT_MSG(counts_are_right(v, 3), "%s: cycles at %u, from %u", read_name[how], cycles,
+	           first);
 	upmc_close(set);
 }
 
@@ -496,8 +543,9 @@ TEST(sim, layout_reader_cap_cleared_takes_the_slow_path)
 {
 	unsigned k;
 
-	for (k = 0; k < sizeof(firsts) / sizeof(firsts[0]); k++)
-		cap_cleared(firsts[k]);
+	/* the cycle counter second, then first (the usual layout from 0) */
+	for (k = 0; k < 2 * READS * (sizeof(firsts) / sizeof(firsts[0])); k++)
+		cap_cleared(k % READS, k / READS % 2 ? 1 : 2, firsts[k / READS / 2]);
 }
 
 /* As width_is_settled_at_open, for the layout reader of the cycle counter. */
@@ -543,7 +591,8 @@ static void run_against_kernel(unsigned width, unsigned cycles, unsigned first, 
 	}
 	/* At least `reads` reads and `interrupts` interrupts, within a bound. */
 	for (k = 0; k < 40 * reads && (k < reads || sim_writer.handled < interrupts); k++) {
-		if (upmc_read(set, v) != 4) {
+		/* both reads in turn: the layout reader and the inline one */
+		if ((k % 2 ? upmc_read(set, v) : upmc_read_n(set, v, 4)) != 4) {
 			bad++;
 			continue;
 		}

@@ -43,6 +43,8 @@ static int helper(const char *name)
 	return !strncmp(name, "upmc_arch_", 10) || !strcmp(name, "upmc_read_first") ||
 	       !strcmp(name, "upmc_locks_moved") || !strcmp(name, "upmc_mul_shift") ||
 	       !strcmp(name, "upmc_store_value") || !strcmp(name, "upmc_read_n_handover") ||
+	       !strcmp(name, "upmc_read_n_by_set") || !strcmp(name, "upmc_read_n_unusual") ||
+	       !strcmp(name, "upmc_read_usual") || !strcmp(name, "upmc_usual_index") ||
 	       !strcmp(name, "upmc_read_counter_handover") || name[strlen(name) - 1] == '_';
 }
 

@@ -23,6 +23,8 @@ SERIES = [  # (label in the FIGURE lines, legend, colour, dashed)
     ("floor", "layout reader written for the set (floor)", "#9467bd", False),
     ("upmc_read from PMEVCNTR1", "upmc_read of a set from PMEVCNTR1 (a thread's second)",
      "#17becf", False),
+    ("upmc_read_n usual", "upmc_read_n of the usual layout (cycles first, from PMEVCNTR0)",
+     "#bcbd22", False),
     ("target", "target of upmc_read_n", "#7f7f7f", True),
 ]
 LINE = re.compile(
@@ -35,7 +37,12 @@ COLUMNS = [("hot", "hot path", "#2ca02c"), ("4", "10^4 calls", "#ff7f0e"),
 # upmc_read of a set whose counters start at PMEVCNTR1, cycles second where
 # it has two counters or more (the harness's layout rows).
 LAYOUT_ROW = re.compile(
-    r"^FIGURE arm64-max: layout row: upmc_read, (\d+) counters? from PMEVCNTR1( with cycles)?: "
+    r"^FIGURE arm64-max: layout row: upmc_read, (\d+) counters? from PMEVCNTR1( with cycles second)?: "
+    r"([\d.]+) instructions")
+# upmc_read_n of a set in the layout it is compiled for (the first event
+# cycles, the others from PMEVCNTR0), and of one counter.
+USUAL_ROW = re.compile(
+    r"^FIGURE arm64-max: layout row: upmc_read_n, (\d+) counters? from PMEVCNTR0( with cycles first)?: "
     r"([\d.]+) instructions")
 UAPI = re.compile(r"uapi loop ([\d.]+)")
 TARGET = re.compile(r"target <= (\d+)")
@@ -47,6 +54,9 @@ def read_points(lines):
         row = LAYOUT_ROW.match(line.strip())
         if row and (row.group(2) or row.group(1) == "1"):
             points["upmc_read from PMEVCNTR1"][int(row.group(1))] = float(row.group(3))
+        row = USUAL_ROW.match(line.strip())
+        if row and (row.group(2) or row.group(1) == "1"):
+            points["upmc_read_n usual"][int(row.group(1))] = float(row.group(3))
         m = LINE.match(line.strip())
         if not m:
             continue
@@ -103,7 +113,7 @@ def columns(regions, x0, width, height, top, bottom):
 
 
 def svg(points, regions):
-    width, height, left, right, top, bottom = 640, 400, 60, 20, 20, 120
+    width, height, left, right, top, bottom = 640, 440, 60, 20, 20, 160
     panel = 300 if any(regions.values()) else 0
     ks = sorted(points["upmc_read_n"])
     if not ks:

@@ -22,7 +22,7 @@ UPMC_API int upmc_snapshot_words(const struct upmc_set *set)
 	return (int)set->state->snapshot_words;
 }
 
-UPMC_API int upmc_snapshot(struct upmc_set *set, uint64_t *snapshot)
+UPMC_API UPMC_COLD int upmc_snapshot_slow(struct upmc_set *set, uint64_t *snapshot)
 {
 	if (!set || !snapshot)
 		return upmc_fail(-EINVAL, "upmc_snapshot: the set or the snapshot array is NULL");

@@ -53,11 +53,11 @@ static int read_8(struct upmc_set *set, uint64_t *values)
 	return upmc_read_first(set, values, 8, 1);
 }
 
+static const upmc_reader by_size[UPMC_INLINE_COUNTERS + 1] = {
+        NULL, read_1, read_2, read_3, read_4, read_5, read_6, read_7, read_8};
+
 static upmc_reader straight_line_reader(const struct upmc_set *set)
 {
-	static const upmc_reader by_size[UPMC_INLINE_COUNTERS + 1] = {
-	        NULL, read_1, read_2, read_3, read_4, read_5, read_6, read_7, read_8};
-
 	return set->user_n <= UPMC_INLINE_COUNTERS ? by_size[set->user_n] : NULL;
 }
 
@@ -575,6 +575,7 @@ void upmc_choose_readers(struct upmc_set *set)
 	set->state->snapshot = set->state->multiplexed ? read_unscaled
 	                       : set->n                ? set->read
 	                                               : upmc_read_slow;
+	set->snapshot = set->state->snapshot;
 	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
 }
 
@@ -651,6 +652,22 @@ UPMC_API UPMC_COLD int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, 
 	if (UPMC_UNLIKELY(!set || n != set->n))
 		return read_first_n(set, values, n);
 	return set->state->handover(set, values);
+}
+
+/*
+ * Where upmc_read_n() hands over a set that is not in the layout it is
+ * compiled for (<upmc/read.h>): all of the set to the set's own reader,
+ * the one compiled for its layout where it has one, so that a set in
+ * another layout costs about what upmc_read() does; the first n of a
+ * larger set to the straight-line reader of n, which reads any layout.
+ */
+UPMC_API int upmc_read_n_other(struct upmc_set *set, uint64_t *values, uint32_t n)
+{
+	if (UPMC_LIKELY(set && n == set->n))
+		return set->read(set, values);
+	if (set && n && n < set->n && n <= UPMC_INLINE_COUNTERS)
+		return by_size[n](set, values);
+	return upmc_read_n_slow(set, values, n);
 }
 
 /* upmc_read_counter_slow() of a set of more than one counter. */

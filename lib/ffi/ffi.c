@@ -10,8 +10,9 @@
  * its own name free for the exported definition that calls the inline body.
  * upmc_read_n() takes n at run time here (the inline one wants a constant);
  * the helpers upmc_read_first() (no bound check on n), upmc_locks_moved(),
- * upmc_store_value(), upmc_read_n_handover(), upmc_read_counter_handover()
- * and upmc_mul_shift() are not exported. tests/dist_shared_test.c checks
+ * upmc_store_value(), upmc_read_n_handover(), upmc_read_counter_handover(),
+ * upmc_read_n_by_set(), upmc_read_usual(), upmc_usual_index(),
+ * upmc_read_n_unusual() and upmc_mul_shift() are not exported. tests/dist_shared_test.c checks
  * that every other inline function of the public headers is here.
  */
 #define upmc_count                upmc_inline_count
@@ -19,6 +20,7 @@
 #define upmc_read_n               upmc_inline_read_n
 #define upmc_read_counter         upmc_inline_read_counter
 #define upmc_read_times           upmc_inline_read_times
+#define upmc_snapshot             upmc_inline_snapshot
 #define upmc_timestamp            upmc_inline_timestamp
 #define upmc_timestamp_serialized upmc_inline_timestamp_serialized
 #define upmc_timestamp_after      upmc_inline_timestamp_after
@@ -29,6 +31,7 @@
 #undef upmc_read_n
 #undef upmc_read_counter
 #undef upmc_read_times
+#undef upmc_snapshot
 #undef upmc_timestamp
 #undef upmc_timestamp_serialized
 #undef upmc_timestamp_after
@@ -42,6 +45,11 @@ UPMC_API int upmc_count(const struct upmc_set *set)
 UPMC_API int upmc_read(struct upmc_set *set, uint64_t *values)
 {
 	return upmc_inline_read(set, values);
+}
+
+UPMC_API int upmc_snapshot(struct upmc_set *set, uint64_t *snapshot)
+{
+	return upmc_inline_snapshot(set, snapshot);
 }
 
 /* Each n up to UPMC_INLINE_COUNTERS runs the straight-line reader that C

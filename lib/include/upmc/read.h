@@ -213,6 +213,9 @@ struct upmc_set {
 	struct upmc_clock clock;
 	/* upmc_read(): the reader for this set's size, or upmc_read_slow */
 	int (*read)(struct upmc_set *set, uint64_t *values);
+	/* upmc_snapshot(): read, or a multiplexed set's reader of its counts
+	 * and times (the library keeps it in the set's state too) */
+	int (*snapshot)(struct upmc_set *set, uint64_t *snapshot);
 	struct upmc_set_state *state;
 	uint64_t thread; /* upmc_thread() of the thread that opened it */
 };
@@ -246,6 +249,7 @@ UPMC_API uint64_t upmc_thread(void);
  */
 UPMC_API int upmc_read_slow(struct upmc_set *set, uint64_t *values);
 UPMC_API int upmc_read_n_slow(struct upmc_set *set, uint64_t *values, uint32_t n);
+UPMC_API int upmc_read_n_other(struct upmc_set *set, uint64_t *values, uint32_t n);
 UPMC_API int upmc_read_counter_slow(struct upmc_set *set, unsigned i, uint64_t *value);
 UPMC_API int upmc_read_times_slow(struct upmc_set *set, uint64_t *enabled, uint64_t *running);
 
@@ -285,6 +289,16 @@ static UPMC_ALWAYS_INLINE void upmc_store_value(uint64_t *values, const uint32_t
 	}
 }
 
+/* A set of n counters by its own reader (as upmc_read() calls it), the
+ * first n of a larger one by upmc_read_n_other(). */
+static UPMC_ALWAYS_INLINE int upmc_read_n_by_set(struct upmc_set *set, uint64_t *values,
+                                                 const uint32_t n)
+{
+	if (UPMC_LIKELY(set->n == n))
+		return set->read(set, values);
+	return upmc_read_n_other(set, values, n);
+}
+
 /*
  * Where upmc_read_first() hands over: counters 0..n-1 read out of line.
  * Where the pass holds the values in registers (arm64), into an array of
@@ -295,18 +309,22 @@ static UPMC_ALWAYS_INLINE void upmc_store_value(uint64_t *values, const uint32_t
  * it reads it (too few registers to hold them), and a copy there would only
  * cost the caller registers saved around the call. An out-of-line reader
  * (escaped: its caller's array is in memory anyway) hands over by a tail
- * call: the copy would give it a frame.
+ * call: the copy would give it a frame. by_set: to the set's own reader
+ * (upmc_read_n_by_set()), else to upmc_read_n_slow().
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n_handover(struct upmc_set *set, uint64_t *values,
-                                                   const uint32_t n, const int escaped)
+                                                   const uint32_t n, const int escaped,
+                                                   const int by_set)
 {
 	uint64_t read[UPMC_INLINE_COUNTERS];
 	uint32_t i;
 	int result;
 
+	if ((!UPMC_ARCH_HOLDS_VALUES || escaped) && by_set)
+		return upmc_read_n_by_set(set, values, n);
 	if (!UPMC_ARCH_HOLDS_VALUES || escaped)
 		return upmc_read_n_slow(set, values, n);
-	result = upmc_read_n_slow(set, read, n);
+	result = by_set ? upmc_read_n_by_set(set, read, n) : upmc_read_n_slow(set, read, n);
 	UPMC_UNROLL
 	for (i = 0; i < n; i++)
 		values[i] = read[i];
@@ -345,7 +363,7 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 			/* Pairs with the kernel's barrier() after its first ++lock. */
 			upmc_barrier();
 			if (UPMC_UNLIKELY(!index || !upmc_arch_cap_ok(page[i])))
-				return upmc_read_n_handover(set, values, n, escaped);
+				return upmc_read_n_handover(set, values, n, escaped, 0);
 			v = (uint64_t)page[i]->offset +
 			    UPMC_ARCH_READ_EXTENDED_AT(table, (uint32_t)index);
 			upmc_store_value(values, i, n, v, &even);
@@ -356,6 +374,83 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
 	return (int)n;
 }
 
+/* Where counters are read in user space and the instruction names the
+ * counter (arm64 on Linux; the simulated kernel's build, through its
+ * seam): upmc_read_n() compiled for the usual layout. */
+#if defined(UPMC_ARCH_CYCLE_INDEX) && UPMC_ARCH_HAS_USER_READ
+/*
+ * Where upmc_read_usual() hands a set laid out otherwise over. Up to 3
+ * counters, to the straight-line reader inline: its table, 3 a counter,
+ * costs less there than the call to the set's own reader (for 2 counters
+ * 27.8 instructions against 32 on arm64: the size test and the call's
+ * handover). From 4 counters, to the set's own reader, compiled for its
+ * layout where it has one (lib/core/read.c), out of line.
+ */
+static UPMC_ALWAYS_INLINE int upmc_read_n_unusual(struct upmc_set *set, uint64_t *values,
+                                                  const uint32_t n)
+{
+	if (n <= 3)
+		return upmc_read_first(set, values, n, 0);
+	return upmc_read_n_handover(set, values, n, 0, 1);
+}
+
+/*
+ * Where the counter instruction names the counter (arm64's mrs), the read
+ * of a set laid out as most sets are is compiled for that layout: its
+ * first counter on the cycle counter and the others on the event counters
+ * from the first (a thread's first set of "cycles,instructions,...", the
+ * order every example and profile uses: armv8pmu_get_event_idx() puts the
+ * first cycles event on the cycle counter, the others in order on the
+ * first free event counters). Counter i's page index in that layout:
+ */
+static UPMC_ALWAYS_INLINE uint64_t upmc_usual_index(const uint32_t i)
+{
+	return i == 0 ? UPMC_ARCH_CYCLE_INDEX : i;
+}
+
+/*
+ * Counters 0..n-1 (n >= 2) of a set in the usual layout, each by the
+ * instruction that names it: no table and no call. The indices are checked
+ * in two compare chains, the first counter's alone first: a set laid out
+ * otherwise leaves after three instructions (its first counter is not on
+ * the cycle counter) for upmc_read_n_unusual(); so does a set whose index
+ * moved, or went to 0, since open.
+ */
+static UPMC_ALWAYS_INLINE int upmc_read_usual(struct upmc_set *set, uint64_t *values,
+                                              const uint32_t n)
+{
+	const volatile struct upmc_perf_page *page[UPMC_INLINE_COUNTERS];
+	uint64_t lock[UPMC_INLINE_COUNTERS], want[UPMC_INLINE_COUNTERS], even = 0;
+	uint32_t i;
+
+	UPMC_UNROLL
+	for (i = 0; i < n; i++) {
+		page[i] = set->page[i];
+		want[i] = upmc_usual_index(i);
+	}
+	do {
+		if (UPMC_UNLIKELY(upmc_arch_indices_differ(page, lock, want, 1)) ||
+		    UPMC_UNLIKELY(upmc_arch_indices_differ(page + 1, lock + 1, want + 1, n - 1)))
+			return upmc_read_n_unusual(set, values, n);
+		/* Pairs with the kernel's barrier() after its first ++lock. */
+		upmc_barrier();
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			if (UPMC_UNLIKELY(!upmc_arch_cap_ok(page[i])))
+				return upmc_read_n_unusual(set, values, n);
+		UPMC_UNROLL
+		for (i = 0; i < n; i++)
+			upmc_store_value(values, i, n,
+			                 (uint64_t)page[i]->offset +
+			                         UPMC_ARCH_READ_FIXED(upmc_usual_index(i)),
+			                 &even);
+		/* Pairs with the kernel's barrier() before its second ++lock. */
+		upmc_barrier();
+	} while (UPMC_UNLIKELY(upmc_locks_moved(page, lock, n)));
+	return (int)n;
+}
+#endif
+
 /*
  * Reads every counter of the set into values[0..n-1]. Returns n, or a
  * negative errno (a failed read leaves every value UPMC_NOT_COUNTED). One
@@ -365,15 +460,18 @@ static UPMC_ALWAYS_INLINE int upmc_read_first(struct upmc_set *set, uint64_t *va
  * upmc_read_slow(). Inlining a reader for every size at every call site
  * would cost kilobytes of code each.
  *
- * Which read is cheapest (exact instructions on arm64,
- * docs/hardware-checks.md): upmc_read_n() for 1 counter (12 against 17:
- * the floor, the reader written for the set's layout, is 10) and either
- * for 2 (24); from 4 counters upmc_read(), where the set has a layout
- * reader, as it has from any first counter (40 / 56 / 65 against 46 / 68 /
- * 79 for 4 / 6 / 7): upmc_read() pays 7 to 10 for its call and the values
- * it stores, upmc_read_n() about 3.5 a counter for the table it reads each
- * through. Without a layout reader upmc_read() costs 9 to 11 more than
- * upmc_read_n(). On x86 (rdpmc takes the counter in a register, no table)
+ * Which read is cheapest (exact instructions on arm64 in a loop of reads,
+ * docs/hardware-checks.md; the floor is a reader written for the set's
+ * layout: 10 / 17 / 32 / 47 / 55 for 1 / 2 / 4 / 6 / 7 counters):
+ * upmc_read_n() for 1 counter (12), and for a set in the usual layout
+ * (cycles first, the other events from the first event counter: a
+ * thread's first set of "cycles,..."; 18.8 / 33 / 48 / 56, the floor + 1
+ * or 2). For a set laid out otherwise (cycles elsewhere or nowhere, a
+ * second set, a profile's), upmc_read() (24 / 40 / 56 / 65), which calls
+ * the reader compiled for the set's layout: upmc_read_n() pays the table,
+ * 3 a counter, and its first compare, 3, up to 3 counters (27.8 for 2),
+ * and 9 to 11 more than upmc_read() from 4 (49 / 66 / 76). On x86 (rdpmc
+ * takes the counter in a register: no layout to compile for)
  * upmc_read_n() is the cheapest.
  */
 static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
@@ -385,14 +483,20 @@ static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
 
 /*
  * Reads counters 0..n-1 of a set of at least n counters, n a compile-time
- * constant: straight-line code, no call; the cheapest read of 1 or 2
- * counters (see upmc_read() for more). Returns n, or a negative errno
- * (-EINVAL when the set has fewer than n counters).
+ * constant: straight-line code, no call where the set is in the layout it
+ * is compiled for (on arm64, the usual one: see upmc_read_usual()); the
+ * cheapest read of 1 counter and of a set in that layout (see upmc_read()).
+ * Returns n, or a negative errno (-EINVAL when the set has fewer than n
+ * counters).
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values, const uint32_t n)
 {
 	if (n > UPMC_INLINE_COUNTERS || UPMC_OTHER_THREAD(set))
 		return upmc_read_n_slow(set, values, n);
+#if defined(UPMC_ARCH_CYCLE_INDEX) && UPMC_ARCH_HAS_USER_READ
+	if (n > 1)
+		return upmc_read_usual(set, values, n);
+#endif
 	return upmc_read_first(set, values, n, 0);
 }
 

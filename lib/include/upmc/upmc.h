@@ -143,10 +143,20 @@ UPMC_API const char *upmc_last_error(void);
 /* Words in a snapshot of the set: upmc_count(), or 3 x that when multiplexed. */
 UPMC_API int upmc_snapshot_words(const struct upmc_set *set);
 
+/* Not API: where upmc_snapshot() hands over (a NULL argument; another
+ * thread's set, with UPMC_DEBUG). */
+UPMC_API int upmc_snapshot_slow(struct upmc_set *set, uint64_t *snapshot);
+
 /* Takes a snapshot. Returns upmc_count(), or a negative errno (every word
  * then UPMC_NOT_COUNTED). For a set that is not multiplexed it costs what
- * upmc_read() costs, plus a call. */
-UPMC_API int upmc_snapshot(struct upmc_set *set, uint64_t *snapshot);
+ * upmc_read() costs, and the two NULL tests: one call, to the set's
+ * reader. */
+static UPMC_ALWAYS_INLINE int upmc_snapshot(struct upmc_set *set, uint64_t *snapshot)
+{
+	if (UPMC_UNLIKELY(!set || !snapshot) || UPMC_OTHER_THREAD(set))
+		return upmc_snapshot_slow(set, snapshot);
+	return set->snapshot(set, snapshot);
+}
 
 /*
  * counts[i] = counter i's count between two snapshots. A multiplexed
