@@ -1068,12 +1068,36 @@ static void metrics_cost(void)
 	upmc_close(counting);
 }
 
+/* The 4-counter set of the region and zone rows (counter 0 instructions,
+ * which counts the time-only rows too). */
+#define FOUR_COUNTERS "instructions,cycles,instructions,instructions"
+
+/* Regions, time only and of 4 counters, then zones. */
+static void region_and_zone_costs(void)
+{
+	struct upmc_set *set;
+
+	if (upmc_open(&set, "instructions", NULL) == 0) {
+		region_costs(set, cost_of_read_n1(set), NULL);
+		upmc_close(set);
+	} else {
+		skip("cost", "regions: %s", upmc_last_error());
+	}
+	if (upmc_open(&set, FOUR_COUNTERS, NULL) == 0) {
+		region_costs(set, cost_of_read_n1(set), set);
+		upmc_close(set);
+	} else {
+		skip("cost", "regions: %s", upmc_last_error());
+	}
+	zone_costs(FOUR_COUNTERS);
+}
+
 static void costs(void)
 {
 	static const char *const specs[] = {
 	        "instructions",
 	        "instructions,cycles",
-	        "instructions,cycles,instructions,instructions",
+	        FOUR_COUNTERS,
 	        "instructions,cycles,instructions,instructions,instructions,instructions",
 	        "instructions,cycles,instructions,instructions,instructions,instructions,"
 	        "instructions",
@@ -1146,10 +1170,7 @@ static void costs(void)
 		if (n == 1) {
 			report_cost("upmc_read_counter", cost_of_read_counter(set), 14, 14, base);
 			report_cost("upmc_timestamp", cost_of_timestamp(set, read_n), 3, 3, 0);
-			region_costs(set, read_n, NULL);
 		}
-		if (n == 4)
-			region_costs(set, cost_of_read_n1(set), set);
 		upmc_close(set);
 	}
 	for (k = 0; k < 2; k++) {
@@ -1165,7 +1186,7 @@ static void costs(void)
 			read2_user_cost(set);
 		upmc_close(set);
 	}
-	zone_costs(specs[2]);
+	region_and_zone_costs();
 	prof_cost();
 	metrics_cost();
 #if defined(__aarch64__)
@@ -1651,10 +1672,12 @@ int main(int argc, char **argv)
 			wrap = 1;
 		else if (!strcmp(argv[i], "--layout-rows"))
 			layout_only = 1;
+		else if (!strcmp(argv[i], "--region-zone-rows"))
+			layout_only = 2;
 		else {
 			fprintf(stderr,
 			        "usage: %s [--expect user|syscall|any] [--width N] [--wrap] "
-			        "[--layout-rows]\n",
+			        "[--layout-rows] [--region-zone-rows]\n",
 			        argv[0]);
 			return 2;
 		}
@@ -1685,8 +1708,11 @@ int main(int argc, char **argv)
 		      "expected %s", expect);
 #if defined(__aarch64__)
 	if (layout_only && path == UPMC_PATH_USER) {
-		layout_rows();
-		metrics_cost();
+		if (layout_only == 1) {
+			layout_rows();
+			metrics_cost();
+		}
+		region_and_zone_costs();
 		printf("%d passed, %d failed\n", passed, failed);
 		return failed ? 1 : 0;
 	}
