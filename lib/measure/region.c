@@ -36,15 +36,18 @@
  */
 struct upmc_region {
 	/* What begin and end use, in the order they load it, so that the
-	 * compiler pairs the loads (ldp): begin full and next, then the set
-	 * and half (a record is two halves: an add with a shift); end next
-	 * and read, then the set and half. Sizes are in bytes, which spares a
+	 * compiler pairs the loads (ldp): begin full and next, then the
+	 * reader and half (a record is two halves: an add with a shift), and
+	 * the set last, into the register of the reader's first argument,
+	 * once the region's own stores are done (loaded before, it would take
+	 * that register from the region's pointer: a copy more); end next and
+	 * read, then half and the set. Sizes are in bytes, which spares a
 	 * shift. */
 	uint64_t *full;   /* one past the last pending record */
 	uint64_t *next;   /* the record begin takes */
 	upmc_reader read; /* the set's snapshot reader; NULL for a timer-only set */
+	size_t half;      /* bytes per half record: 8 * (1 + snapshot words) */
 	struct upmc_set *set;
-	size_t half;       /* bytes per half record: 8 * (1 + snapshot words) */
 	size_t record;     /* bytes per record */
 	unsigned n;        /* the set's counters */
 	unsigned counting; /* of them, not UPMC_PATH_UNAVAILABLE */
@@ -548,17 +551,8 @@ static UPMC_COLD void fold_and_begin(struct upmc_region *r)
 }
 
 /* A region of counters: each end ends in the set's reader as a tail call,
- * so that a region costs its two reads and little more. The reader and
- * the set are loaded before the timestamp, whose barrier would load them
- * again; the set with the half record's size (one ldp). */
-static inline void begin_counting(struct upmc_region *r, uint64_t *rec, upmc_reader read,
-                                  struct upmc_set *set)
-{
-	r->next = (uint64_t *)((char *)rec + 2 * r->half);
-	rec[0] = upmc_timestamp_serialized();
-	read(set, rec + 1);
-}
-
+ * so that a region costs its two reads and little more. The reader is
+ * loaded before the timestamp, whose barrier would load it again. */
 static inline void end_counting(uint64_t *next, size_t half, upmc_reader read, struct upmc_set *set)
 {
 	uint64_t *rec = (uint64_t *)((char *)next - half);
@@ -567,27 +561,34 @@ static inline void end_counting(uint64_t *next, size_t half, upmc_reader read, s
 	read(set, rec + 1);
 }
 
-/* A time-only region (no reader) has records of two words, [t0, t1]:
- * constant offsets, no size to load. */
+/* begin steps to the next record by twice the half record's size, which
+ * a time-only region has too (one word: records [t0, t1]), before its
+ * timestamp; then a region of counters loads the set, into the register
+ * of the reader's first argument, which the region's pointer, no longer
+ * needed, leaves free. */
 UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
 {
 	uint64_t *rec;
 	upmc_reader read;
+	size_t half;
 
 	if (UPMC_UNLIKELY(!r))
 		return;
 	rec = r->next;
 	read = r->read;
+	half = r->half;
 	if (UPMC_UNLIKELY(rec == r->full)) {
 		fold_and_begin(r);
 		return;
 	}
+	r->next = (uint64_t *)((char *)rec + 2 * half);
 	if (read) {
-		begin_counting(r, rec, read, r->set);
+		struct upmc_set *set = r->set;
+		rec[0] = upmc_timestamp_serialized();
+		read(set, rec + 1);
 		return;
 	}
 	rec[0] = upmc_timestamp_serialized();
-	r->next = rec + 2;
 }
 
 UPMC_API __attribute__((noinline)) void upmc_region_end(struct upmc_region *r)
