@@ -317,6 +317,24 @@ static UPMC_ALWAYS_INLINE void add_pair(struct pair_stat *p, u64x2 from, u64x2 t
 	p->high |= from;
 }
 
+/* The same for the same vector of two records, a and b: the lower of
+ * their differences against the minimum, the higher against the maximum,
+ * a compare fewer than one record after the other. The higher is their
+ * sum less the lower, exactly (modulo 2^64, as every difference is). */
+static UPMC_ALWAYS_INLINE void add_pair_of_two(struct pair_stat *p, u64x2 from_a, u64x2 to_a,
+                                               u64x2 from_b, u64x2 to_b)
+{
+	const u64x2 xa = to_a - from_a, xb = to_b - from_b, sum = xa + xb;
+	const u64x2 b_lower = (u64x2)(xb < xa);
+	const u64x2 lower = (xb & b_lower) | (xa & ~b_lower), higher = sum - lower;
+	const u64x2 below = (u64x2)(lower < p->min), above = (u64x2)(higher > p->max);
+
+	p->min = (lower & below) | (p->min & ~below);
+	p->max = (higher & above) | (p->max & ~above);
+	p->sum += sum;
+	p->high |= from_a | from_b;
+}
+
 /* A record's pairs of words into p[] (its last word, if the half has an
  * odd number, left for the caller). */
 static UPMC_ALWAYS_INLINE void add_record(struct pair_stat *p, const uint64_t *rec,
@@ -330,6 +348,25 @@ static UPMC_ALWAYS_INLINE void add_record(struct pair_stat *p, const uint64_t *r
 		memcpy(&from, rec + 2 * i, sizeof(from));
 		memcpy(&to, rec + words + 2 * i, sizeof(to));
 		add_pair(&p[i], from, to);
+	}
+}
+
+/* Two records' pairs of words into p[], each pair of both at once; their
+ * last word, if a half has an odd number, left for the caller. */
+static UPMC_ALWAYS_INLINE void add_two_records(struct pair_stat *p, const uint64_t *rec,
+                                               const unsigned words)
+{
+	const uint64_t *b = rec + 2 * words;
+	u64x2 from_a, to_a, from_b, to_b;
+	unsigned i;
+
+	UPMC_UNROLL
+	for (i = 0; i < words / 2; i++) {
+		memcpy(&from_a, rec + 2 * i, sizeof(from_a));
+		memcpy(&to_a, rec + words + 2 * i, sizeof(to_a));
+		memcpy(&from_b, b + 2 * i, sizeof(from_b));
+		memcpy(&to_b, b + words + 2 * i, sizeof(to_b));
+		add_pair_of_two(&p[i], from_a, to_a, from_b, to_b);
 	}
 }
 
@@ -361,8 +398,7 @@ static UPMC_ALWAYS_INLINE int stat_of_halves(const uint64_t *rec, size_t n, cons
 	for (i = 0; i < pairs; i++)
 		p[i] = start;
 	for (; at != lone; at += 2 * stride) {
-		add_record(p, at, words);
-		add_record(p, at + stride, words);
+		add_two_records(p, at, words);
 		if (words % 2)
 			add_pair(&last, (u64x2){at[words - 1], at[stride + words - 1]},
 			         (u64x2){at[stride - 1], at[2 * stride - 1]});
