@@ -574,6 +574,39 @@ TEST(region, four_counters_fold_past_failed_reads_at_either_end)
 	upmc_close(set);
 }
 
+/* The fold takes two records' differences at once, the lower against the
+ * minimum and the higher against the maximum: regions of decreasing work
+ * (the second record of every pair the lower), over three batches and an
+ * odd record, have the same min, max and mean as counted one by one. */
+TEST(region, four_counters_fold_pairs_whichever_record_is_lower)
+{
+	struct upmc_set *set = open_sim("instructions,cycles,instructions,instructions", 0);
+	struct upmc_region *r;
+	struct upmc_stat st;
+	const uint64_t n = 3 * 1024 + 1;
+	uint64_t k;
+	unsigned i;
+
+	ASSERT(set);
+	ASSERT(upmc_region_open(&r, set, "decreasing") == 0);
+	for (k = 0; k < n; k++) {
+		upmc_region_begin(r);
+		for (i = 0; i < 4; i++)
+			sim_tick(i, (n - k) * (i + 1));
+		upmc_region_end(r);
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT(upmc_region_stat(r, i, 0, &st) == 0);
+		EXPECT_EQ(st.count, n);
+		EXPECT_MSG(st.min == i + 1 && st.max == (double)(n * (i + 1)),
+		           "counter %u: min %f, max %f", i, st.min, st.max);
+		EXPECT_MSG(st.mean == (double)(n + 1) / 2 * (i + 1), "counter %u: mean %f", i,
+		           st.mean);
+	}
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
 /*
  * A batch folds a column at a time, its samples kept by index: over 10^6
  * regions of 0 .. 10^6 - 1 instructions of work, in that order, count,
