@@ -806,6 +806,48 @@ TEST(region, time_only_keeps_nanoseconds)
 	upmc_close(set);
 }
 
+/* Busy for us microseconds of CLOCK_MONOTONIC. */
+static void busy_us(long long us)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000ll + (now.tv_nsec - start.tv_nsec) / 1000 < us);
+}
+
+/* A time-only batch folds four records a step, two vectors of two, the
+ * higher of each lane's two differences against the maximum: with every
+ * fourth region busy for 200 us (the first lane of the step's first
+ * vector) and the others empty, the maximum is one of the busy ones, far
+ * above the median of the empty ones. 4003 regions: every sample kept,
+ * the last batch's steps of four, two and one record each taken. */
+TEST(region, time_only_folds_four_records_a_step)
+{
+	struct upmc_set *set;
+	struct upmc_region *r;
+	struct upmc_stat st;
+	int k;
+
+	sim_reset(48);
+	ASSERT(upmc_open_timer(&set) == 0);
+	ASSERT(upmc_region_open(&r, set, "time") == 0);
+	for (k = 0; k < 4003; k++) {
+		upmc_region_begin(r);
+		if (k % 4 == 0 && k < 4000) /* none in the steps of two and one */
+			busy_us(200);
+		upmc_region_end(r);
+	}
+	EXPECT_EQ_U64(upmc_region_dropped(r), 0);
+	ASSERT(upmc_region_stat(r, UPMC_NS, 0, &st) == 0);
+	EXPECT_EQ(st.count, 4003);
+	EXPECT_MSG(st.max >= 100 * st.median && st.min <= st.median, "min %f, median %f, max %f ns",
+	           st.min, st.median, st.max);
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
 static uint64_t calls;
 
 static void counted_call(void *arg)
