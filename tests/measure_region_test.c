@@ -782,18 +782,42 @@ TEST(read, a_failed_read_counts_nothing)
 	upmc_close(set);
 }
 
+/* Busy for us microseconds of CLOCK_MONOTONIC. */
+static void busy_us(long long us)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000ll + (now.tv_nsec - start.tv_nsec) / 1000 < us);
+}
+
+/* A region of a timer-only set, in a fresh simulated kernel. */
+static struct upmc_region *timer_region(struct upmc_set **set)
+{
+	struct upmc_region *r;
+
+	sim_reset(48);
+	if (upmc_open_timer(set) < 0)
+		return NULL;
+	if (upmc_region_open(&r, *set, "time") < 0) {
+		upmc_close(*set);
+		return NULL;
+	}
+	return r;
+}
+
 /* A timer-only set: the region keeps nanoseconds only. */
 TEST(region, time_only_keeps_nanoseconds)
 {
 	struct upmc_set *set;
-	struct upmc_region *r;
+	struct upmc_region *r = timer_region(&set);
 	struct upmc_stat st;
 	int k;
 
-	sim_reset(48);
-	ASSERT(upmc_open_timer(&set) == 0);
+	ASSERT(r);
 	ASSERT(upmc_count(set) == 0);
-	ASSERT(upmc_region_open(&r, set, "time") == 0);
 	for (k = 0; k < 3000; k++) {
 		upmc_region_begin(r);
 		upmc_region_end(r);
@@ -806,17 +830,6 @@ TEST(region, time_only_keeps_nanoseconds)
 	upmc_close(set);
 }
 
-/* Busy for us microseconds of CLOCK_MONOTONIC. */
-static void busy_us(long long us)
-{
-	struct timespec start, now;
-
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	while ((now.tv_sec - start.tv_sec) * 1000000ll + (now.tv_nsec - start.tv_nsec) / 1000 < us);
-}
-
 /* A time-only batch folds four records a step, two vectors of two, the
  * higher of each lane's two differences against the maximum: with every
  * fourth region busy for 200 us (the first lane of the step's first
@@ -826,13 +839,11 @@ static void busy_us(long long us)
 TEST(region, time_only_folds_four_records_a_step)
 {
 	struct upmc_set *set;
-	struct upmc_region *r;
+	struct upmc_region *r = timer_region(&set);
 	struct upmc_stat st;
 	int k;
 
-	sim_reset(48);
-	ASSERT(upmc_open_timer(&set) == 0);
-	ASSERT(upmc_region_open(&r, set, "time") == 0);
+	ASSERT(r);
 	for (k = 0; k < 4003; k++) {
 		upmc_region_begin(r);
 		if (k % 4 == 0 && k < 4000) /* none in the steps of two and one */
@@ -905,14 +916,8 @@ TEST(bench, zero_options_are_the_defaults)
 
 static void two_ms_call(void *arg)
 {
-	struct timespec start, now;
-
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	while ((now.tv_sec - start.tv_sec) * 1000000000ll + (now.tv_nsec - start.tv_nsec) <
-	       2000000);
+	busy_us(2000);
 }
 
 /* A call that alone outlasts min_ns (1 ms) is measured one call a batch. */
