@@ -962,8 +962,11 @@ static void prof_cost(void)
 /* What zones cost now: a check that they do not grow unnoticed. The
  * header's inline test of upmc_zones_recording (a load and a branch per
  * call, and a branch back from the call laid out of line) is in them. */
-#define ZONE_TIME_CEILING 41
-#define ZONE_4_CEILING    117
+#define ZONE_TIME_CEILING               41
+#define ZONE_4_CEILING                  117 /* from PMEVCNTR1, with the cycle counter */
+#define ZONE_4_FROM_0_CEILING           117
+#define ZONE_4_NO_CYCLES_CEILING        117
+#define ZONE_4_FROM_0_NO_CYCLES_CEILING 117
 
 static const struct upmc_zone_loc cost_loc = {"cost", "cost_of_zone", __FILE__, __LINE__};
 
@@ -987,17 +990,15 @@ static double cost_of_zone(struct upmc_set *counting)
  * profile set's reader, from PMEVCNTR1 beside the counting set: measured
  * as upmc_read() of a set laid out the same) and the rest, the zone's own
  * (the disassembly of upmc_zone_begin and upmc_zone_end: run-arm64.sh). */
-static void zone_goal(double got, double read_n4, double read4)
+static void zone_goal(const char *what, double got, double read_n4, double read4)
 {
 	const double goal = 2 * read_n4 + 24;
 
 	if (got - 0.1 <= goal) {
-		check(1, "goal",
-		      "zone begin+end, 4 counters: %.1f <= 2 x upmc_read_n(4) + 24 = %.0f", got,
-		      goal);
+		check(1, "goal", "%s: %.1f <= 2 x upmc_read_n(4) + 24 = %.0f", what, got, goal);
 		return;
 	}
-	figure("zone missed: 4 counters: %+.1f over 2 x upmc_read_n(4) + 24 = %.0f, where they go:",
+	figure("zone missed: %s: %+.1f over 2 x upmc_read_n(4) + 24 = %.0f, where they go:", what,
 	       got - goal, goal);
 	figure("  %.1f: two reads by the set's reader (upmc_read() of the layout, %.1f, less "
 	       "the caller's call: the zone tail-calls it)",
@@ -1017,22 +1018,81 @@ static void zone_goal(double got, double read_n4, double read4)
 	figure("zone missed: disassembly: upmc_zone_begin upmc_zone_end");
 }
 
-/* A zone of a time-only profile and of a 4-counter one, counted by a
- * 1-counter set beside it (the profile's set from PMEVCNTR1). Targets:
- * time-only <= 24, 4 counters <= 2 x upmc_read_n() of 4 + 24 (the goal). */
-static void zone_costs(const char *spec4)
-{
-	struct upmc_set *counting, *four;
-	struct upmc_profile *p;
-	double read4, read_n4;
+/* A 4-counter zone's layout: its counters from PMEVCNTR1 (a counting set
+ * opened first takes PMEVCNTR0) or from PMEVCNTR0 (the counting set opened
+ * after the thread's first zone has opened the profile's set), with or
+ * without the cycle counter. */
+struct zone_layout {
+	const char *spec, *what;
+	int counting_after;
+	double ceiling;
+};
 
-	if (upmc_open(&counting, "instructions", NULL) < 0 || upmc_open(&four, spec4, NULL) < 0) {
-		skip("cost", "zones: %s", upmc_last_error());
+/* Its zone counted by a 1-counter set beside it, against 2 x
+ * upmc_read_n() of 4 + 24 (the goal), upmc_read_n() and upmc_read() of a
+ * set laid out the same. */
+static void zone_4_cost(const struct zone_layout *l)
+{
+	struct upmc_set *counting = NULL, *four;
+	struct upmc_profile *p;
+	double read4, read_n4, got;
+
+	if ((!l->counting_after && upmc_open(&counting, "instructions", NULL) < 0) ||
+	    upmc_open(&four, l->spec, NULL) < 0) {
+		skip("cost", "%s: %s", l->what, upmc_last_error());
+		upmc_close(counting);
 		return;
 	}
 	read4 = cost_of_read(four);
 	read_n4 = cost_of_read_n4(four);
 	upmc_close(four);
+	if (upmc_profile_open(&p, l->spec, NULL) < 0) {
+		skip("cost", "%s: %s", l->what, upmc_last_error());
+		upmc_close(counting);
+		return;
+	}
+	if (l->counting_after) {
+		upmc_zone_begin(&cost_loc); /* the thread's set opens */
+		upmc_zone_end();
+		if (upmc_open(&counting, "instructions", NULL) < 0) {
+			skip("cost", "%s: %s", l->what, upmc_last_error());
+			upmc_profile_close(p);
+			return;
+		}
+	}
+	/* the kernel's index of PMEVCNTRn is n + 1: the counting set's tells
+	 * where the profile's counters start */
+	check(l->counting_after ? hw_index(counting, 0) > 1 : hw_index(counting, 0) == 1, "layout",
+	      "%s: the counting set's counter at index %u", l->what, hw_index(counting, 0));
+	got = cost_of_zone(counting);
+	report_cost(l->what, got, l->ceiling, 2 * read_n4 + 24, 0);
+	zone_goal(l->what, got, read_n4, read4);
+	upmc_profile_close(p);
+	upmc_close(counting);
+}
+
+/* A zone of a time-only profile, counted by a 1-counter set beside it
+ * (target <= 24), and of 4-counter ones in each layout. */
+static void zone_costs(const char *spec4)
+{
+	const struct zone_layout layouts[] = {
+	        {spec4, "zone begin+end, 4 counters", 0, ZONE_4_CEILING},
+	        {spec4, "zone begin+end, 4 counters from PMEVCNTR0", 1, ZONE_4_FROM_0_CEILING},
+	        {"instructions,instructions,instructions,instructions",
+	         "zone begin+end, 4 counters without the cycle counter", 0,
+	         ZONE_4_NO_CYCLES_CEILING},
+	        {"instructions,instructions,instructions,instructions",
+	         "zone begin+end, 4 counters from PMEVCNTR0 without the cycle counter", 1,
+	         ZONE_4_FROM_0_NO_CYCLES_CEILING},
+	};
+	struct upmc_set *counting;
+	struct upmc_profile *p;
+	unsigned i;
+
+	if (upmc_open(&counting, "instructions", NULL) < 0) {
+		skip("cost", "zones: %s", upmc_last_error());
+		return;
+	}
 	if (upmc_profile_open(&p, NULL, NULL) == 0) {
 		report_cost("zone begin+end, time only", cost_of_zone(counting), ZONE_TIME_CEILING,
 		            24, 0);
@@ -1040,15 +1100,9 @@ static void zone_costs(const char *spec4)
 	} else {
 		skip("cost", "zone, time only: %s", upmc_last_error());
 	}
-	if (upmc_profile_open(&p, spec4, NULL) == 0) {
-		const double got = cost_of_zone(counting);
-		report_cost("zone begin+end, 4 counters", got, ZONE_4_CEILING, 2 * read_n4 + 24, 0);
-		zone_goal(got, read_n4, read4);
-		upmc_profile_close(p);
-	} else {
-		skip("cost", "zone, 4 counters: %s", upmc_last_error());
-	}
 	upmc_close(counting);
+	for (i = 0; i < sizeof(layouts) / sizeof(layouts[0]); i++)
+		zone_4_cost(&layouts[i]);
 }
 
 /* What upmc_metrics() of one metric costs now (a check that it does not
