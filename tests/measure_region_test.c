@@ -574,6 +574,39 @@ TEST(region, four_counters_fold_past_failed_reads_at_either_end)
 	upmc_close(set);
 }
 
+/* The fold takes two records' differences at once, the lower against the
+ * minimum and the higher against the maximum: regions of decreasing work
+ * (the second record of every pair the lower), over three batches and an
+ * odd record, have the same min, max and mean as counted one by one. */
+TEST(region, four_counters_fold_pairs_whichever_record_is_lower)
+{
+	struct upmc_set *set = open_sim("instructions,cycles,instructions,instructions", 0);
+	struct upmc_region *r;
+	struct upmc_stat st;
+	const uint64_t n = 3 * 1024 + 1;
+	uint64_t k;
+	unsigned i;
+
+	ASSERT(set);
+	ASSERT(upmc_region_open(&r, set, "decreasing") == 0);
+	for (k = 0; k < n; k++) {
+		upmc_region_begin(r);
+		for (i = 0; i < 4; i++)
+			sim_tick(i, (n - k) * (i + 1));
+		upmc_region_end(r);
+	}
+	for (i = 0; i < 4; i++) {
+		ASSERT(upmc_region_stat(r, i, 0, &st) == 0);
+		EXPECT_EQ(st.count, n);
+		EXPECT_MSG(st.min == i + 1 && st.max == (double)(n * (i + 1)),
+		           "counter %u: min %f, max %f", i, st.min, st.max);
+		EXPECT_MSG(st.mean == (double)(n + 1) / 2 * (i + 1), "counter %u: mean %f", i,
+		           st.mean);
+	}
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
 /*
  * A batch folds a column at a time, its samples kept by index: over 10^6
  * regions of 0 .. 10^6 - 1 instructions of work, in that order, count,
@@ -749,18 +782,42 @@ TEST(read, a_failed_read_counts_nothing)
 	upmc_close(set);
 }
 
+/* Busy for us microseconds of CLOCK_MONOTONIC. */
+static void busy_us(long long us)
+{
+	struct timespec start, now;
+
+	clock_gettime(CLOCK_MONOTONIC, &start);
+	do
+		clock_gettime(CLOCK_MONOTONIC, &now);
+	while ((now.tv_sec - start.tv_sec) * 1000000ll + (now.tv_nsec - start.tv_nsec) / 1000 < us);
+}
+
+/* A region of a timer-only set, in a fresh simulated kernel. */
+static struct upmc_region *timer_region(struct upmc_set **set)
+{
+	struct upmc_region *r;
+
+	sim_reset(48);
+	if (upmc_open_timer(set) < 0)
+		return NULL;
+	if (upmc_region_open(&r, *set, "time") < 0) {
+		upmc_close(*set);
+		return NULL;
+	}
+	return r;
+}
+
 /* A timer-only set: the region keeps nanoseconds only. */
 TEST(region, time_only_keeps_nanoseconds)
 {
 	struct upmc_set *set;
-	struct upmc_region *r;
+	struct upmc_region *r = timer_region(&set);
 	struct upmc_stat st;
 	int k;
 
-	sim_reset(48);
-	ASSERT(upmc_open_timer(&set) == 0);
+	ASSERT(r);
 	ASSERT(upmc_count(set) == 0);
-	ASSERT(upmc_region_open(&r, set, "time") == 0);
 	for (k = 0; k < 3000; k++) {
 		upmc_region_begin(r);
 		upmc_region_end(r);
@@ -769,6 +826,35 @@ TEST(region, time_only_keeps_nanoseconds)
 	EXPECT_EQ(st.count, 3000);
 	EXPECT(st.min <= st.median && st.median <= st.max);
 	EXPECT(upmc_region_stat(r, 0, 0, &st) == -EINVAL);
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
+/* A time-only batch folds four records a step, two vectors of two, the
+ * higher of each lane's two differences against the maximum: with every
+ * fourth region busy for 200 us (the first lane of the step's first
+ * vector) and the others empty, the maximum is one of the busy ones, far
+ * above the median of the empty ones. 4003 regions: every sample kept,
+ * the last batch's steps of four, two and one record each taken. */
+TEST(region, time_only_folds_four_records_a_step)
+{
+	struct upmc_set *set;
+	struct upmc_region *r = timer_region(&set);
+	struct upmc_stat st;
+	int k;
+
+	ASSERT(r);
+	for (k = 0; k < 4003; k++) {
+		upmc_region_begin(r);
+		if (k % 4 == 0 && k < 4000) /* none in the steps of two and one */
+			busy_us(200);
+		upmc_region_end(r);
+	}
+	EXPECT_EQ_U64(upmc_region_dropped(r), 0);
+	ASSERT(upmc_region_stat(r, UPMC_NS, 0, &st) == 0);
+	EXPECT_EQ(st.count, 4003);
+	EXPECT_MSG(st.max >= 100 * st.median && st.min <= st.median, "min %f, median %f, max %f ns",
+	           st.min, st.median, st.max);
 	upmc_region_close(r);
 	upmc_close(set);
 }
@@ -830,14 +916,8 @@ TEST(bench, zero_options_are_the_defaults)
 
 static void two_ms_call(void *arg)
 {
-	struct timespec start, now;
-
 	(void)arg;
-	clock_gettime(CLOCK_MONOTONIC, &start);
-	do
-		clock_gettime(CLOCK_MONOTONIC, &now);
-	while ((now.tv_sec - start.tv_sec) * 1000000000ll + (now.tv_nsec - start.tv_nsec) <
-	       2000000);
+	busy_us(2000);
 }
 
 /* A call that alone outlasts min_ns (1 ms) is measured one call a batch. */

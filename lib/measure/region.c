@@ -36,15 +36,18 @@
  */
 struct upmc_region {
 	/* What begin and end use, in the order they load it, so that the
-	 * compiler pairs the loads (ldp): begin full and next, then the set
-	 * and half (a record is two halves: an add with a shift); end next
-	 * and read, then the set and half. Sizes are in bytes, which spares a
+	 * compiler pairs the loads (ldp): begin full and next, then the
+	 * reader and half (a record is two halves: an add with a shift), and
+	 * the set last, into the register of the reader's first argument,
+	 * once the region's own stores are done (loaded before, it would take
+	 * that register from the region's pointer: a copy more); end next and
+	 * read, then half and the set. Sizes are in bytes, which spares a
 	 * shift. */
 	uint64_t *full;   /* one past the last pending record */
 	uint64_t *next;   /* the record begin takes */
 	upmc_reader read; /* the set's snapshot reader; NULL for a timer-only set */
+	size_t half;      /* bytes per half record: 8 * (1 + snapshot words) */
 	struct upmc_set *set;
-	size_t half;       /* bytes per half record: 8 * (1 + snapshot words) */
 	size_t record;     /* bytes per record */
 	unsigned n;        /* the set's counters */
 	unsigned counting; /* of them, not UPMC_PATH_UNAVAILABLE */
@@ -255,12 +258,8 @@ struct column_stat {
 	uint64_t min, max, sum;
 };
 
-/*
- * The nanoseconds of a time-only batch, two records a step in vectors of
- * two (the GNU C vector extension; arm64 and x86 both have 2 x 64-bit
- * lanes): the region a timer gives is the one called most often, and its
- * fold is most of what it costs beyond its two timestamps.
- */
+/* Vectors of two words (the GNU C vector extension; arm64 and x86 both
+ * have 2 x 64-bit lanes), for the folds of whole batches. */
 typedef uint64_t u64x2 __attribute__((vector_size(16)));
 
 /* Lanes i of a and of b, as one vector (arm64: one zip). */
@@ -269,33 +268,6 @@ typedef uint64_t u64x2 __attribute__((vector_size(16)));
 #else
 #define EVERY_OTHER(a, b, i) __builtin_shuffle(a, b, (u64x2){i, 2 + i})
 #endif
-
-static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
-{
-	u64x2 min = {UINT64_MAX, UINT64_MAX}, max = {0, 0}, sum = {0, 0};
-	size_t k;
-
-	for (k = 0; k + 1 < n; k += 2) {
-		u64x2 a, b, x, below, above;
-		memcpy(&a, rec + 2 * k, sizeof(a));
-		memcpy(&b, rec + 2 * k + 2, sizeof(b));
-		x = EVERY_OTHER(a, b, 1) - EVERY_OTHER(a, b, 0);
-		below = (u64x2)(x < min); /* all ones where true */
-		above = (u64x2)(x > max);
-		min = (x & below) | (min & ~below);
-		max = (x & above) | (max & ~above);
-		sum += x;
-	}
-	st->min = min[0] < min[1] ? min[0] : min[1];
-	st->max = max[0] > max[1] ? max[0] : max[1];
-	st->sum = sum[0] + sum[1];
-	if (k < n) {
-		const uint64_t x = rec[2 * k + 1] - rec[2 * k];
-		st->min = x < st->min ? x : st->min;
-		st->max = x > st->max ? x : st->max;
-		st->sum += x;
-	}
-}
 
 /* Min, max and sum of the differences of a vector of two columns, and the
  * OR of their begin values. */
@@ -314,6 +286,63 @@ static UPMC_ALWAYS_INLINE void add_pair(struct pair_stat *p, u64x2 from, u64x2 t
 	p->high |= from;
 }
 
+/* The same for the same vector of two records, a and b: the lower of
+ * their differences against the minimum, the higher against the maximum,
+ * a compare fewer than one record after the other. The higher is their
+ * sum less the lower, exactly (modulo 2^64, as every difference is). */
+static UPMC_ALWAYS_INLINE void add_pair_of_two(struct pair_stat *p, u64x2 from_a, u64x2 to_a,
+                                               u64x2 from_b, u64x2 to_b)
+{
+	const u64x2 xa = to_a - from_a, xb = to_b - from_b, sum = xa + xb;
+	const u64x2 b_lower = (u64x2)(xb < xa);
+	const u64x2 lower = (xb & b_lower) | (xa & ~b_lower), higher = sum - lower;
+	const u64x2 below = (u64x2)(lower < p->min), above = (u64x2)(higher > p->max);
+
+	p->min = (lower & below) | (p->min & ~below);
+	p->max = (higher & above) | (p->max & ~above);
+	p->sum += sum;
+	p->high |= from_a | from_b;
+}
+
+/*
+ * The nanoseconds of a time-only batch, four records a step in two
+ * vectors of two, then two, then one: the region a timer gives is the one
+ * called most often, and its fold is most of what it costs beyond its two
+ * timestamps.
+ */
+static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
+{
+	struct pair_stat p = {{UINT64_MAX, UINT64_MAX}, {0, 0}, {0, 0}, {0, 0}};
+	u64x2 a, b, c, d;
+	size_t k;
+
+	/* four records a step, two vectors of two (the begin values' OR,
+	 * which a time-only fold does not need, is dropped as dead code) */
+	for (k = 0; k + 3 < n; k += 4) {
+		memcpy(&a, rec + 2 * k, sizeof(a));
+		memcpy(&b, rec + 2 * k + 2, sizeof(b));
+		memcpy(&c, rec + 2 * k + 4, sizeof(c));
+		memcpy(&d, rec + 2 * k + 6, sizeof(d));
+		add_pair_of_two(&p, EVERY_OTHER(a, b, 0), EVERY_OTHER(a, b, 1),
+		                EVERY_OTHER(c, d, 0), EVERY_OTHER(c, d, 1));
+	}
+	if (k + 1 < n) {
+		memcpy(&a, rec + 2 * k, sizeof(a));
+		memcpy(&b, rec + 2 * k + 2, sizeof(b));
+		add_pair(&p, EVERY_OTHER(a, b, 0), EVERY_OTHER(a, b, 1));
+		k += 2;
+	}
+	st->min = p.min[0] < p.min[1] ? p.min[0] : p.min[1];
+	st->max = p.max[0] > p.max[1] ? p.max[0] : p.max[1];
+	st->sum = p.sum[0] + p.sum[1];
+	if (k < n) {
+		const uint64_t x = rec[2 * k + 1] - rec[2 * k];
+		st->min = x < st->min ? x : st->min;
+		st->max = x > st->max ? x : st->max;
+		st->sum += x;
+	}
+}
+
 /* A record's pairs of words into p[] (its last word, if the half has an
  * odd number, left for the caller). */
 static UPMC_ALWAYS_INLINE void add_record(struct pair_stat *p, const uint64_t *rec,
@@ -327,6 +356,25 @@ static UPMC_ALWAYS_INLINE void add_record(struct pair_stat *p, const uint64_t *r
 		memcpy(&from, rec + 2 * i, sizeof(from));
 		memcpy(&to, rec + words + 2 * i, sizeof(to));
 		add_pair(&p[i], from, to);
+	}
+}
+
+/* Two records' pairs of words into p[], each pair of both at once; their
+ * last word, if a half has an odd number, left for the caller. */
+static UPMC_ALWAYS_INLINE void add_two_records(struct pair_stat *p, const uint64_t *rec,
+                                               const unsigned words)
+{
+	const uint64_t *b = rec + 2 * words;
+	u64x2 from_a, to_a, from_b, to_b;
+	unsigned i;
+
+	UPMC_UNROLL
+	for (i = 0; i < words / 2; i++) {
+		memcpy(&from_a, rec + 2 * i, sizeof(from_a));
+		memcpy(&to_a, rec + words + 2 * i, sizeof(to_a));
+		memcpy(&from_b, b + 2 * i, sizeof(from_b));
+		memcpy(&to_b, b + words + 2 * i, sizeof(to_b));
+		add_pair_of_two(&p[i], from_a, to_a, from_b, to_b);
 	}
 }
 
@@ -358,8 +406,7 @@ static UPMC_ALWAYS_INLINE int stat_of_halves(const uint64_t *rec, size_t n, cons
 	for (i = 0; i < pairs; i++)
 		p[i] = start;
 	for (; at != lone; at += 2 * stride) {
-		add_record(p, at, words);
-		add_record(p, at + stride, words);
+		add_two_records(p, at, words);
 		if (words % 2)
 			add_pair(&last, (u64x2){at[words - 1], at[stride + words - 1]},
 			         (u64x2){at[stride - 1], at[2 * stride - 1]});
@@ -548,17 +595,8 @@ static UPMC_COLD void fold_and_begin(struct upmc_region *r)
 }
 
 /* A region of counters: each end ends in the set's reader as a tail call,
- * so that a region costs its two reads and little more. The reader and
- * the set are loaded before the timestamp, whose barrier would load them
- * again; the set with the half record's size (one ldp). */
-static inline void begin_counting(struct upmc_region *r, uint64_t *rec, upmc_reader read,
-                                  struct upmc_set *set)
-{
-	r->next = (uint64_t *)((char *)rec + 2 * r->half);
-	rec[0] = upmc_timestamp_serialized();
-	read(set, rec + 1);
-}
-
+ * so that a region costs its two reads and little more. The reader is
+ * loaded before the timestamp, whose barrier would load it again. */
 static inline void end_counting(uint64_t *next, size_t half, upmc_reader read, struct upmc_set *set)
 {
 	uint64_t *rec = (uint64_t *)((char *)next - half);
@@ -567,27 +605,34 @@ static inline void end_counting(uint64_t *next, size_t half, upmc_reader read, s
 	read(set, rec + 1);
 }
 
-/* A time-only region (no reader) has records of two words, [t0, t1]:
- * constant offsets, no size to load. */
+/* begin steps to the next record by twice the half record's size, which
+ * a time-only region has too (one word: records [t0, t1]), before its
+ * timestamp; then a region of counters loads the set, into the register
+ * of the reader's first argument, which the region's pointer, no longer
+ * needed, leaves free. */
 UPMC_API __attribute__((noinline)) void upmc_region_begin(struct upmc_region *r)
 {
 	uint64_t *rec;
 	upmc_reader read;
+	size_t half;
 
 	if (UPMC_UNLIKELY(!r))
 		return;
 	rec = r->next;
 	read = r->read;
+	half = r->half;
 	if (UPMC_UNLIKELY(rec == r->full)) {
 		fold_and_begin(r);
 		return;
 	}
+	r->next = (uint64_t *)((char *)rec + 2 * half);
 	if (read) {
-		begin_counting(r, rec, read, r->set);
+		struct upmc_set *set = r->set;
+		rec[0] = upmc_timestamp_serialized();
+		read(set, rec + 1);
 		return;
 	}
 	rec[0] = upmc_timestamp_serialized();
-	r->next = rec + 2;
 }
 
 UPMC_API __attribute__((noinline)) void upmc_region_end(struct upmc_region *r)

@@ -358,7 +358,8 @@ UPMC_API int upmc_profile_print(struct upmc_profile *profile, FILE *out);
 /* Always inline: left to itself, GCC makes a function with many zones call
  * an outlined copy of each test, which costs a call more per zone. */
 #if defined(__GNUC__) || defined(__clang__)
-#define UPMC_ZONES_ON_()  __atomic_load_n(&upmc_zones_recording, __ATOMIC_RELAXED)
+#define UPMC_ZONES_ON_() \
+	__builtin_expect(!!__atomic_load_n(&upmc_zones_recording, __ATOMIC_RELAXED), 1)
 #define UPMC_ZONE_INLINE_ static inline __attribute__((always_inline))
 #else
 #define UPMC_ZONES_ON_()  (*(const volatile int *)&upmc_zones_recording)
