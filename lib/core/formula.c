@@ -143,7 +143,7 @@ static int well_formed(const struct upmc_metric *m)
 static int compile_token(struct upmc_metric *m, const char *tok, char *ops, unsigned *n_ops)
 {
 	int input = event_index(m->def->events, tok), err = 0;
-	double value;
+	double value = 0; /* set by each branch that pushes it (gcc cannot always tell) */
 	char *end;
 
 	if (*n_ops + 1 >= UPMC_METRIC_STEPS)
