@@ -28,6 +28,9 @@ static const char *checks(struct upmc_set *set)
 	if (upmc_read_n(set, v, 2) != -EPERM || upmc_read_counter(set, 0, &one) != -EPERM ||
 	    upmc_read_times(set, &en, &run) != -EPERM)
 		return "upmc_read_n, upmc_read_counter or upmc_read_times";
+	v[0] = v[1] = 1;
+	if (upmc_snapshot(set, v) != -EPERM || v[0] != UPMC_NOT_COUNTED || v[1] != UPMC_NOT_COUNTED)
+		return "upmc_snapshot";
 	/* the library's own reader has no UPMC_DEBUG: off the PMU, it goes
 	 * out of line, and fails there */
 	sim_stop(0);

@@ -220,7 +220,7 @@ TEST(sim, nine_counters_read_out_of_line_without_a_syscall)
 	        open_sim(UPMC_ARCH_PMC_WIDTH, "instructions,instructions,"
 	                                      "instructions,instructions,instructions,instructions,"
 	                                      "instructions,instructions,instructions");
-	uint64_t v[9];
+	uint64_t v[10]; /* room for the 10 asked for below */
 	unsigned i;
 
 	ASSERT(set);
@@ -233,6 +233,7 @@ TEST(sim, nine_counters_read_out_of_line_without_a_syscall)
 	ASSERT(upmc_read_n(set, v, 3) == 3); /* the first three */
 	EXPECT_EQ_U64(v[2], 12);
 	EXPECT_EQ(upmc_read_n(set, v, 10), -EINVAL);
+	EXPECT_EQ_U64(v[9], UPMC_NOT_COUNTED);
 	upmc_close(set);
 }
 
@@ -416,6 +417,59 @@ TEST(sim, layout_readers_read_sets_from_every_start)
 					upmc_close(set);
 				}
 			}
+}
+
+/* The first k counters of a larger set, in every layout: upmc_read_n()
+ * inline where the set is in the usual layout or k <= 3, else out of line
+ * (upmc_read_n_other()), in one pass of k reads either way. */
+TEST(sim, read_n_reads_the_first_counters_of_a_larger_set)
+{
+	unsigned n, k, c, f;
+
+	for (n = 2; n <= UPMC_INLINE_COUNTERS; n++)
+		for (c = 0; c < 3; c++)
+			for (f = 0; f < 2; f++)
+				for (k = 1; k < n; k++) {
+					struct upmc_set *set = open_layout_from(n, c, f);
+					uint64_t v[UPMC_INLINE_COUNTERS];
+
+					ASSERT(set);
+					sim.counter_reads = 0;
+					ASSERT(read_by(BY_READ_N, set, v, k) == (int)k);
+					EXPECT_MSG(counts_are_right(v, k),
+					           "%u of %u counters from %u, cycles at %u", k, n,
+					           f, c);
+					EXPECT_EQ(sim.counter_reads, k);
+					EXPECT_EQ(sim.slow_reads, 0);
+					upmc_close(set);
+				}
+}
+
+/* More counters than the set has: -EINVAL, and every value asked for says
+ * "not counted" (inline, the values come back through the handover's
+ * copy); none: 0, nothing read. */
+TEST(sim, read_n_of_more_counters_than_the_set_has)
+{
+	unsigned n, k;
+
+	for (n = 1; n < UPMC_INLINE_COUNTERS; n++)
+		for (k = n + 1; k <= UPMC_INLINE_COUNTERS; k++) {
+			struct upmc_set *set = open_layout(n, n == 1 ? 0 : 1);
+			uint64_t v[UPMC_INLINE_COUNTERS];
+			unsigned i;
+
+			ASSERT(set);
+			memset(v, 0, sizeof(v));
+			EXPECT_EQ(read_by(BY_READ_N, set, v, k), -EINVAL);
+			EXPECT_CONTAINS(upmc_last_error(), "fewer than");
+			for (i = 0; i < k; i++)
+				EXPECT_MSG(v[i] == UPMC_NOT_COUNTED, "value %u of %u, set of %u", i,
+				           k, n);
+			sim.counter_reads = 0;
+			EXPECT_EQ(upmc_read_n(set, v, 0), 0);
+			EXPECT_EQ(sim.counter_reads, 0);
+			upmc_close(set);
+		}
 }
 
 /* At the second counter read of the first pass, event `moved_event` goes

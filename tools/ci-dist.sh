@@ -255,6 +255,29 @@ for from in installed single; do
 	done
 done
 
+# The same file compiled for arm64 (not run: no arm64 machine here; the
+# emulated kernel of tests/hw runs the reads), with the cross gcc as C11
+# and clang as C++17, at each -O level and variant: the inline readers'
+# asm takes n by register where -O0 does not make it a constant.
+every_macro_arm64() {
+	local opt variant flags
+	for opt in -O0 -O2 -O3; do
+		for variant in plain UPMC_DEBUG UPMC_NO_ZONES; do
+			flags="$opt -Wall -Wextra -Werror -pedantic -Ilib/include -Iarch/arm64"
+			[ "$variant" != plain ] && flags="$flags -D$variant"
+			aarch64-linux-gnu-gcc -std=c11 $flags -c tests/headers/every_macro.c \
+				-o "$macros/arm64.o" &&
+				clang --target=aarch64-linux-gnu -x c++ -std=c++17 $flags \
+					-c tests/headers/every_macro.c -o "$macros/arm64.o" || return 1
+		done
+	done
+}
+if command -v aarch64-linux-gnu-gcc >/dev/null; then
+	check every-macro-arm64 every_macro_arm64
+else
+	echo "SKIP every-macro-arm64: no aarch64-linux-gnu-gcc (tools/setup-debian.sh installs it)"
+fi
+
 # ---- C++ ---------------------------------------------------------------------
 # examples/stream_zones.cc (<upmc/zone.hpp>) built with g++ and clang++ as
 # C++17 with -Wall -Wextra -Werror -pedantic, against the installed headers

@@ -415,7 +415,7 @@ UPMC_API uint64_t upmc_thread(void)
 }
 
 /* A read of this set is this thread's, in this process; or why not. */
-static int check_owner(const struct upmc_set *set, const char *fn)
+int upmc_check_owner(const struct upmc_set *set, const char *fn)
 {
 	if (UPMC_LIKELY(set->thread == this_thread))
 		return 0; /* this_thread is not 0: it opened a set */
@@ -445,7 +445,7 @@ static UPMC_COLD int read_by_syscall_refused(struct upmc_set *set, uint64_t *val
 {
 	if (!values)
 		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
-	return upmc_failed_read(set, values, check_owner(set, "upmc_read"));
+	return upmc_failed_read(set, values, upmc_check_owner(set, "upmc_read"));
 }
 
 /* upmc_read() of a set whose counters all read by the OS's call: a tail
@@ -479,7 +479,7 @@ static int read_unscaled(struct upmc_set *set, uint64_t *snapshot)
 
 	if (!snapshot)
 		return upmc_fail(-EINVAL, "upmc_snapshot: the snapshot array is NULL");
-	err = check_owner(set, "upmc_snapshot");
+	err = upmc_check_owner(set, "upmc_snapshot");
 	if (err < 0) {
 		memset(snapshot, 0xff, set->state->snapshot_words * sizeof(*snapshot));
 		return err;
@@ -522,7 +522,7 @@ static int read_pages(struct upmc_set *set, uint64_t *values)
 		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
 	if (set->state->multiplexed)
 		return read_multiplexed(set, values);
-	err = check_owner(set, "upmc_read");
+	err = upmc_check_owner(set, "upmc_read");
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
 	if (set->state->topdown)
@@ -617,7 +617,7 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 		return 0;
 	if (set->state->multiplexed)
 		return read_multiplexed(set, values);
-	err = check_owner(set, "upmc_read");
+	err = upmc_check_owner(set, "upmc_read");
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
 	if (set->state->topdown)
@@ -634,9 +634,14 @@ static UPMC_COLD int read_first_n(struct upmc_set *set, uint64_t *values, uint32
 
 	if (!set || !values)
 		return upmc_fail(-EINVAL, "upmc_read_n: the set or the values array is NULL");
-	if (set->n < n)
+	if (n == 0)
+		return 0; /* nothing asked for: nothing to read */
+	if (set->n < n) {
+		for (uint32_t i = 0; i < n; i++)
+			values[i] = UPMC_NOT_COUNTED; /* as every failed read leaves them */
 		return upmc_fail(-EINVAL, "upmc_read_n: the set has %u counters, fewer than %u",
 		                 set->n, n);
+	}
 	err = set->state->handover(set, all);
 	/* all is filled, with UPMC_NOT_COUNTED where the read failed */
 	memcpy(values, all, n * sizeof(all[0]));
@@ -705,7 +710,7 @@ UPMC_API UPMC_COLD int upmc_read_times_slow(struct upmc_set *set, uint64_t *enab
 		return upmc_fail(-EINVAL, "upmc_read_times: an argument is NULL");
 	if (!set->n)
 		return upmc_fail(-ENODATA, "upmc_read_times: a timer-only set has no counters");
-	err = check_owner(set, "upmc_read_times");
+	err = upmc_check_owner(set, "upmc_read_times");
 	if (err < 0)
 		return err;
 	/* Its times come from read(2), which resets slots and PERF_METRICS

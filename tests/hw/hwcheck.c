@@ -227,6 +227,12 @@ static void every_counter(void)
 	check(cycle_counter && n >= 2, "arm64_cycle_counter", "PMCCNTR_EL0 (index 32) %s",
 	      cycle_counter ? "read in user space" : "not among the counters");
 #endif
+	/* none asked for: 0 at once (inline, a pass of no counter once
+	 * repeated forever on arm64) */
+	if (n > 0)
+		check(upmc_read_n(set[0], &prev, 0) == 0, "read_n_of_none",
+		      "upmc_read_n() of 0 "
+		      "counters returns 0");
 	for (i = 0; i < n; i++)
 		upmc_close(set[i]);
 }

@@ -491,7 +491,9 @@ static UPMC_ALWAYS_INLINE int upmc_read(struct upmc_set *set, uint64_t *values)
  */
 static UPMC_ALWAYS_INLINE int upmc_read_n(struct upmc_set *set, uint64_t *values, const uint32_t n)
 {
-	if (n > UPMC_INLINE_COUNTERS || UPMC_OTHER_THREAD(set))
+	/* No counter: nothing to read, and no pass to validate (arm64's lock
+	 * chain has no case for 0: inline, the pass would repeat forever). */
+	if (n == 0 || n > UPMC_INLINE_COUNTERS || UPMC_OTHER_THREAD(set))
 		return upmc_read_n_slow(set, values, n);
 #if defined(UPMC_ARCH_CYCLE_INDEX) && UPMC_ARCH_HAS_USER_READ
 	if (n > 1)
