@@ -216,10 +216,6 @@ int upmc_fail(int err, const char *fmt, ...) UPMC_PRINTF(2, 3);
  * of their own). Returns err. */
 int upmc_failed_read(const struct upmc_set *set, uint64_t *values, int err);
 
-/* 0 when the calling thread opened set, in this process; else -EPERM (or
- * -ECHILD in a forked child) with a sentence naming fn. */
-int upmc_check_owner(const struct upmc_set *set, const char *fn);
-
 /* s as a JSON string: quoted, with quotes, backslashes and control
  * characters escaped, and bytes that are not UTF-8 as \u00XX. */
 void upmc_json_string(FILE *out, const char *s);

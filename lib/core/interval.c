@@ -12,7 +12,6 @@
  * times instead, as perf stat -I does: (c1 - c0) x (e1 - e0) / (r1 - r0).
  */
 #include <errno.h>
-#include <string.h>
 
 #include "internal.h"
 
@@ -21,23 +20,6 @@ UPMC_API int upmc_snapshot_words(const struct upmc_set *set)
 	if (!set)
 		return upmc_fail(-EINVAL, "upmc_snapshot_words: the set is NULL");
 	return (int)set->state->snapshot_words;
-}
-
-UPMC_API UPMC_COLD int upmc_snapshot_slow(struct upmc_set *set, uint64_t *snapshot)
-{
-	int err;
-
-	if (!set || !snapshot)
-		return upmc_fail(-EINVAL, "upmc_snapshot: the set or the snapshot array is NULL");
-	/* Another thread's set (UPMC_DEBUG sends it here): its reader, the
-	 * inline path's, would read this thread's counters. */
-	err = set->n ? upmc_check_owner(set, "upmc_snapshot") : 0;
-	if (err < 0) {
-		memset(snapshot, 0xff, set->state->snapshot_words * sizeof(*snapshot));
-		return err;
-	}
-	/* A set of no counters has upmc_read_slow(), which returns 0. */
-	return set->state->snapshot(set, snapshot);
 }
 
 /* One multiplexed counter's interval from its count and times at both ends. */

@@ -415,7 +415,7 @@ UPMC_API uint64_t upmc_thread(void)
 }
 
 /* A read of this set is this thread's, in this process; or why not. */
-int upmc_check_owner(const struct upmc_set *set, const char *fn)
+static int check_owner(const struct upmc_set *set, const char *fn)
 {
 	if (UPMC_LIKELY(set->thread == this_thread))
 		return 0; /* this_thread is not 0: it opened a set */
@@ -445,7 +445,7 @@ static UPMC_COLD int read_by_syscall_refused(struct upmc_set *set, uint64_t *val
 {
 	if (!values)
 		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
-	return upmc_failed_read(set, values, upmc_check_owner(set, "upmc_read"));
+	return upmc_failed_read(set, values, check_owner(set, "upmc_read"));
 }
 
 /* upmc_read() of a set whose counters all read by the OS's call: a tail
@@ -479,12 +479,30 @@ static int read_unscaled(struct upmc_set *set, uint64_t *snapshot)
 
 	if (!snapshot)
 		return upmc_fail(-EINVAL, "upmc_snapshot: the snapshot array is NULL");
-	err = upmc_check_owner(set, "upmc_snapshot");
+	err = check_owner(set, "upmc_snapshot");
 	if (err < 0) {
 		memset(snapshot, 0xff, set->state->snapshot_words * sizeof(*snapshot));
 		return err;
 	}
 	return upmc_os_read_unscaled(set, snapshot);
+}
+
+/* Where upmc_snapshot() hands over: a NULL argument, or (UPMC_DEBUG)
+ * another thread's set, whose reader, the inline path's, would read this
+ * thread's counters. */
+UPMC_API UPMC_COLD int upmc_snapshot_slow(struct upmc_set *set, uint64_t *snapshot)
+{
+	int err;
+
+	if (!set || !snapshot)
+		return upmc_fail(-EINVAL, "upmc_snapshot: the set or the snapshot array is NULL");
+	err = set->n ? check_owner(set, "upmc_snapshot") : 0;
+	if (err < 0) {
+		memset(snapshot, 0xff, set->state->snapshot_words * sizeof(*snapshot));
+		return err;
+	}
+	/* A set of no counters has upmc_read_slow(), which returns 0. */
+	return set->state->snapshot(set, snapshot);
 }
 
 /* upmc_read() of a multiplexed set: each count scaled by its own group's
@@ -522,7 +540,7 @@ static int read_pages(struct upmc_set *set, uint64_t *values)
 		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
 	if (set->state->multiplexed)
 		return read_multiplexed(set, values);
-	err = upmc_check_owner(set, "upmc_read");
+	err = check_owner(set, "upmc_read");
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
 	if (set->state->topdown)
@@ -617,7 +635,7 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 		return 0;
 	if (set->state->multiplexed)
 		return read_multiplexed(set, values);
-	err = upmc_check_owner(set, "upmc_read");
+	err = check_owner(set, "upmc_read");
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
 	if (set->state->topdown)
@@ -710,7 +728,7 @@ UPMC_API UPMC_COLD int upmc_read_times_slow(struct upmc_set *set, uint64_t *enab
 		return upmc_fail(-EINVAL, "upmc_read_times: an argument is NULL");
 	if (!set->n)
 		return upmc_fail(-ENODATA, "upmc_read_times: a timer-only set has no counters");
-	err = upmc_check_owner(set, "upmc_read_times");
+	err = check_owner(set, "upmc_read_times");
 	if (err < 0)
 		return err;
 	/* Its times come from read(2), which resets slots and PERF_METRICS
