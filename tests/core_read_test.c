@@ -347,6 +347,21 @@ static int read_by(unsigned how, struct upmc_set *set, uint64_t *v, unsigned n)
 	}
 }
 
+/* Reads the first k counters of set by how, then closes it: each count
+ * right, in one pass of k counter reads, no read(2). what names the case. */
+static void expect_one_pass(unsigned how, struct upmc_set *set, unsigned k, const char *what)
+{
+	uint64_t v[UPMC_INLINE_COUNTERS];
+
+	sim.counter_reads = 0;
+	EXPECT_MSG(read_by(how, set, v, k) == (int)k, "%s: %s", read_name[how], what);
+	EXPECT_MSG(counts_are_right(v, k), "%s: %s", read_name[how], what);
+	EXPECT_MSG(sim.counter_reads == k, "%s: %s: %u counter reads", read_name[how], what,
+	           sim.counter_reads);
+	EXPECT_EQ(sim.slow_reads, 0);
+	upmc_close(set);
+}
+
 TEST(sim, layout_readers_read_every_position_of_the_cycle_counter)
 {
 	unsigned n, cycles, how;
@@ -355,18 +370,14 @@ TEST(sim, layout_readers_read_every_position_of_the_cycle_counter)
 		for (n = 1; n <= UPMC_INLINE_COUNTERS; n++)
 			for (cycles = 0; cycles <= n; cycles++) {
 				struct upmc_set *set = open_layout(n, cycles);
-				uint64_t v[UPMC_INLINE_COUNTERS];
+				char what[64];
 
 				ASSERT(set);
 				if (cycles)
 					EXPECT_EQ(set->page[cycles - 1]->index, 32);
-				sim.counter_reads = 0;
-				ASSERT(read_by(how, set, v, n) == (int)n);
-				EXPECT_MSG(counts_are_right(v, n), "%s: %u counters, cycles at %u",
-				           read_name[how], n, cycles);
-				EXPECT_EQ(sim.counter_reads, n); /* one pass */
-				EXPECT_EQ(sim.slow_reads, 0);
-				upmc_close(set);
+				snprintf(what, sizeof(what), "%u counters, cycles at %u", n,
+				         cycles);
+				expect_one_pass(how, set, n, what);
 			}
 }
 
@@ -405,16 +416,14 @@ TEST(sim, layout_readers_read_sets_from_every_start)
 				upmc_close(set);
 				upmc_close(past);
 				for (how = 0; how < READS; how++) {
+					char what[64];
+
 					set = open_layout_from(n, cycles, firsts[k]);
 					ASSERT(set);
-					sim.counter_reads = 0;
-					ASSERT(read_by(how, set, v, n) == (int)n);
-					EXPECT_MSG(counts_are_right(v, n),
-					           "%s: %u counters from %u, cycles at %u",
-					           read_name[how], n, firsts[k], cycles);
-					EXPECT_EQ(sim.counter_reads, n); /* one pass */
-					EXPECT_EQ(sim.slow_reads, 0);
-					upmc_close(set);
+					snprintf(what, sizeof(what),
+					         "%u counters from %u, cycles at %u", n, firsts[k],
+					         cycles);
+					expect_one_pass(how, set, n, what);
 				}
 			}
 }
@@ -431,17 +440,13 @@ TEST(sim, read_n_reads_the_first_counters_of_a_larger_set)
 			for (f = 0; f < 2; f++)
 				for (k = 1; k < n; k++) {
 					struct upmc_set *set = open_layout_from(n, c, f);
-					uint64_t v[UPMC_INLINE_COUNTERS];
+					char what[64];
 
 					ASSERT(set);
-					sim.counter_reads = 0;
-					ASSERT(read_by(BY_READ_N, set, v, k) == (int)k);
-					EXPECT_MSG(counts_are_right(v, k),
-					           "%u of %u counters from %u, cycles at %u", k, n,
-					           f, c);
-					EXPECT_EQ(sim.counter_reads, k);
-					EXPECT_EQ(sim.slow_reads, 0);
-					upmc_close(set);
+					snprintf(what, sizeof(what),
+					         "%u of %u counters from %u, cycles at %u", k, n, f,
+					         c);
+					expect_one_pass(BY_READ_N, set, k, what);
 				}
 }
 
