@@ -304,6 +304,15 @@ static UPMC_ALWAYS_INLINE void add_pair_of_two(struct pair_stat *p, u64x2 from_a
 	p->high |= from_a | from_b;
 }
 
+/* One column's min, max and sum from both lanes of p, each of which took
+ * some of its records. */
+static UPMC_ALWAYS_INLINE struct column_stat both_lanes(const struct pair_stat *p)
+{
+	return (struct column_stat){p->min[0] < p->min[1] ? p->min[0] : p->min[1],
+	                            p->max[0] > p->max[1] ? p->max[0] : p->max[1],
+	                            p->sum[0] + p->sum[1]};
+}
+
 /*
  * The nanoseconds of a time-only batch, four records a step in two
  * vectors of two, then two, then one: the region a timer gives is the one
@@ -332,9 +341,7 @@ static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
 		add_pair(&p, EVERY_OTHER(a, b, 0), EVERY_OTHER(a, b, 1));
 		k += 2;
 	}
-	st->min = p.min[0] < p.min[1] ? p.min[0] : p.min[1];
-	st->max = p.max[0] > p.max[1] ? p.max[0] : p.max[1];
-	st->sum = p.sum[0] + p.sum[1];
+	*st = both_lanes(&p);
 	if (k < n) {
 		const uint64_t x = rec[2 * k + 1] - rec[2 * k];
 		st->min = x < st->min ? x : st->min;
@@ -426,10 +433,7 @@ static UPMC_ALWAYS_INLINE int stat_of_halves(const uint64_t *rec, size_t n, cons
 		high |= p[i].high | p[i].max;
 	}
 	if (words % 2) {
-		st[words - 1] =
-		        (struct column_stat){last.min[0] < last.min[1] ? last.min[0] : last.min[1],
-		                             last.max[0] > last.max[1] ? last.max[0] : last.max[1],
-		                             last.sum[0] + last.sum[1]};
+		st[words - 1] = both_lanes(&last);
 		high |= last.high | last.max;
 	}
 	return !((high[0] | high[1]) >> 63);

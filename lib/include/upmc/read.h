@@ -320,10 +320,9 @@ static UPMC_ALWAYS_INLINE int upmc_read_n_handover(struct upmc_set *set, uint64_
 	uint32_t i;
 	int result;
 
-	if ((!UPMC_ARCH_HOLDS_VALUES || escaped) && by_set)
-		return upmc_read_n_by_set(set, values, n);
 	if (!UPMC_ARCH_HOLDS_VALUES || escaped)
-		return upmc_read_n_slow(set, values, n);
+		return by_set ? upmc_read_n_by_set(set, values, n)
+		              : upmc_read_n_slow(set, values, n);
 	result = by_set ? upmc_read_n_by_set(set, read, n) : upmc_read_n_slow(set, read, n);
 	UPMC_UNROLL
 	for (i = 0; i < n; i++)
