@@ -306,16 +306,50 @@ static UPMC_ALWAYS_INLINE int uapi_read(struct upmc_set *set, uint64_t *values, 
 #define REPEAT10(x)  x x x x x x x x x x
 #define REPEAT100(x) REPEAT10(REPEAT10(x))
 
+/*
+ * The median of 5 measurements. Now and then one window of a measurement
+ * holds some 30 instructions more than the others (CI saw a zone at 117.30
+ * against 116.98): a read of a set passing again when the kernel rewrote
+ * its page mid-read, on the timer's timing. The median leaves such a
+ * window out and still moves with every instruction of the code measured.
+ */
+static double median5(double v[5])
+{
+	unsigned i, j;
+
+	for (i = 1; i < 5; i++)
+		for (j = i; j > 0 && v[j - 1] > v[j]; j--) {
+			const double t = v[j - 1];
+			v[j - 1] = v[j];
+			v[j] = t;
+		}
+	return v[2];
+}
+
+static double median_of_5(double (*once)(struct upmc_set *), struct upmc_set *set)
+{
+	double got[5];
+	unsigned i;
+
+	for (i = 0; i < 5; i++)
+		got[i] = once(set);
+	return median5(got);
+}
+
 /* Instructions per read: the set's own counter 0 across 100 back-to-back
  * reads (from the sample in the first to the sample in the last). */
 #define COST(name, read)                                                               \
-	static double name(struct upmc_set *set)                                       \
+	static double name##_once(struct upmc_set *set)                                \
 	{                                                                              \
 		uint64_t first[UPMC_MAX_COUNTERS], v[UPMC_MAX_COUNTERS], *out = first; \
 		read;                                                                  \
 		out = v;                                                               \
 		REPEAT100(read;)                                                       \
 		return (double)(v[0] - first[0]) / 100.0;                              \
+	}                                                                              \
+	static double name(struct upmc_set *set)                                       \
+	{                                                                              \
+		return median_of_5(name##_once, set);                                  \
 	}
 COST(cost_of_read, upmc_read(set, out))
 COST(cost_of_read_n1, upmc_read_n(set, out, 1))
@@ -729,7 +763,7 @@ static UPMC_ALWAYS_INLINE uint64_t sum_in_memory(uint64_t *v, unsigned n)
 /* Instructions per read and one add per value (sum: sum_of or
  * sum_in_memory), counted as COST counts. */
 #define COST_ADDED(name, read, n, sum)                     \
-	static double name(struct upmc_set *set)           \
+	static double name##_once(struct upmc_set *set)    \
 	{                                                  \
 		uint64_t v[UPMC_MAX_COUNTERS], first, acc; \
 		read;                                      \
@@ -738,6 +772,10 @@ static UPMC_ALWAYS_INLINE uint64_t sum_in_memory(uint64_t *v, unsigned n)
 		REPEAT100(read; acc += sum(v, n);)         \
 		__asm__ __volatile__("" ::"r"(acc));       \
 		return (double)(v[0] - first) / 100.0;     \
+	}                                                  \
+	static double name(struct upmc_set *set)           \
+	{                                                  \
+		return median_of_5(name##_once, set);      \
 	}
 #define COST_ADDED_BOTH(name, read, n)                \
 	COST_ADDED(name##_registers, read, n, sum_of) \
@@ -774,16 +812,21 @@ static double cost_of_timestamp(struct upmc_set *one, double read_cost)
  * none of the 300 folds them in. */
 static double cost_of_region(struct upmc_set *counting, struct upmc_region *r)
 {
+	double got[5];
 	uint64_t a, b, c;
+	unsigned i;
 
-	upmc_region_reset(r);
-	upmc_read_n(counting, &a, 1);
-	REPEAT100(upmc_region_begin(r); upmc_region_end(r);)
-	upmc_read_n(counting, &b, 1);
-	REPEAT100(upmc_region_begin(r); upmc_region_end(r);)
-	REPEAT100(upmc_region_begin(r); upmc_region_end(r);)
-	upmc_read_n(counting, &c, 1);
-	return ((double)(c - b) - (double)(b - a)) / 100.0;
+	for (i = 0; i < 5; i++) {
+		upmc_region_reset(r);
+		upmc_read_n(counting, &a, 1);
+		REPEAT100(upmc_region_begin(r); upmc_region_end(r);)
+		upmc_read_n(counting, &b, 1);
+		REPEAT100(upmc_region_begin(r); upmc_region_end(r);)
+		REPEAT100(upmc_region_begin(r); upmc_region_end(r);)
+		upmc_read_n(counting, &c, 1);
+		got[i] = ((double)(c - b) - (double)(b - a)) / 100.0;
+	}
+	return median5(got);
 }
 
 /* The same over `calls` regions in a loop, the pending records folded at
@@ -1036,7 +1079,7 @@ static const struct upmc_zone_loc cost_loc = {"cost", "cost_of_zone", __FILE__, 
 
 /* Instructions per zone begin+end (the call sites' own included), counted
  * by counting's counter 0: 200 zones less 100, as for regions. */
-static double cost_of_zone(struct upmc_set *counting)
+static double cost_of_zone_once(struct upmc_set *counting)
 {
 	uint64_t a, b, c;
 
@@ -1047,6 +1090,11 @@ static double cost_of_zone(struct upmc_set *counting)
 	REPEAT100(upmc_zone_begin(&cost_loc); upmc_zone_end();)
 	upmc_read_n(counting, &c, 1);
 	return ((double)(c - b) - (double)(b - a)) / 100.0;
+}
+
+static double cost_of_zone(struct upmc_set *counting)
+{
+	return median_of_5(cost_of_zone_once, counting);
 }
 
 /* The 4-counter zone's goal, asserted when it is met; when missed, where
