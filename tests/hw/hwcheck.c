@@ -628,6 +628,38 @@ static double explain_by_set(unsigned n)
 }
 
 /*
+ * Why a row's instructions over the floor stay. The floor names each
+ * counter in its mrs, so it is compiled for one layout; a read that takes
+ * any layout reaches a counter number it was not compiled for in one of
+ * three ways, each of which costs more than the goal's 2: the counter
+ * table (3 a counter), a call of the reader compiled for the set's layout
+ * (its load, blr and ret: 3 before any argument, result or store), or a
+ * computed branch into code for that layout compiled inline (add, br and
+ * the branch back, after the failed compare of the layout compiled
+ * first), which would put every layout's reader at every call site: the
+ * layout readers' sizes, which run-arm64.sh prints beside this.
+ */
+static void explain_why(unsigned r)
+{
+	if (r == ROW_READ_N || r == ROW_READ_COUNTER)
+		figure("  why they stay: %s is compiled inline for %s; a counter number it was not "
+		       "compiled for is reached by the counter table (add, blr, ret: 3 a counter), "
+		       "a call of the set's layout reader (ldr, blr, ret: 3, and the arguments, "
+		       "result and stores), or a computed branch into inline code for each layout "
+		       "(add, br and a branch back: 3, after the failed compare: 2), which would "
+		       "put every layout's reader at each call site (their sizes: `layout "
+		       "readers` below); each is over the goal's 2",
+		       row_name[r], r == ROW_READ_N ? "the usual layout" : "no layout");
+	else
+		figure("  why they stay: %s is one call of the reader chosen at open, which reads "
+		       "at the floor (the same compares, loads and mrs); the call alone (ldr of "
+		       "the reader, blr, ret: 3) is over the goal's 2, and within it means every "
+		       "layout's reader inline at each call site (their sizes: `layout readers` "
+		       "below)",
+		       row_name[r]);
+}
+
+/*
  * Where the instructions of a row over its floor go, from the disassembly
  * of both in the same loop (gcc -O2; docs/hardware-checks.md): each item
  * printed with its count, and what the items leave unaccounted. The floor
@@ -671,6 +703,7 @@ static void explain_over(unsigned r, const struct layout_case *c, double over)
 	       over - items > -1 && over - items < 1
 	               ? "under one a call: what the loop does once, spread over its 100 calls"
 	               : "not accounted for above: see the disassembly below");
+	explain_why(r);
 }
 
 static void layout_row(const struct layout_case *c, unsigned r, double got, double floor,

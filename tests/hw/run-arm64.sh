@@ -136,14 +136,22 @@ cost_missed() {
 }
 
 # For each read that misses its goal beside the layout's floor, the
-# disassembly of one call of it and of the floor: where its instructions go.
+# disassembly of one call of it and of the floor: where its instructions go;
+# and what every layout's reader inline would weigh at a call site: the
+# layout readers of lib/core/read.c, their count and bytes for each size.
 layout_missed() {
-	{ grep '^FIGURE layout missed: ' "$1" || true; } | sed 's/.*disassembly: //; s/ beside / /' | sort -u |
+	grep -q '^FIGURE layout missed: ' "$1" || return 0
+	grep '^FIGURE layout missed: ' "$1" | sed 's/.*disassembly: //; s/ beside / /' | sort -u |
 		while read -r one floor; do
 			for f in $one $floor; do
 				case $f in one_*) disassemble "$f" ;; esac
 			done
 		done
+	aarch64-linux-gnu-nm -S "$work/rootfs/hwcheck" |
+		sed -n 's/^[0-9a-f]* \([0-9a-f]*\) t read_\([0-9]\)_cycles_[0-9]*_from_[0-9]*$/\2 \1/p' |
+		while read -r n size; do echo "$n $((16#$size))"; done |
+		awk '{k[$1]++; b[$1] += $2} END {for (n in k) printf "layout readers: %d counters: %d layouts, %d bytes\n", n, k[n], b[n]}' |
+		sort -n -k3 >&2
 }
 
 # A CLI crash: the kernel's lines of it (init.sh's "=== dmesg:") and the
