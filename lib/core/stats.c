@@ -148,14 +148,49 @@ static double draw_w(struct upmc_samples *s, uint64_t t)
 	return ln_passed;
 }
 
+/* e^y for |y| <= 1/64, by its series to y^7 (the next term is below
+ * 2^-63): u^(1/KEPT) = e^(ln u / KEPT), ln u >= ln 2^-53 = -36.8,
+ * is always that close to 1. */
+static double exp_near_0(double y)
+{
+	double e_y = 1.0 / 5040;
+
+	e_y = e_y * y + 1.0 / 720;
+	e_y = e_y * y + 1.0 / 120;
+	e_y = e_y * y + 1.0 / 24;
+	e_y = e_y * y + 1.0 / 6;
+	e_y = e_y * y + 1.0 / 2;
+	e_y = e_y * y + 1;
+	return e_y * y + 1;
+}
+
+/* ln(1 - w) for 0 <= w <= 1/16: 2 atanh(s), s = -w / (2 - w), |s| at
+ * most 1/31, whose series to s^11 leaves out less than 2^-62 (upmc_ln()'s
+ * without the exponent's reduction, which 1 - w near 1 does not need, and
+ * without the terms that so small an s does not need). */
+static double ln_1_minus_small(double w)
+{
+	const double s = -w / (2 - w), s2 = s * s;
+	double series = 1.0 / 11;
+
+	series = series * s2 + 1.0 / 9;
+	series = series * s2 + 1.0 / 7;
+	series = series * s2 + 1.0 / 5;
+	series = series * s2 + 1.0 / 3;
+	series = series * s2 + 1;
+	return 2 * s * series;
+}
+
+_Static_assert(UPMC_SAMPLES_KEPT >= 37 * 64, "ln(u) / KEPT must stay within exp_near_0()'s range");
+
 /* Algorithm L: t samples seen; the number of the next one kept. */
 static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
 {
 	double ln_passed, run;
 
 	if (s->w > 0) { /* a sample was kept since W was drawn */
-		s->w *= upmc_exp(upmc_ln(uniform(&s->rng)) / UPMC_SAMPLES_KEPT);
-		ln_passed = upmc_ln(1 - s->w);
+		s->w *= exp_near_0(upmc_ln(uniform(&s->rng)) / UPMC_SAMPLES_KEPT);
+		ln_passed = s->w <= 1.0 / 16 ? ln_1_minus_small(s->w) : upmc_ln(1 - s->w);
 	} else {
 		ln_passed = draw_w(s, t);
 	}
@@ -164,10 +199,9 @@ static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
 }
 
 /* Where algorithm X's steps (about 7 instructions a sample passed over)
- * cost about as much as L's draws (three ln, an exp, three random numbers
- * a sample kept, and W's first draw once): over 10^6 samples the total
- * moves by less than 0.1 instruction a sample from 14 to 48 x KEPT
- * (callgrind, x86-64). */
+ * cost about as much as L's draws (two ln and two short series, three
+ * random numbers a sample kept, and W's first draw once). W is then about
+ * KEPT / t, far below 1/16, where ln(1 - W) takes the short series. */
 #define X_UNTIL (22 * (uint64_t)UPMC_SAMPLES_KEPT)
 
 /* The first sample from number t on that the reservoir keeps. */
