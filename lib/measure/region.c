@@ -279,31 +279,53 @@ struct pair_stat {
 	u64x2 min, max, sum, high;
 };
 
+/* Lane by lane, the lower and the higher of a and b. */
+static UPMC_ALWAYS_INLINE u64x2 lower_of(u64x2 a, u64x2 b)
+{
+	const u64x2 b_lower = (u64x2)(b < a);
+
+	return (b & b_lower) | (a & ~b_lower);
+}
+
+static UPMC_ALWAYS_INLINE u64x2 higher_of(u64x2 a, u64x2 b)
+{
+	const u64x2 b_higher = (u64x2)(b > a);
+
+	return (b & b_higher) | (a & ~b_higher);
+}
+
 static UPMC_ALWAYS_INLINE void add_pair(struct pair_stat *p, u64x2 from, u64x2 to)
 {
 	const u64x2 x = to - from;
-	const u64x2 below = (u64x2)(x < p->min), above = (u64x2)(x > p->max); /* all ones */
 
-	p->min = (x & below) | (p->min & ~below);
-	p->max = (x & above) | (p->max & ~above);
+	p->min = lower_of(p->min, x);
+	p->max = higher_of(p->max, x);
 	p->sum += x;
 	p->high |= from;
 }
 
+/* The lower and the higher of two vectors of differences, lane by lane,
+ * and their sum: one compare (the higher is the sum less the lower,
+ * exactly, modulo 2^64 as every difference is). */
+static UPMC_ALWAYS_INLINE void order_two(u64x2 xa, u64x2 xb, u64x2 *lower, u64x2 *higher,
+                                         u64x2 *sum)
+{
+	*sum = xa + xb;
+	*lower = lower_of(xa, xb);
+	*higher = *sum - *lower;
+}
+
 /* The same for the same vector of two records, a and b: the lower of
  * their differences against the minimum, the higher against the maximum,
- * a compare fewer than one record after the other. The higher is their
- * sum less the lower, exactly (modulo 2^64, as every difference is). */
+ * a compare fewer than one record after the other. */
 static UPMC_ALWAYS_INLINE void add_pair_of_two(struct pair_stat *p, u64x2 from_a, u64x2 to_a,
                                                u64x2 from_b, u64x2 to_b)
 {
-	const u64x2 xa = to_a - from_a, xb = to_b - from_b, sum = xa + xb;
-	const u64x2 b_lower = (u64x2)(xb < xa);
-	const u64x2 lower = (xb & b_lower) | (xa & ~b_lower), higher = sum - lower;
-	const u64x2 below = (u64x2)(lower < p->min), above = (u64x2)(higher > p->max);
+	u64x2 lower, higher, sum;
 
-	p->min = (lower & below) | (p->min & ~below);
-	p->max = (higher & above) | (p->max & ~above);
+	order_two(to_a - from_a, to_b - from_b, &lower, &higher, &sum);
+	p->min = lower_of(p->min, lower);
+	p->max = higher_of(p->max, higher);
 	p->sum += sum;
 	p->high |= from_a | from_b;
 }
@@ -343,32 +365,6 @@ static UPMC_ALWAYS_INLINE void load_four(const uint64_t *rec, u64x2 *from_a, u64
 	*from_b = EVERY_OTHER(b, d, 0);
 	*to_b = EVERY_OTHER(b, d, 1);
 #endif
-}
-
-/* Lane by lane, the lower and the higher of a and b. */
-static UPMC_ALWAYS_INLINE u64x2 lower_of(u64x2 a, u64x2 b)
-{
-	const u64x2 b_lower = (u64x2)(b < a);
-
-	return (b & b_lower) | (a & ~b_lower);
-}
-
-static UPMC_ALWAYS_INLINE u64x2 higher_of(u64x2 a, u64x2 b)
-{
-	const u64x2 b_higher = (u64x2)(b > a);
-
-	return (b & b_higher) | (a & ~b_higher);
-}
-
-/* The lower and the higher of two vectors of differences, lane by lane,
- * and their sum: one compare (the higher is the sum less the lower,
- * exactly, modulo 2^64 as every difference is). */
-static UPMC_ALWAYS_INLINE void order_two(u64x2 xa, u64x2 xb, u64x2 *lower, u64x2 *higher,
-                                         u64x2 *sum)
-{
-	*sum = xa + xb;
-	*lower = lower_of(xa, xb);
-	*higher = *sum - *lower;
 }
 
 /*
