@@ -173,10 +173,15 @@ static double draw_w(struct upmc_samples *s, uint64_t t)
 	return ln_passed;
 }
 
+/* The two short series below are inlined into algorithm L's draw (a call
+ * each would cost a few instructions more a draw); stats.h declares them
+ * without `inline`, which makes these the external definitions too, for
+ * their tests. */
+
 /* e^y for |y| <= 1/64, by its series to y^7 (the next term is below
  * 2^-63): u^(1/KEPT) = e^(ln u / KEPT), ln u >= ln 2^-53 = -36.8,
  * is always that close to 1. exp_terms from 1 / 7!. */
-static double exp_near_0(double y)
+UPMC_ALWAYS_INLINE double upmc_exp_near_0(double y)
 {
 	const double *c = terms(exp_terms + 6);
 	double e_y = mul_add(c[0], y, c[1]);
@@ -194,7 +199,7 @@ static double exp_near_0(double y)
  * without the exponent's reduction, which 1 - w near 1 does not need, and
  * without the terms that so small an s does not need). atanh_terms from
  * 1 / 11. */
-static double ln_1_minus_small(double w)
+UPMC_ALWAYS_INLINE double upmc_ln_1_minus_small(double w)
 {
 	const double *c = terms(atanh_terms + 5);
 	const double s = -w / (2 - w), s2 = s * s;
@@ -207,7 +212,8 @@ static double ln_1_minus_small(double w)
 	return 2 * s * series;
 }
 
-_Static_assert(UPMC_SAMPLES_KEPT >= 37 * 64, "ln(u) / KEPT must stay within exp_near_0()'s range");
+_Static_assert(UPMC_SAMPLES_KEPT >= 37 * 64,
+               "ln(u) / KEPT must stay within upmc_exp_near_0()'s range");
 
 /* Algorithm L: t samples seen; the number of the next one kept. */
 static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
@@ -215,8 +221,8 @@ static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
 	double ln_passed, run;
 
 	if (s->w > 0) { /* a sample was kept since W was drawn */
-		s->w *= exp_near_0(upmc_ln(uniform(&s->rng)) / UPMC_SAMPLES_KEPT);
-		ln_passed = s->w <= 1.0 / 16 ? ln_1_minus_small(s->w) : upmc_ln(1 - s->w);
+		s->w *= upmc_exp_near_0(upmc_ln(uniform(&s->rng)) / UPMC_SAMPLES_KEPT);
+		ln_passed = s->w <= 1.0 / 16 ? upmc_ln_1_minus_small(s->w) : upmc_ln(1 - s->w);
 	} else {
 		ln_passed = draw_w(s, t);
 	}
