@@ -166,6 +166,26 @@ TEST(stats, ln_and_exp_match_libm)
 	EXPECT(upmc_exp(-750) == 0 && upmc_exp(0) == 1 && upmc_ln(1) == 0);
 }
 
+/* The short series of algorithm L's draws, against libm's exp and log1p
+ * over the whole range each is used in: as close as upmc_ln and upmc_exp. */
+TEST(stats, the_short_series_match_libm)
+{
+	double y, w, worst_exp = 0, worst_ln = 0;
+	int k;
+
+	for (k = -100000; k <= 100000; k++) {
+		y = k / 100000.0 / 64;
+		worst_exp = fmax(worst_exp, fabs(upmc_exp_near_0(y) - exp(y)) / exp(y));
+	}
+	for (w = 0x1p-60; w <= 1.0 / 16; w *= 1.0003)
+		worst_ln = fmax(worst_ln, fabs(upmc_ln_1_minus_small(w) - log1p(-w)) / -log1p(-w));
+	worst_ln = fmax(worst_ln, fabs(upmc_ln_1_minus_small(1.0 / 16) - log1p(-1.0 / 16)) /
+	                                  -log1p(-1.0 / 16));
+	EXPECT_MSG(worst_exp < 4 * 0x1p-52, "e^y near 0: relative error %.3g", worst_exp);
+	EXPECT_MSG(worst_ln < 4 * 0x1p-52, "ln(1 - w): relative error %.3g", worst_ln);
+	EXPECT(upmc_exp_near_0(0) == 1 && upmc_ln_1_minus_small(0) == 0);
+}
+
 TEST(region, calibration_cancels_the_reads_own_cost)
 {
 	struct upmc_set *set = open_sim("instructions,cycles", 37);

@@ -30,15 +30,43 @@ static double uniform(uint64_t *state)
 	return (double)((next_random(state) >> 11) + 1) * 0x1p-53;
 }
 
+/* a * b + c, in one instruction where the target has a fused
+ * multiply-add (math.h's FP_FAST_FMA: arm64), whose one rounding is the
+ * closer; elsewhere a multiply and an add. Never a call: the library does
+ * not link libm. */
+static inline double mul_add(double a, double b, double c)
+{
+#ifdef FP_FAST_FMA
+	return __builtin_fma(a, b, c);
+#else
+	return a * b + c;
+#endif
+}
+
+/* 1 / (2k + 1), k = 10 down to 0: atanh(s) / s = sum of s^2k / (2k + 1).
+ * The series below load their coefficients from tables like this one. */
+static const double atanh_terms[] = {1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11,
+                                     1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3,  1};
+
 /*
  * ln and exp to the last bits or so, without libm (the library does not
  * link it). ln: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s),
  * s = (m - 1) / (m + 1), |s| < 0.172, whose series to s^21 is exact to
  * 1e-17. x > 0 and finite.
  */
+/* The address of a table of coefficients, hidden from the compiler so
+ * that it loads them from there (arm64: two a load), rather than build
+ * each constant apart (two or three instructions each). */
+static inline const double *terms(const double *table)
+{
+	__asm__("" : "+r"(table));
+	return table;
+}
+
 double upmc_ln(double x)
 {
 	const double ln2 = 0.69314718055994530942;
+	const double *c = terms(atanh_terms);
 	uint64_t bits;
 	double m, s, s2, series;
 	int e;
@@ -53,20 +81,24 @@ double upmc_ln(double x)
 	}
 	s = (m - 1) / (m + 1);
 	s2 = s * s;
-	/* atanh s / s = 1 + s^2 / 3 + s^4 / 5 + ... + s^20 / 21, by Horner */
-	series = 1.0 / 21;
-	series = series * s2 + 1.0 / 19;
-	series = series * s2 + 1.0 / 17;
-	series = series * s2 + 1.0 / 15;
-	series = series * s2 + 1.0 / 13;
-	series = series * s2 + 1.0 / 11;
-	series = series * s2 + 1.0 / 9;
-	series = series * s2 + 1.0 / 7;
-	series = series * s2 + 1.0 / 5;
-	series = series * s2 + 1.0 / 3;
-	series = series * s2 + 1;
-	return e * ln2 + 2 * s * series;
+	/* by Horner, from s^20 / 21 */
+	series = mul_add(c[0], s2, c[1]);
+	series = mul_add(series, s2, c[2]);
+	series = mul_add(series, s2, c[3]);
+	series = mul_add(series, s2, c[4]);
+	series = mul_add(series, s2, c[5]);
+	series = mul_add(series, s2, c[6]);
+	series = mul_add(series, s2, c[7]);
+	series = mul_add(series, s2, c[8]);
+	series = mul_add(series, s2, c[9]);
+	series = mul_add(series, s2, c[10]);
+	return mul_add(e, ln2, 2 * s * series);
 }
+
+/* 1 / k!, k = 13 down to 2: e^r's series beyond 1 + r. */
+static const double exp_terms[] = {1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800,
+                                   1.0 / 362880,     1.0 / 40320,     1.0 / 5040,     1.0 / 720,
+                                   1.0 / 120,        1.0 / 24,        1.0 / 6,        1.0 / 2};
 
 /* exp: y = k ln 2 + r, |r| <= ln 2 / 2, e^r by its series to r^13 (the
  * next term is below 5e-18), times 2^k built in the exponent's bits; 0
@@ -75,28 +107,21 @@ double upmc_exp(double y)
 {
 	const double ln2_hi = 6.93147180369123816490e-01, ln2_lo = 1.90821492927058770002e-10;
 	const double inv_ln2 = 1.44269504088896340736;
+	const double *c = terms(exp_terms);
 	double k, r, e_r, scale;
 	uint64_t bits;
+	unsigned i;
 
 	if (y < -700)
 		return 0;
 	k = (double)(int64_t)(y * inv_ln2 + (y < 0 ? -0.5 : 0.5));
 	r = (y - k * ln2_hi) - k * ln2_lo;
-	/* e^r = 1 + r + r^2 / 2! + ... + r^13 / 13!, by Horner */
-	e_r = 1.0 / 6227020800;
-	e_r = e_r * r + 1.0 / 479001600;
-	e_r = e_r * r + 1.0 / 39916800;
-	e_r = e_r * r + 1.0 / 3628800;
-	e_r = e_r * r + 1.0 / 362880;
-	e_r = e_r * r + 1.0 / 40320;
-	e_r = e_r * r + 1.0 / 5040;
-	e_r = e_r * r + 1.0 / 720;
-	e_r = e_r * r + 1.0 / 120;
-	e_r = e_r * r + 1.0 / 24;
-	e_r = e_r * r + 1.0 / 6;
-	e_r = e_r * r + 1.0 / 2;
-	e_r = e_r * r + 1;
-	e_r = e_r * r + 1;
+	/* by Horner, from r^13 / 13! */
+	e_r = c[0];
+	for (i = 1; i < sizeof(exp_terms) / sizeof(exp_terms[0]); i++)
+		e_r = mul_add(e_r, r, c[i]);
+	e_r = mul_add(e_r, r, 1);
+	e_r = mul_add(e_r, r, 1);
 	bits = (uint64_t)((int64_t)k + 1023) << 52;
 	memcpy(&scale, &bits, sizeof(scale));
 	return e_r * scale;
@@ -148,14 +173,56 @@ static double draw_w(struct upmc_samples *s, uint64_t t)
 	return ln_passed;
 }
 
+/* The two short series below are inlined into algorithm L's draw (a call
+ * each would cost a few instructions more a draw); stats.h declares them
+ * without `inline`, which makes these the external definitions too, for
+ * their tests. */
+
+/* e^y for |y| <= 1/64, by its series to y^7 (the next term is below
+ * 2^-63): u^(1/KEPT) = e^(ln u / KEPT), ln u >= ln 2^-53 = -36.8,
+ * is always that close to 1. exp_terms from 1 / 7!. */
+UPMC_ALWAYS_INLINE double upmc_exp_near_0(double y)
+{
+	const double *c = terms(exp_terms + 6);
+	double e_y = mul_add(c[0], y, c[1]);
+
+	e_y = mul_add(e_y, y, c[2]);
+	e_y = mul_add(e_y, y, c[3]);
+	e_y = mul_add(e_y, y, c[4]);
+	e_y = mul_add(e_y, y, c[5]);
+	e_y = mul_add(e_y, y, 1);
+	return mul_add(e_y, y, 1);
+}
+
+/* ln(1 - w) for 0 <= w <= 1/16: 2 atanh(s), s = -w / (2 - w), |s| at
+ * most 1/31, whose series to s^11 leaves out less than 2^-62 (upmc_ln()'s
+ * without the exponent's reduction, which 1 - w near 1 does not need, and
+ * without the terms that so small an s does not need). atanh_terms from
+ * 1 / 11. */
+UPMC_ALWAYS_INLINE double upmc_ln_1_minus_small(double w)
+{
+	const double *c = terms(atanh_terms + 5);
+	const double s = -w / (2 - w), s2 = s * s;
+	double series = mul_add(c[0], s2, c[1]);
+
+	series = mul_add(series, s2, c[2]);
+	series = mul_add(series, s2, c[3]);
+	series = mul_add(series, s2, c[4]);
+	series = mul_add(series, s2, c[5]);
+	return 2 * s * series;
+}
+
+_Static_assert(UPMC_SAMPLES_KEPT >= 37 * 64,
+               "ln(u) / KEPT must stay within upmc_exp_near_0()'s range");
+
 /* Algorithm L: t samples seen; the number of the next one kept. */
 static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
 {
 	double ln_passed, run;
 
 	if (s->w > 0) { /* a sample was kept since W was drawn */
-		s->w *= upmc_exp(upmc_ln(uniform(&s->rng)) / UPMC_SAMPLES_KEPT);
-		ln_passed = upmc_ln(1 - s->w);
+		s->w *= upmc_exp_near_0(upmc_ln(uniform(&s->rng)) / UPMC_SAMPLES_KEPT);
+		ln_passed = s->w <= 1.0 / 16 ? upmc_ln_1_minus_small(s->w) : upmc_ln(1 - s->w);
 	} else {
 		ln_passed = draw_w(s, t);
 	}
@@ -164,10 +231,9 @@ static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
 }
 
 /* Where algorithm X's steps (about 7 instructions a sample passed over)
- * cost about as much as L's draws (three ln, an exp, three random numbers
- * a sample kept, and W's first draw once): over 10^6 samples the total
- * moves by less than 0.1 instruction a sample from 14 to 48 x KEPT
- * (callgrind, x86-64). */
+ * cost about as much as L's draws (two ln and two short series, three
+ * random numbers a sample kept, and W's first draw once). W is then about
+ * KEPT / t, far below 1/16, where ln(1 - W) takes the short series. */
 #define X_UNTIL (22 * (uint64_t)UPMC_SAMPLES_KEPT)
 
 /* The first sample from number t on that the reservoir keeps. */

@@ -67,6 +67,12 @@ static inline void upmc_samples_add(struct upmc_samples *s, uint64_t x)
 double upmc_ln(double x);
 double upmc_exp(double y);
 
+/* The short series of algorithm L's draws, to the last bits or so where
+ * they are used: e^y for |y| <= 1/64 (W's factor u^(1/KEPT)), and
+ * ln(1 - w) for 0 <= w <= 1/16 (the skip's denominator). */
+double upmc_exp_near_0(double y);
+double upmc_ln_1_minus_small(double w);
+
 /* Statistics of the samples minus bias. */
 void upmc_samples_stat(const struct upmc_samples *s, double bias, struct upmc_stat *out);
 

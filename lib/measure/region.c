@@ -17,6 +17,10 @@
 #include "lib/core/internal.h"
 #include "lib/core/stats.h"
 
+#if defined(__aarch64__) && defined(__ARM_NEON)
+#include <arm_neon.h>
+#endif
+
 #define SERIES  (UPMC_MAX_COUNTERS + 1) /* counters, then ns (UPMC_NS) */
 #define PENDING 1024                    /* records folded at a time */
 
@@ -275,31 +279,53 @@ struct pair_stat {
 	u64x2 min, max, sum, high;
 };
 
+/* Lane by lane, the lower and the higher of a and b. */
+static UPMC_ALWAYS_INLINE u64x2 lower_of(u64x2 a, u64x2 b)
+{
+	const u64x2 b_lower = (u64x2)(b < a);
+
+	return (b & b_lower) | (a & ~b_lower);
+}
+
+static UPMC_ALWAYS_INLINE u64x2 higher_of(u64x2 a, u64x2 b)
+{
+	const u64x2 b_higher = (u64x2)(b > a);
+
+	return (b & b_higher) | (a & ~b_higher);
+}
+
 static UPMC_ALWAYS_INLINE void add_pair(struct pair_stat *p, u64x2 from, u64x2 to)
 {
 	const u64x2 x = to - from;
-	const u64x2 below = (u64x2)(x < p->min), above = (u64x2)(x > p->max); /* all ones */
 
-	p->min = (x & below) | (p->min & ~below);
-	p->max = (x & above) | (p->max & ~above);
+	p->min = lower_of(p->min, x);
+	p->max = higher_of(p->max, x);
 	p->sum += x;
 	p->high |= from;
 }
 
+/* The lower and the higher of two vectors of differences, lane by lane,
+ * and their sum: one compare (the higher is the sum less the lower,
+ * exactly, modulo 2^64 as every difference is). */
+static UPMC_ALWAYS_INLINE void order_two(u64x2 xa, u64x2 xb, u64x2 *lower, u64x2 *higher,
+                                         u64x2 *sum)
+{
+	*sum = xa + xb;
+	*lower = lower_of(xa, xb);
+	*higher = *sum - *lower;
+}
+
 /* The same for the same vector of two records, a and b: the lower of
  * their differences against the minimum, the higher against the maximum,
- * a compare fewer than one record after the other. The higher is their
- * sum less the lower, exactly (modulo 2^64, as every difference is). */
+ * a compare fewer than one record after the other. */
 static UPMC_ALWAYS_INLINE void add_pair_of_two(struct pair_stat *p, u64x2 from_a, u64x2 to_a,
                                                u64x2 from_b, u64x2 to_b)
 {
-	const u64x2 xa = to_a - from_a, xb = to_b - from_b, sum = xa + xb;
-	const u64x2 b_lower = (u64x2)(xb < xa);
-	const u64x2 lower = (xb & b_lower) | (xa & ~b_lower), higher = sum - lower;
-	const u64x2 below = (u64x2)(lower < p->min), above = (u64x2)(higher > p->max);
+	u64x2 lower, higher, sum;
 
-	p->min = (lower & below) | (p->min & ~below);
-	p->max = (higher & above) | (p->max & ~above);
+	order_two(to_a - from_a, to_b - from_b, &lower, &higher, &sum);
+	p->min = lower_of(p->min, lower);
+	p->max = higher_of(p->max, higher);
 	p->sum += sum;
 	p->high |= from_a | from_b;
 }
@@ -313,33 +339,62 @@ static UPMC_ALWAYS_INLINE struct column_stat both_lanes(const struct pair_stat *
 	                            p->sum[0] + p->sum[1]};
 }
 
+/* The begin and end values of four time-only records [t0, t1] as two
+ * vectors of two records each: records 0 and 2 (from_a, to_a), 1 and 3
+ * (from_b, to_b). arm64 deinterleaves them as it loads them (one ld4);
+ * elsewhere two loads of two records and four shuffles. */
+static UPMC_ALWAYS_INLINE void load_four(const uint64_t *rec, u64x2 *from_a, u64x2 *to_a,
+                                         u64x2 *from_b, u64x2 *to_b)
+{
+#if defined(__aarch64__) && defined(__ARM_NEON)
+	const uint64x2x4_t v = vld4q_u64(rec);
+
+	*from_a = (u64x2)v.val[0];
+	*to_a = (u64x2)v.val[1];
+	*from_b = (u64x2)v.val[2];
+	*to_b = (u64x2)v.val[3];
+#else
+	u64x2 a, b, c, d;
+
+	memcpy(&a, rec, sizeof(a));
+	memcpy(&b, rec + 2, sizeof(b));
+	memcpy(&c, rec + 4, sizeof(c));
+	memcpy(&d, rec + 6, sizeof(d));
+	*from_a = EVERY_OTHER(a, c, 0);
+	*to_a = EVERY_OTHER(a, c, 1);
+	*from_b = EVERY_OTHER(b, d, 0);
+	*to_b = EVERY_OTHER(b, d, 1);
+#endif
+}
+
 /*
- * The nanoseconds of a time-only batch, four records a step in two
- * vectors of two, then two, then one: the region a timer gives is the one
- * called most often, and its fold is most of what it costs beyond its two
- * timestamps.
+ * The nanoseconds of a time-only batch, eight records a step in four
+ * vectors of two, ordered in pairs and the pairs' lower against the
+ * lower and higher against the higher (a tournament: each compare places
+ * two lanes) before the running minimum and maximum; then two records a
+ * step, then one. The region a timer gives is the one called most often,
+ * and its fold is most of what it costs beyond its two timestamps.
  */
 static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
 {
 	struct pair_stat p = {{UINT64_MAX, UINT64_MAX}, {0, 0}, {0, 0}, {0, 0}};
-	u64x2 a, b, c, d;
+	u64x2 f0, t0, f1, t1, f2, t2, f3, t3, lo01, hi01, sum01, lo23, hi23, sum23;
 	size_t k;
 
-	/* four records a step, two vectors of two (the begin values' OR,
-	 * which a time-only fold does not need, is dropped as dead code) */
-	for (k = 0; k + 3 < n; k += 4) {
-		memcpy(&a, rec + 2 * k, sizeof(a));
-		memcpy(&b, rec + 2 * k + 2, sizeof(b));
-		memcpy(&c, rec + 2 * k + 4, sizeof(c));
-		memcpy(&d, rec + 2 * k + 6, sizeof(d));
-		add_pair_of_two(&p, EVERY_OTHER(a, b, 0), EVERY_OTHER(a, b, 1),
-		                EVERY_OTHER(c, d, 0), EVERY_OTHER(c, d, 1));
+	for (k = 0; k + 7 < n; k += 8) {
+		load_four(rec + 2 * k, &f0, &t0, &f1, &t1);
+		load_four(rec + 2 * k + 8, &f2, &t2, &f3, &t3);
+		order_two(t0 - f0, t1 - f1, &lo01, &hi01, &sum01);
+		order_two(t2 - f2, t3 - f3, &lo23, &hi23, &sum23);
+		p.min = lower_of(lower_of(lo01, lo23), p.min);
+		p.max = higher_of(higher_of(hi01, hi23), p.max);
+		p.sum += sum01 + sum23;
 	}
-	if (k + 1 < n) {
+	for (; k + 1 < n; k += 2) {
+		u64x2 a, b;
 		memcpy(&a, rec + 2 * k, sizeof(a));
 		memcpy(&b, rec + 2 * k + 2, sizeof(b));
 		add_pair(&p, EVERY_OTHER(a, b, 0), EVERY_OTHER(a, b, 1));
-		k += 2;
 	}
 	*st = both_lanes(&p);
 	if (k < n) {
