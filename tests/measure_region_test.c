@@ -879,6 +879,48 @@ TEST(region, time_only_folds_four_records_a_step)
 	upmc_close(set);
 }
 
+/* 16 time-only regions, two steps of eight in the fold, all of them
+ * busy for 200 us but region `odd` (busy: 0) or none but it (busy: 1);
+ * their nanoseconds. */
+static void sixteen_with_one_odd(int odd, int busy, struct upmc_stat *st)
+{
+	struct upmc_set *set;
+	struct upmc_region *r = timer_region(&set);
+	int k;
+
+	ASSERT(r);
+	for (k = 0; k < 16; k++) {
+		upmc_region_begin(r);
+		if ((k == odd) == busy)
+			busy_us(200);
+		upmc_region_end(r);
+	}
+	EXPECT(upmc_region_stat(r, UPMC_NS, 0, st) == 0);
+	EXPECT_EQ(st->count, 16);
+	upmc_region_close(r);
+	upmc_close(set);
+}
+
+/* The fold takes eight records a step in four vectors of two, ordered in
+ * pairs before the running minimum and maximum: the longest region and
+ * the shortest are found in each of the eight places of a step. */
+TEST(region, time_only_finds_the_extremes_in_every_place_of_a_step)
+{
+	struct upmc_stat st;
+	int place;
+
+	for (place = 0; place < 8; place++) {
+		sixteen_with_one_odd(8 + place, 1, &st);
+		EXPECT_MSG(st.max >= 100 * st.median,
+		           "the longest in place %d: max %f, median %f ns", place, st.max,
+		           st.median);
+		sixteen_with_one_odd(8 + place, 0, &st);
+		EXPECT_MSG(100 * st.min <= st.median,
+		           "the shortest in place %d: min %f, median %f ns", place, st.min,
+		           st.median);
+	}
+}
+
 static uint64_t calls;
 
 static void counted_call(void *arg)
