@@ -850,13 +850,12 @@ TEST(region, time_only_keeps_nanoseconds)
 	upmc_close(set);
 }
 
-/* A time-only batch folds four records a step, two vectors of two, the
- * higher of each lane's two differences against the maximum: with every
- * fourth region busy for 200 us (the first lane of the step's first
- * vector) and the others empty, the maximum is one of the busy ones, far
- * above the median of the empty ones. 4003 regions: every sample kept,
- * the last batch's steps of four, two and one record each taken. */
-TEST(region, time_only_folds_four_records_a_step)
+/* A time-only batch folds eight records a step, then two, then one: with
+ * every fourth region busy for 200 us and the others empty, the maximum
+ * is one of the busy ones, far above the median of the empty ones. 4003
+ * regions: every sample kept, the last batch's steps of eight, two and
+ * one record each taken. */
+TEST(region, time_only_folds_eight_records_a_step)
 {
 	struct upmc_set *set;
 	struct upmc_region *r = timer_region(&set);

@@ -48,12 +48,6 @@ static inline double mul_add(double a, double b, double c)
 static const double atanh_terms[] = {1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11,
                                      1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3,  1};
 
-/*
- * ln and exp to the last bits or so, without libm (the library does not
- * link it). ln: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s),
- * s = (m - 1) / (m + 1), |s| < 0.172, whose series to s^21 is exact to
- * 1e-17. x > 0 and finite.
- */
 /* The address of a table of coefficients, hidden from the compiler so
  * that it loads them from there (arm64: two a load), rather than build
  * each constant apart (two or three instructions each). */
@@ -63,6 +57,12 @@ static inline const double *terms(const double *table)
 	return table;
 }
 
+/*
+ * ln and exp to the last bits or so, without libm (the library does not
+ * link it). ln: x = m 2^e with m in [sqrt(1/2), sqrt(2)), ln m = 2 atanh(s),
+ * s = (m - 1) / (m + 1), |s| < 0.172, whose series to s^21 is exact to
+ * 1e-17. x > 0 and finite.
+ */
 double upmc_ln(double x)
 {
 	const double ln2 = 0.69314718055994530942;
@@ -174,14 +174,13 @@ static double draw_w(struct upmc_samples *s, uint64_t t)
 }
 
 /* The two short series below are inlined into algorithm L's draw (a call
- * each would cost a few instructions more a draw); stats.h declares them
- * without `inline`, which makes these the external definitions too, for
- * their tests. */
+ * each would cost a few instructions more a draw); stats.h declares the
+ * functions that call them, for their tests. */
 
 /* e^y for |y| <= 1/64, by its series to y^7 (the next term is below
  * 2^-63): u^(1/KEPT) = e^(ln u / KEPT), ln u >= ln 2^-53 = -36.8,
  * is always that close to 1. exp_terms from 1 / 7!. */
-UPMC_ALWAYS_INLINE double upmc_exp_near_0(double y)
+static UPMC_ALWAYS_INLINE double exp_near_0(double y)
 {
 	const double *c = terms(exp_terms + 6);
 	double e_y = mul_add(c[0], y, c[1]);
@@ -199,7 +198,7 @@ UPMC_ALWAYS_INLINE double upmc_exp_near_0(double y)
  * without the exponent's reduction, which 1 - w near 1 does not need, and
  * without the terms that so small an s does not need). atanh_terms from
  * 1 / 11. */
-UPMC_ALWAYS_INLINE double upmc_ln_1_minus_small(double w)
+static UPMC_ALWAYS_INLINE double ln_1_minus_small(double w)
 {
 	const double *c = terms(atanh_terms + 5);
 	const double s = -w / (2 - w), s2 = s * s;
@@ -212,8 +211,17 @@ UPMC_ALWAYS_INLINE double upmc_ln_1_minus_small(double w)
 	return 2 * s * series;
 }
 
-_Static_assert(UPMC_SAMPLES_KEPT >= 37 * 64,
-               "ln(u) / KEPT must stay within upmc_exp_near_0()'s range");
+double upmc_exp_near_0(double y)
+{
+	return exp_near_0(y);
+}
+
+double upmc_ln_1_minus_small(double w)
+{
+	return ln_1_minus_small(w);
+}
+
+_Static_assert(UPMC_SAMPLES_KEPT >= 37 * 64, "ln(u) / KEPT must stay within exp_near_0()'s range");
 
 /* Algorithm L: t samples seen; the number of the next one kept. */
 static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
@@ -221,8 +229,8 @@ static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
 	double ln_passed, run;
 
 	if (s->w > 0) { /* a sample was kept since W was drawn */
-		s->w *= upmc_exp_near_0(upmc_ln(uniform(&s->rng)) / UPMC_SAMPLES_KEPT);
-		ln_passed = s->w <= 1.0 / 16 ? upmc_ln_1_minus_small(s->w) : upmc_ln(1 - s->w);
+		s->w *= exp_near_0(upmc_ln(uniform(&s->rng)) / UPMC_SAMPLES_KEPT);
+		ln_passed = s->w <= 1.0 / 16 ? ln_1_minus_small(s->w) : upmc_ln(1 - s->w);
 	} else {
 		ln_passed = draw_w(s, t);
 	}
@@ -233,7 +241,8 @@ static uint64_t next_kept_l(struct upmc_samples *s, uint64_t t)
 /* Where algorithm X's steps (about 7 instructions a sample passed over)
  * cost about as much as L's draws (two ln and two short series, three
  * random numbers a sample kept, and W's first draw once). W is then about
- * KEPT / t, far below 1/16, where ln(1 - W) takes the short series. */
+ * KEPT / t (1/22, then less), below 1/16, where ln(1 - W) takes the short
+ * series. */
 #define X_UNTIL (22 * (uint64_t)UPMC_SAMPLES_KEPT)
 
 /* The first sample from number t on that the reservoir keeps. */

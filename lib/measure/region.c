@@ -279,27 +279,30 @@ struct pair_stat {
 	u64x2 min, max, sum, high;
 };
 
-/* Lane by lane, the lower and the higher of a and b. */
-static UPMC_ALWAYS_INLINE u64x2 lower_of(u64x2 a, u64x2 b)
+/* Lane by lane, x into *low where it is lower, into *high where it is
+ * higher. Through a pointer: a function that returns a vector by value
+ * changes the ABI where vectors have no registers (gcc -Wpsabi, i686
+ * without SSE). */
+static UPMC_ALWAYS_INLINE void keep_lower(u64x2 *low, u64x2 x)
 {
-	const u64x2 b_lower = (u64x2)(b < a);
+	const u64x2 x_lower = (u64x2)(x < *low);
 
-	return (b & b_lower) | (a & ~b_lower);
+	*low = (x & x_lower) | (*low & ~x_lower);
 }
 
-static UPMC_ALWAYS_INLINE u64x2 higher_of(u64x2 a, u64x2 b)
+static UPMC_ALWAYS_INLINE void keep_higher(u64x2 *high, u64x2 x)
 {
-	const u64x2 b_higher = (u64x2)(b > a);
+	const u64x2 x_higher = (u64x2)(x > *high);
 
-	return (b & b_higher) | (a & ~b_higher);
+	*high = (x & x_higher) | (*high & ~x_higher);
 }
 
 static UPMC_ALWAYS_INLINE void add_pair(struct pair_stat *p, u64x2 from, u64x2 to)
 {
 	const u64x2 x = to - from;
 
-	p->min = lower_of(p->min, x);
-	p->max = higher_of(p->max, x);
+	keep_lower(&p->min, x);
+	keep_higher(&p->max, x);
 	p->sum += x;
 	p->high |= from;
 }
@@ -311,7 +314,8 @@ static UPMC_ALWAYS_INLINE void order_two(u64x2 xa, u64x2 xb, u64x2 *lower, u64x2
                                          u64x2 *sum)
 {
 	*sum = xa + xb;
-	*lower = lower_of(xa, xb);
+	*lower = xa;
+	keep_lower(lower, xb);
 	*higher = *sum - *lower;
 }
 
@@ -324,8 +328,8 @@ static UPMC_ALWAYS_INLINE void add_pair_of_two(struct pair_stat *p, u64x2 from_a
 	u64x2 lower, higher, sum;
 
 	order_two(to_a - from_a, to_b - from_b, &lower, &higher, &sum);
-	p->min = lower_of(p->min, lower);
-	p->max = higher_of(p->max, higher);
+	keep_lower(&p->min, lower);
+	keep_higher(&p->max, higher);
 	p->sum += sum;
 	p->high |= from_a | from_b;
 }
@@ -386,8 +390,10 @@ static void stat_of_times(const uint64_t *rec, size_t n, struct column_stat *st)
 		load_four(rec + 2 * k + 8, &f2, &t2, &f3, &t3);
 		order_two(t0 - f0, t1 - f1, &lo01, &hi01, &sum01);
 		order_two(t2 - f2, t3 - f3, &lo23, &hi23, &sum23);
-		p.min = lower_of(lower_of(lo01, lo23), p.min);
-		p.max = higher_of(higher_of(hi01, hi23), p.max);
+		keep_lower(&lo01, lo23);
+		keep_higher(&hi01, hi23);
+		keep_lower(&p.min, lo01);
+		keep_higher(&p.max, hi01);
 		p.sum += sum01 + sum23;
 	}
 	for (; k + 1 < n; k += 2) {
