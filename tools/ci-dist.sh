@@ -97,6 +97,19 @@ single_file() {
 		"$cxx" -o "$exe" "consumer-$cc-$std.o" "upmc-$cc.o" -pthread) && "$exe"
 }
 
+# upmc.c compiled at the levels users build with besides -O2 (which
+# single_file() links and runs), by gcc and clang, -Werror: the warnings
+# of a level (gcc -O1's maybe-uninitialized) are its own.
+compile_single_at() {
+	local cc=${1%% *} opt=${1#* }
+	(cd "$single" && "$cc" -std=c11 "$opt" -Wall -Wextra -Werror -c upmc.c -o "/dev/null")
+}
+
+single_file_every_opt() {
+	in_parallel compile_single_at "gcc -O0" "gcc -O1" "gcc -O3" "gcc -Os" "gcc -Og" \
+		"clang -O0" "clang -O1" "clang -O3" "clang -Os" "clang -Og"
+}
+
 # With libpfm4, libpfm4's names resolve (its perf:: PMU needs no CPU PMU);
 # without, they are refused with the advice to build with it.
 single_file_libpfm() {
@@ -193,6 +206,7 @@ if check single-file-generate amalgamation; then
 			check "single-file-${cc%%:*}-$std" single_file "${cc%%:*}" "${cc#*:}" "$std"
 		done
 	done
+	check single-file-every-opt single_file_every_opt
 	check single-file-libpfm single_file_libpfm
 	check single-file-zlib single_file_zlib
 	if command -v x86_64-w64-mingw32-gcc >/dev/null && command -v wine >/dev/null; then

@@ -77,7 +77,9 @@ static int topdown_read(struct upmc_set *set, uint64_t *values)
 	const volatile struct upmc_perf_page *pages[UPMC_MAX_COUNTERS];
 	uint64_t counts[UPMC_MAX_COUNTERS];
 	unsigned counter[UPMC_MAX_COUNTERS], n, i;
-	struct upmc_topdown_regs regs;
+	/* Written by a pass that returns 0, and read only then; gcc -O1
+	 * cannot tell (-Wmaybe-uninitialized), -O2 drops the stores. */
+	struct upmc_topdown_regs regs = {0, 0};
 
 	if (!values)
 		return upmc_fail(-EINVAL, "upmc_read: the values array is NULL");
