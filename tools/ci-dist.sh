@@ -223,7 +223,7 @@ fi
 
 # ---- every macro ------------------------------------------------------------
 # tests/headers/every_macro.c uses every public macro and inline function:
-# built with gcc and clang, as C11 and C++17, at -O0, -O2 and -O3, with
+# built with gcc and clang, as C11 and C++17, at -O0 to -O3, with
 # -Wall -Wextra -Werror -pedantic, plain, with -DUPMC_DEBUG and with
 # -DUPMC_NO_ZONES; against the installed headers (linked to libupmc.so)
 # and against the single file (upmc.c built the same way, once for each
@@ -238,7 +238,7 @@ every_macro() {
 	local from=$1 cc=$2 cxx=$3 std=$4 opt variant exe compiler flags upmc_o
 	compiler=$cc
 	[ "${std#c++}" != "$std" ] && compiler="$cxx -x c++"
-	for opt in -O0 -O2 -O3; do
+	for opt in -O0 -O1 -O2 -O3; do
 		for variant in plain UPMC_DEBUG UPMC_NO_ZONES; do
 			exe=$macros/$from-$cc-$std$opt-$variant
 			flags="-std=$std $opt -Wall -Wextra -Werror -pedantic"
@@ -275,7 +275,7 @@ done
 # asm takes n by register where -O0 does not make it a constant.
 every_macro_arm64() {
 	local opt variant flags
-	for opt in -O0 -O2 -O3; do
+	for opt in -O0 -O1 -O2 -O3; do
 		for variant in plain UPMC_DEBUG UPMC_NO_ZONES; do
 			flags="$opt -Wall -Wextra -Werror -pedantic -Ilib/include -Iarch/arm64"
 			[ "$variant" != plain ] && flags="$flags -D$variant"
