@@ -48,6 +48,11 @@ static inline double mul_add(double a, double b, double c)
 static const double atanh_terms[] = {1.0 / 21, 1.0 / 19, 1.0 / 17, 1.0 / 15, 1.0 / 13, 1.0 / 11,
                                      1.0 / 9,  1.0 / 7,  1.0 / 5,  1.0 / 3,  1};
 
+/* 1 / k!, k = 13 down to 2: e^r's series beyond 1 + r. */
+static const double exp_terms[] = {1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800,
+                                   1.0 / 362880,     1.0 / 40320,     1.0 / 5040,     1.0 / 720,
+                                   1.0 / 120,        1.0 / 24,        1.0 / 6,        1.0 / 2};
+
 /* The address of a table of coefficients, hidden from the compiler so
  * that it loads them from there (arm64: two a load), rather than build
  * each constant apart (two or three instructions each). */
@@ -55,6 +60,26 @@ static inline const double *terms(const double *table)
 {
 	__asm__("" : "+r"(table));
 	return table;
+}
+
+/* c[0] x^(n-1) + c[1] x^(n-2) + ... + c[n-1], by Horner; n a constant,
+ * so that the loop unrolls. */
+static UPMC_ALWAYS_INLINE double horner(const double *c, const unsigned n, double x)
+{
+	double sum = c[0];
+	unsigned i;
+
+#pragma GCC unroll 16
+	for (i = 1; i < n; i++)
+		sum = mul_add(sum, x, c[i]);
+	return sum;
+}
+
+/* e^x by its series to x^(n+1): 1 + x + x^2 (c[n-1] + ... + c[0] x^(n-1)),
+ * c from exp_terms; the two 1s are constants, not loads. */
+static UPMC_ALWAYS_INLINE double exp_series(const double *c, const unsigned n, double x)
+{
+	return mul_add(mul_add(horner(c, n, x), x, 1), x, 1);
 }
 
 /*
@@ -66,9 +91,8 @@ static inline const double *terms(const double *table)
 double upmc_ln(double x)
 {
 	const double ln2 = 0.69314718055994530942;
-	const double *c = terms(atanh_terms);
 	uint64_t bits;
-	double m, s, s2, series;
+	double m, s;
 	int e;
 
 	memcpy(&bits, &x, sizeof(bits));
@@ -80,25 +104,8 @@ double upmc_ln(double x)
 		e++;
 	}
 	s = (m - 1) / (m + 1);
-	s2 = s * s;
-	/* by Horner, from s^20 / 21 */
-	series = mul_add(c[0], s2, c[1]);
-	series = mul_add(series, s2, c[2]);
-	series = mul_add(series, s2, c[3]);
-	series = mul_add(series, s2, c[4]);
-	series = mul_add(series, s2, c[5]);
-	series = mul_add(series, s2, c[6]);
-	series = mul_add(series, s2, c[7]);
-	series = mul_add(series, s2, c[8]);
-	series = mul_add(series, s2, c[9]);
-	series = mul_add(series, s2, c[10]);
-	return mul_add(e, ln2, 2 * s * series);
+	return mul_add(e, ln2, 2 * s * horner(terms(atanh_terms), 11, s * s));
 }
-
-/* 1 / k!, k = 13 down to 2: e^r's series beyond 1 + r. */
-static const double exp_terms[] = {1.0 / 6227020800, 1.0 / 479001600, 1.0 / 39916800, 1.0 / 3628800,
-                                   1.0 / 362880,     1.0 / 40320,     1.0 / 5040,     1.0 / 720,
-                                   1.0 / 120,        1.0 / 24,        1.0 / 6,        1.0 / 2};
 
 /* exp: y = k ln 2 + r, |r| <= ln 2 / 2, e^r by its series to r^13 (the
  * next term is below 5e-18), times 2^k built in the exponent's bits; 0
@@ -110,18 +117,12 @@ double upmc_exp(double y)
 	const double *c = terms(exp_terms);
 	double k, r, e_r, scale;
 	uint64_t bits;
-	unsigned i;
 
 	if (y < -700)
 		return 0;
 	k = (double)(int64_t)(y * inv_ln2 + (y < 0 ? -0.5 : 0.5));
 	r = (y - k * ln2_hi) - k * ln2_lo;
-	/* by Horner, from r^13 / 13! */
-	e_r = c[0];
-	for (i = 1; i < sizeof(exp_terms) / sizeof(exp_terms[0]); i++)
-		e_r = mul_add(e_r, r, c[i]);
-	e_r = mul_add(e_r, r, 1);
-	e_r = mul_add(e_r, r, 1);
+	e_r = exp_series(c, 12, r);
 	bits = (uint64_t)((int64_t)k + 1023) << 52;
 	memcpy(&scale, &bits, sizeof(scale));
 	return e_r * scale;
@@ -182,15 +183,7 @@ static double draw_w(struct upmc_samples *s, uint64_t t)
  * is always that close to 1. exp_terms from 1 / 7!. */
 static UPMC_ALWAYS_INLINE double exp_near_0(double y)
 {
-	const double *c = terms(exp_terms + 6);
-	double e_y = mul_add(c[0], y, c[1]);
-
-	e_y = mul_add(e_y, y, c[2]);
-	e_y = mul_add(e_y, y, c[3]);
-	e_y = mul_add(e_y, y, c[4]);
-	e_y = mul_add(e_y, y, c[5]);
-	e_y = mul_add(e_y, y, 1);
-	return mul_add(e_y, y, 1);
+	return exp_series(terms(exp_terms + 6), 6, y);
 }
 
 /* ln(1 - w) for 0 <= w <= 1/16: 2 atanh(s), s = -w / (2 - w), |s| at
@@ -200,15 +193,9 @@ static UPMC_ALWAYS_INLINE double exp_near_0(double y)
  * 1 / 11. */
 static UPMC_ALWAYS_INLINE double ln_1_minus_small(double w)
 {
-	const double *c = terms(atanh_terms + 5);
-	const double s = -w / (2 - w), s2 = s * s;
-	double series = mul_add(c[0], s2, c[1]);
+	const double s = -w / (2 - w);
 
-	series = mul_add(series, s2, c[2]);
-	series = mul_add(series, s2, c[3]);
-	series = mul_add(series, s2, c[4]);
-	series = mul_add(series, s2, c[5]);
-	return 2 * s * series;
+	return 2 * s * horner(terms(atanh_terms + 5), 6, s * s);
 }
 
 double upmc_exp_near_0(double y)
