@@ -111,8 +111,8 @@ struct upmc_set_state {
 	 * (upmc_read_n_slow()): by read(2), multiplexed, or page by page. */
 	upmc_reader handover;
 	unsigned flags; /* UPMC_OPT_* it was opened with (upmc_bench's passes open so) */
-	/* upmc_snapshot()'s reader and the words it writes (lib/interval.c). */
-	upmc_reader snapshot;
+	/* The words upmc_snapshot()'s reader (upmc_set.snapshot) writes
+	 * (lib/interval.c). */
 	unsigned snapshot_words;
 	/* Intel topdown read in user space; NULL when the set has none. */
 	const struct upmc_topdown *topdown;

@@ -502,7 +502,7 @@ UPMC_API UPMC_COLD int upmc_snapshot_slow(struct upmc_set *set, uint64_t *snapsh
 		return err;
 	}
 	/* A set of no counters has upmc_read_slow(), which returns 0. */
-	return set->state->snapshot(set, snapshot);
+	return set->snapshot(set, snapshot);
 }
 
 /* upmc_read() of a multiplexed set: each count scaled by its own group's
@@ -544,7 +544,7 @@ static int read_pages(struct upmc_set *set, uint64_t *values)
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
 	if (set->state->topdown)
-		return set->state->snapshot(set, values); /* its pass (lib/core/topdown.c) */
+		return set->snapshot(set, values); /* its pass (lib/core/topdown.c) */
 	if (read_user_pages(set, values) == 0)
 		return (int)set->n;
 	return upmc_os_read(set, values, NULL, NULL);
@@ -590,10 +590,9 @@ void upmc_choose_readers(struct upmc_set *set)
 		set->read = set->state->handover;
 	/* A set of no counters: upmc_read_slow(), which takes nothing and
 	 * returns 0 for any thread, so that upmc_snapshot() need not ask. */
-	set->state->snapshot = set->state->multiplexed ? read_unscaled
-	                       : set->n                ? set->read
-	                                               : upmc_read_slow;
-	set->snapshot = set->state->snapshot;
+	set->snapshot = set->state->multiplexed ? read_unscaled
+	                : set->n                ? set->read
+	                                        : upmc_read_slow;
 	set->state->snapshot_words = (set->state->multiplexed ? 3 : 1) * set->n;
 }
 
@@ -639,7 +638,7 @@ UPMC_API UPMC_COLD int upmc_read_slow(struct upmc_set *set, uint64_t *values)
 	if (err < 0)
 		return upmc_failed_read(set, values, err);
 	if (set->state->topdown)
-		return set->state->snapshot(set, values);     /* its pass (lib/core/topdown.c) */
+		return set->snapshot(set, values);            /* its pass (lib/core/topdown.c) */
 	return upmc_os_read(set, values, &enabled, &running); /* the times ask for read(2) */
 }
 

@@ -136,8 +136,7 @@ void upmc_fork_child(void)
 		set->user_n = 0;
 		set->read = upmc_read_slow;
 		if (!set->state->multiplexed) /* read_unscaled() fails by itself */
-			set->state->snapshot = upmc_read_slow;
-		set->snapshot = set->state->snapshot;
+			set->snapshot = upmc_read_slow;
 	}
 	unlock_registry();
 	for (i = fork_hooks_prepared; i--;)
@@ -181,7 +180,6 @@ static struct upmc_set *set_alloc(unsigned n)
 	b->set.n = n;
 	b->set.state = &b->state;
 	b->set.read = upmc_read_slow;
-	b->state.snapshot = upmc_read_slow;
 	b->set.snapshot = upmc_read_slow;
 	b->state.handover = upmc_read_slow;
 	b->set.thread = upmc_thread();

@@ -109,7 +109,6 @@ void upmc_topdown_choose_readers(struct upmc_set *set)
 		set->page[i] = &upmc_no_page;
 	set->user_n = 0;
 	set->read = topdown_read;
-	set->state->snapshot = topdown_read;
 	set->snapshot = topdown_read;
 	set->state->snapshot_words = set->n;
 }

@@ -806,7 +806,7 @@ UPMC_API int upmc_region_open(struct upmc_region **out, struct upmc_set *set, co
 	r->n = set->n;
 	for (i = 0; i < set->n; i++)
 		r->counting += upmc_counter_path(set, i) != UPMC_PATH_UNAVAILABLE;
-	r->read = set->n ? set->state->snapshot : NULL;
+	r->read = set->n ? set->snapshot : NULL;
 	r->half = (1 + (size_t)set->state->snapshot_words) * sizeof(uint64_t);
 	r->record = 2 * r->half;
 	r->buffer = calloc(1 + PENDING, r->record);

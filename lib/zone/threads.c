@@ -136,7 +136,7 @@ static void take_set(struct upmc_profile *p, struct upmc_zone_thread *t, struct 
 	t->w = (unsigned)upmc_snapshot_words(set);
 	t->multiplexed = set->state->multiplexed;
 	t->topdown = set->state->topdown ? &p->topdown : NULL;
-	t->read = set->state->snapshot;
+	t->read = set->snapshot;
 	t->value_bytes = t->w * sizeof(uint64_t);
 }
 

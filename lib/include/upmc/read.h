@@ -214,7 +214,7 @@ struct upmc_set {
 	/* upmc_read(): the reader for this set's size, or upmc_read_slow */
 	int (*read)(struct upmc_set *set, uint64_t *values);
 	/* upmc_snapshot(): read, or a multiplexed set's reader of its counts
-	 * and times (the library keeps it in the set's state too) */
+	 * and times */
 	int (*snapshot)(struct upmc_set *set, uint64_t *snapshot);
 	struct upmc_set_state *state;
 	uint64_t thread; /* upmc_thread() of the thread that opened it */
