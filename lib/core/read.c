@@ -471,6 +471,17 @@ static int read_user_pages(struct upmc_set *set, uint64_t *values)
 	return 0;
 }
 
+/* upmc_snapshot() of another thread's set: -EPERM under UPMC_DEBUG, every
+ * word of the snapshot UPMC_NOT_COUNTED, as a failed read leaves values. */
+static int check_snapshot_owner(const struct upmc_set *set, uint64_t *snapshot)
+{
+	const int err = check_owner(set, "upmc_snapshot");
+
+	if (err < 0)
+		memset(snapshot, 0xff, set->state->snapshot_words * sizeof(*snapshot));
+	return err;
+}
+
 /* upmc_snapshot() of a multiplexed set: unscaled counts and their times,
  * by the kernel's read. */
 static int read_unscaled(struct upmc_set *set, uint64_t *snapshot)
@@ -479,11 +490,9 @@ static int read_unscaled(struct upmc_set *set, uint64_t *snapshot)
 
 	if (!snapshot)
 		return upmc_fail(-EINVAL, "upmc_snapshot: the snapshot array is NULL");
-	err = check_owner(set, "upmc_snapshot");
-	if (err < 0) {
-		memset(snapshot, 0xff, set->state->snapshot_words * sizeof(*snapshot));
+	err = check_snapshot_owner(set, snapshot);
+	if (err < 0)
 		return err;
-	}
 	return upmc_os_read_unscaled(set, snapshot);
 }
 
@@ -496,11 +505,9 @@ UPMC_API UPMC_COLD int upmc_snapshot_slow(struct upmc_set *set, uint64_t *snapsh
 
 	if (!set || !snapshot)
 		return upmc_fail(-EINVAL, "upmc_snapshot: the set or the snapshot array is NULL");
-	err = set->n ? check_owner(set, "upmc_snapshot") : 0;
-	if (err < 0) {
-		memset(snapshot, 0xff, set->state->snapshot_words * sizeof(*snapshot));
+	err = set->n ? check_snapshot_owner(set, snapshot) : 0;
+	if (err < 0)
 		return err;
-	}
 	/* A set of no counters has upmc_read_slow(), which returns 0. */
 	return set->snapshot(set, snapshot);
 }

@@ -231,8 +231,7 @@ static void every_counter(void)
 	 * repeated forever on arm64) */
 	if (n > 0)
 		check(upmc_read_n(set[0], &prev, 0) == 0, "read_n_of_none",
-		      "upmc_read_n() of 0 "
-		      "counters returns 0");
+		      "upmc_read_n() of 0 counters returns 0");
 	for (i = 0; i < n; i++)
 		upmc_close(set[i]);
 }
